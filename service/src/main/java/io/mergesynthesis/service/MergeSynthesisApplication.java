@@ -1,0 +1,114 @@
+package io.mergesynthesis.service;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dropwizard.auth.AuthDynamicFeature;
+import io.dropwizard.auth.AuthValueFactoryProvider;
+import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
+import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
+import io.dropwizard.configuration.SubstitutingSourceProvider;
+import io.dropwizard.core.Application;
+import io.dropwizard.core.setup.Bootstrap;
+import io.dropwizard.core.setup.Environment;
+import io.dropwizard.jdbi3.JdbiFactory;
+import io.dropwizard.lifecycle.Managed;
+import io.mergesynthesis.service.api.BodyLimitFilter;
+import io.mergesynthesis.service.auth.Caller;
+import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
+import io.mergesynthesis.service.auth.TokenAuthenticator;
+import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.cli.MigrateCommand;
+import io.mergesynthesis.service.cli.TokenCommand;
+import io.mergesynthesis.service.core.SampleConflicts;
+import io.mergesynthesis.service.db.Databases;
+import io.mergesynthesis.service.db.EmbeddedDatabase;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.ingest.ConflictIntake;
+import io.mergesynthesis.service.ingest.ReportParser;
+import io.mergesynthesis.service.resources.ConflictResource;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.servlet.jakarta.exporter.MetricsServlet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.NetworkConnector;
+import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.postgres.PostgresPlugin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Wires the service by hand: database, auth, API, worker pool, metrics. */
+public class MergeSynthesisApplication extends Application<MergeSynthesisConfiguration> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MergeSynthesisApplication.class);
+
+    public static void main(String[] args) throws Exception {
+        new MergeSynthesisApplication().run(args);
+    }
+
+    @Override
+    public String getName() {
+        return "merge-synthesis";
+    }
+
+    @Override
+    public void initialize(Bootstrap<MergeSynthesisConfiguration> bootstrap) {
+        bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
+                bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
+        bootstrap.addCommand(new TokenCommand());
+        bootstrap.addCommand(new MigrateCommand());
+    }
+
+    @Override
+    public void run(MergeSynthesisConfiguration config, Environment environment) {
+        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
+        embedded.ifPresent(db -> environment.lifecycle().manage(new Managed() {
+            @Override
+            public void stop() throws Exception {
+                db.close();
+            }
+        }));
+        if (config.isMigrateOnStart()) {
+            Databases.migrate(config.getDatabase());
+        }
+        Jdbi jdbi = new JdbiFactory().build(environment, config.getDatabase(), "postgresql")
+                .installPlugin(new PostgresPlugin());
+        ScopedTransactions transactions = new ScopedTransactions(jdbi);
+        ObjectMapper json = environment.getObjectMapper();
+        CollectorRegistry metrics = new CollectorRegistry(true);
+
+        TokenAuthenticator authenticator = new TokenAuthenticator(new TokenStore(transactions));
+        environment.jersey().register(new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
+                .setAuthenticator(authenticator)
+                .setAuthorizer(authenticator)
+                .setPrefix("Bearer")
+                .setRealm("merge-synthesis")
+                .setUnauthorizedHandler(new JsonUnauthorizedHandler())
+                .buildAuthFilter()));
+        environment.jersey().register(RolesAllowedDynamicFeature.class);
+        environment.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
+        environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes()));
+
+        ConflictIntake intake = new ConflictIntake(transactions, json);
+        environment.jersey().register(new ConflictResource(transactions, intake,
+                new ReportParser(config.getIngest().getMaxBatchSize())));
+
+        environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
+
+        if (embedded.isPresent() && config.isLoadSamples()) {
+            Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);
+            sampleOrgs.forEach(org -> LOG.info("To read the samples, mint an inbox token: java -jar "
+                    + "service/target/merge-synthesis.jar token create --role org_admin --org {} config.yml", org));
+        }
+        environment.lifecycle().addServerLifecycleListener(server -> {
+            for (Connector connector : server.getConnectors()) {
+                if (connector instanceof NetworkConnector network) {
+                    String host = network.getHost() == null ? "0.0.0.0" : network.getHost();
+                    LOG.info("merge-synthesis listening on http://{}:{} ({})", host, network.getLocalPort(),
+                            connector.getName());
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,111 @@
+package io.mergesynthesis.service;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.core.Configuration;
+import io.dropwizard.db.DataSourceFactory;
+import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
+import io.mergesynthesis.service.ingest.IngestFactory;
+import io.mergesynthesis.service.worker.SynthesisFactory;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+
+public class MergeSynthesisConfiguration extends Configuration {
+
+    /** The {@code url} that selects the embedded PostgreSQL instead of a server of one's own. */
+    public static final String EMBEDDED_URL = "embedded";
+
+    /** The database to use; the url {@value #EMBEDDED_URL} starts the embedded PostgreSQL. */
+    @Valid
+    @NotNull
+    private DataSourceFactory database = embeddedByDefault();
+
+    @Valid
+    @NotNull
+    private EmbeddedDatabaseFactory embeddedDatabase = new EmbeddedDatabaseFactory();
+
+    /** Apply pending schema migrations when the server starts (otherwise: {@code db migrate}). */
+    private boolean migrateOnStart = true;
+
+    /** Load the five sample conflicts when the embedded database holds none yet. */
+    private boolean loadSamples = true;
+
+    @Valid
+    @NotNull
+    private IngestFactory ingest = new IngestFactory();
+
+    @Valid
+    @NotNull
+    private SynthesisFactory synthesis = new SynthesisFactory();
+
+    @JsonProperty("database")
+    public DataSourceFactory getDatabase() {
+        return database;
+    }
+
+    @JsonProperty("database")
+    public void setDatabase(DataSourceFactory database) {
+        this.database = database;
+    }
+
+    @JsonProperty
+    public EmbeddedDatabaseFactory getEmbeddedDatabase() {
+        return embeddedDatabase;
+    }
+
+    @JsonProperty
+    public void setEmbeddedDatabase(EmbeddedDatabaseFactory embeddedDatabase) {
+        this.embeddedDatabase = embeddedDatabase;
+    }
+
+    @JsonProperty
+    public boolean isMigrateOnStart() {
+        return migrateOnStart;
+    }
+
+    @JsonProperty
+    public void setMigrateOnStart(boolean migrateOnStart) {
+        this.migrateOnStart = migrateOnStart;
+    }
+
+    @JsonProperty
+    public boolean isLoadSamples() {
+        return loadSamples;
+    }
+
+    @JsonProperty
+    public void setLoadSamples(boolean loadSamples) {
+        this.loadSamples = loadSamples;
+    }
+
+    @JsonProperty
+    public IngestFactory getIngest() {
+        return ingest;
+    }
+
+    @JsonProperty
+    public void setIngest(IngestFactory ingest) {
+        this.ingest = ingest;
+    }
+
+    @JsonProperty
+    public SynthesisFactory getSynthesis() {
+        return synthesis;
+    }
+
+    @JsonProperty
+    public void setSynthesis(SynthesisFactory synthesis) {
+        this.synthesis = synthesis;
+    }
+
+    private static DataSourceFactory embeddedByDefault() {
+        DataSourceFactory factory = new DataSourceFactory();
+        factory.setDriverClass("org.postgresql.Driver");
+        factory.setUrl(EMBEDDED_URL);
+        return factory;
+    }
+
+    /** True when no database URL is configured and the embedded PostgreSQL is to be used. */
+    public boolean usesEmbeddedDatabase() {
+        return database.getUrl() == null || database.getUrl().isBlank() || EMBEDDED_URL.equals(database.getUrl());
+    }
+}

@@ -1,0 +1,35 @@
+package io.mergesynthesis.service.auth;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+
+/** What a token may do. Every role but {@link #PLATFORM} is bound to one org. */
+public enum Role {
+    /** A customer org's admin inbox: reads, acknowledges and resolves its org's conflicts. */
+    ORG_ADMIN,
+    /** The policy engine reporting conflicts for one org. */
+    INGEST,
+    /** A security team's log pipeline pulling its org's event stream. */
+    SIEM,
+    /** The platform operator: ingest for any org and the event stream of every org. */
+    PLATFORM;
+
+    /** Names used in {@code @RolesAllowed}; they must match {@link #wireName()}. */
+    public static final String ORG_ADMIN_NAME = "org_admin";
+    public static final String INGEST_NAME = "ingest";
+    public static final String SIEM_NAME = "siem";
+    public static final String PLATFORM_NAME = "platform";
+
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public boolean boundToOrg() {
+        return this != PLATFORM;
+    }
+
+    public static Optional<Role> fromWireName(String name) {
+        return Arrays.stream(values()).filter(r -> r.wireName().equals(name)).findFirst();
+    }
+}

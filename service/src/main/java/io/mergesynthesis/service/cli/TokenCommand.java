@@ -1,0 +1,65 @@
+package io.mergesynthesis.service.cli;
+
+import io.dropwizard.core.cli.ConfiguredCommand;
+import io.dropwizard.core.setup.Bootstrap;
+import io.mergesynthesis.service.MergeSynthesisConfiguration;
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.auth.TokenStore.MintedToken;
+import io.mergesynthesis.service.db.Databases;
+import io.mergesynthesis.service.db.EmbeddedDatabase;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.UUID;
+import net.sourceforge.argparse4j.inf.Namespace;
+import net.sourceforge.argparse4j.inf.Subparser;
+
+/** {@code token create --role ROLE [--org ORG_ID] config.yml}: mints a token and prints it as the last line. */
+public class TokenCommand extends ConfiguredCommand<MergeSynthesisConfiguration> {
+
+    public TokenCommand() {
+        super("token", "Mint a bearer token: token create --role ROLE [--org ORG_ID] config.yml");
+    }
+
+    @Override
+    public void configure(Subparser subparser) {
+        subparser.addArgument("action").choices("create").help("what to do; only create exists");
+        subparser.addArgument("--role").required(true)
+                .choices(Arrays.stream(Role.values()).map(Role::wireName).toList())
+                .help("what the token may do");
+        subparser.addArgument("--org").help("the org the token is bound to (every role but platform)");
+        super.configure(subparser);
+    }
+
+    @Override
+    protected void run(Bootstrap<MergeSynthesisConfiguration> bootstrap, Namespace namespace,
+                       MergeSynthesisConfiguration config) throws Exception {
+        Role role = Role.fromWireName(namespace.getString("role")).orElseThrow();
+        UUID org = null;
+        if (namespace.getString("org") != null) {
+            try {
+                org = UUID.fromString(namespace.getString("org"));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--org must be a UUID, got " + namespace.getString("org"));
+            }
+        }
+        MintedToken token;
+        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
+        try {
+            Databases.migrate(config.getDatabase());
+            TokenStore store = new TokenStore(new ScopedTransactions(Databases.forCommand(config.getDatabase())));
+            token = store.mint(role, org);
+        } finally {
+            if (embedded.isPresent()) {
+                embedded.get().close();
+            }
+        }
+        // Printed only after the database is closed, so that no log line can land after the token.
+        System.out.println("Minted " + role.wireName() + " token " + token.id()
+                + (org == null ? " for every org" : " for org " + org)
+                + ". It is shown once and stored only as a hash:");
+        System.out.println(token.secret());
+        System.out.flush();
+    }
+}

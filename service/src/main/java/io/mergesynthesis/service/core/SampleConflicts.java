@@ -1,0 +1,64 @@
+package io.mergesynthesis.service.core;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.ingest.ConflictIntake;
+import io.mergesynthesis.service.ingest.ConflictReport;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The five conflict shapes of the golden fixtures, loaded into an empty embedded database so that a newcomer
+ * sees suggested merges without writing a request first. The build copies the fixtures' inputs into the jar.
+ */
+public final class SampleConflicts {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SampleConflicts.class);
+
+    static final List<String> SHAPES = List.of(
+            "01-org-over-member-tool-call",
+            "02-platform-over-org-data-export",
+            "03-org-unit-over-member-knowledge-query",
+            "04-member-wins-over-wildcard",
+            "05-platform-default-no-loser");
+
+    private SampleConflicts() {
+    }
+
+    /** Loads the samples if no conflict is stored yet; returns the orgs they belong to. */
+    public static Set<UUID> loadIfEmpty(ScopedTransactions transactions, ConflictIntake intake, ObjectMapper json) {
+        boolean empty = transactions.crossTenant(handle ->
+                handle.createQuery("SELECT NOT EXISTS (SELECT 1 FROM policy_conflicts)").mapTo(Boolean.class).one());
+        if (!empty) {
+            return Set.of();
+        }
+        List<ConflictReport> reports = new ArrayList<>();
+        for (String shape : SHAPES) {
+            try (InputStream in = SampleConflicts.class.getResourceAsStream("/samples/" + shape + "/input.json")) {
+                if (in == null) {
+                    LOG.warn("Sample {} is missing from the jar; skipping it", shape);
+                    continue;
+                }
+                ConflictSnapshot s = json.readValue(in, ConflictSnapshot.class);
+                reports.add(new ConflictReport(s.orgId(), "sample-" + shape, s.action(), s.target(), s.rules(),
+                        s.winnerPolicyId(), s.detectedAt()));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read sample " + shape, e);
+            }
+        }
+        intake.store(reports);
+        Set<UUID> orgs = new LinkedHashSet<>();
+        reports.forEach(r -> orgs.add(r.orgId()));
+        LOG.info("Loaded {} sample conflicts for org(s) {}", reports.size(), orgs);
+        return orgs;
+    }
+}

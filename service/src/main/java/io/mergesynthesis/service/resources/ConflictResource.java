@@ -1,0 +1,148 @@
+package io.mergesynthesis.service.resources;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dropwizard.auth.Auth;
+import io.mergesynthesis.service.api.ConflictPage;
+import io.mergesynthesis.service.api.ConflictView;
+import io.mergesynthesis.service.api.ErrorBody;
+import io.mergesynthesis.service.api.ErrorBody.FieldProblem;
+import io.mergesynthesis.service.api.IngestResult;
+import io.mergesynthesis.service.api.PageCursor;
+import io.mergesynthesis.service.auth.Caller;
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.db.ConflictStore;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.ingest.ConflictIntake;
+import io.mergesynthesis.service.ingest.ConflictIntake.Outcome;
+import io.mergesynthesis.service.ingest.ConflictReport;
+import io.mergesynthesis.service.ingest.ReportParser;
+import io.mergesynthesis.service.ingest.ReportParser.Parsed;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/** Ingest from the policy engine, and the admin inbox's reads. */
+@Path("/v1/conflicts")
+@Produces(MediaType.APPLICATION_JSON)
+public class ConflictResource {
+
+    public static final int DEFAULT_PAGE_SIZE = 50;
+    public static final int MAX_PAGE_SIZE = 200;
+
+    static final Set<String> INBOX_STATUSES = Set.of("open", "acknowledged", "resolved");
+    static final Set<String> SYNTHESIS_STATES = Set.of("pending", "in_progress", "done", "max_attempts_exceeded");
+
+    private final ScopedTransactions transactions;
+    private final ConflictIntake intake;
+    private final ReportParser parser;
+
+    public ConflictResource(ScopedTransactions transactions, ConflictIntake intake, ReportParser parser) {
+        this.transactions = transactions;
+        this.intake = intake;
+        this.parser = parser;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({Role.INGEST_NAME, Role.PLATFORM_NAME})
+    public Response ingest(@Auth Caller caller, JsonNode body) {
+        Parsed parsed = parser.parse(body, caller.orgId());
+        if (!parsed.valid()) {
+            List<FieldProblem> problems = parsed.errors().stream()
+                    .map(e -> new FieldProblem(e.field(), e.message())).toList();
+            return ErrorBody.response(422, "invalid conflict report: nothing was stored", problems);
+        }
+        if (caller.role().boundToOrg()) {
+            for (int i = 0; i < parsed.reports().size(); i++) {
+                ConflictReport report = parsed.reports().get(i);
+                if (!report.orgId().equals(caller.orgId())) {
+                    String field = parsed.batch() ? "conflicts[" + i + "].org_id" : "org_id";
+                    return ErrorBody.response(403, "this token may only report conflicts of its own org: nothing was stored",
+                            List.of(new FieldProblem(field, "is not the token's org")));
+                }
+            }
+        }
+        List<Outcome> outcomes = intake.store(parsed.reports());
+        if (parsed.batch()) {
+            return Response.ok(IngestResult.Batch.of(outcomes)).build();
+        }
+        Outcome outcome = outcomes.get(0);
+        if (!outcome.created()) {
+            return Response.ok(IngestResult.of(outcome)).build();
+        }
+        return Response.created(URI.create("/v1/conflicts/" + outcome.id())).entity(IngestResult.of(outcome)).build();
+    }
+
+    @GET
+    @RolesAllowed(Role.ORG_ADMIN_NAME)
+    public Response list(@Auth Caller caller,
+                         @QueryParam("limit") String limitParam,
+                         @QueryParam("cursor") String cursorParam,
+                         @QueryParam("inbox_status") String inboxStatus,
+                         @QueryParam("synthesis_state") String synthesisState) {
+        int limit = DEFAULT_PAGE_SIZE;
+        if (limitParam != null) {
+            try {
+                limit = Integer.parseInt(limitParam);
+            } catch (NumberFormatException e) {
+                limit = -1;
+            }
+            if (limit < 1 || limit > MAX_PAGE_SIZE) {
+                return ErrorBody.response(Response.Status.BAD_REQUEST,
+                        "limit must be a whole number from 1 to " + MAX_PAGE_SIZE + " (got \"" + limitParam + "\")");
+            }
+        }
+        if (inboxStatus != null && !INBOX_STATUSES.contains(inboxStatus)) {
+            return ErrorBody.response(Response.Status.BAD_REQUEST,
+                    "inbox_status must be one of open, acknowledged, resolved (got \"" + inboxStatus + "\")");
+        }
+        if (synthesisState != null && !SYNTHESIS_STATES.contains(synthesisState)) {
+            return ErrorBody.response(Response.Status.BAD_REQUEST,
+                    "synthesis_state must be one of pending, in_progress, done, max_attempts_exceeded (got \""
+                            + synthesisState + "\")");
+        }
+        PageCursor after = null;
+        if (cursorParam != null) {
+            try {
+                after = PageCursor.decode(cursorParam);
+            } catch (IllegalArgumentException e) {
+                return ErrorBody.response(Response.Status.BAD_REQUEST, e.getMessage());
+            }
+        }
+        // One row more than asked tells whether another page exists without a count query.
+        var request = new ConflictStore.PageRequest(inboxStatus, synthesisState,
+                after == null ? null : after.receivedAt(), after == null ? null : after.id(), limit + 1);
+        UUID org = caller.orgId();
+        List<StoredConflict> rows = transactions.inOrg(org, handle -> ConflictStore.page(handle, org, request));
+        String next = null;
+        if (rows.size() > limit) {
+            rows = rows.subList(0, limit);
+            StoredConflict last = rows.get(limit - 1);
+            next = new PageCursor(last.receivedAt(), last.id()).encode();
+        }
+        return Response.ok(new ConflictPage(rows.stream().map(ConflictView::of).toList(), next)).build();
+    }
+
+    @GET
+    @Path("/{id}")
+    @RolesAllowed(Role.ORG_ADMIN_NAME)
+    public Response get(@Auth Caller caller, @PathParam("id") String idParam) {
+        UUID id = Ids.parse(idParam);
+        UUID org = caller.orgId();
+        return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id))
+                .map(c -> Response.ok(ConflictView.of(c)).build())
+                .orElseGet(Ids::notFound);
+    }
+}

@@ -1,0 +1,28 @@
+package io.mergesynthesis.service.resources;
+
+import io.mergesynthesis.service.api.ErrorBody;
+import jakarta.ws.rs.core.Response;
+import java.util.UUID;
+
+/** Path ids: a malformed one is a 400; a missing one and another org's one are the same 404. */
+final class Ids {
+
+    private Ids() {
+    }
+
+    static UUID parse(String text) {
+        try {
+            UUID id = UUID.fromString(text);
+            if (id.toString().equalsIgnoreCase(text)) {
+                return id;
+            }
+        } catch (IllegalArgumentException ignored) {
+            // falls through to the 400 below
+        }
+        throw ErrorBody.exception(Response.Status.BAD_REQUEST, "conflict id must be a UUID");
+    }
+
+    static Response notFound() {
+        return ErrorBody.response(Response.Status.NOT_FOUND, "no such conflict");
+    }
+}

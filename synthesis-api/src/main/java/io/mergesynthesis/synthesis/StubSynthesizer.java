@@ -65,7 +65,7 @@ public final class StubSynthesizer implements MergeSynthesizer {
         if (TargetPattern.strictlyCovers(loser.target(), winner.target())) {
             return new LoserAction(id, LoserAction.Kind.NARROW,
                     "exclude " + winner.target() + " from " + loser.target()
-                            + ", where the winner " + winner.policyId() + " decides");
+                            + ", leaving that target to the winner " + winner.policyId());
         }
         if (TargetPattern.covers(winner.target(), loser.target())) {
             return new LoserAction(id, LoserAction.Kind.REMOVE,
@@ -78,18 +78,17 @@ public final class StubSynthesizer implements MergeSynthesizer {
     private static String rationale(Action action, PolicyRule winner, List<PolicyRule> losers,
                                      List<LoserAction> actions) {
         String who = "The " + layer(winner) + " rule " + winner.policyId() + " (" + describe(winner) + ")";
-        String keeps = "The merged rule keeps " + words(winner.effect()) + " for " + plural(action)
-                + " on " + winner.target();
+        String stays = "So " + plural(action) + " on " + winner.target() + " stay " + outcome(winner.effect());
         if (losers.isEmpty()) {
-            return who + " is the only rule involved. " + keeps + ", and nothing else changes.";
+            return who + " is the only rule involved. " + stays + "; nothing else changes.";
         }
         List<String> beaten = losers.stream()
                 .map(l -> "the " + layer(l) + " rule " + l.policyId() + " (" + describe(l) + ")")
                 .toList();
-        List<String> outcomes = actions.stream()
+        List<String> changes = actions.stream()
                 .map(a -> a.policyId() + " is " + pastTense(a.action()))
                 .toList();
-        return who + " wins over " + join(beaten) + ". " + keeps + ", and " + join(outcomes) + ".";
+        return who + " wins over " + join(beaten) + ". " + stays + "; " + join(changes) + ".";
     }
 
     private static String describe(PolicyRule rule) {
@@ -109,6 +108,14 @@ public final class StubSynthesizer implements MergeSynthesizer {
             case TOOL_CALL -> "tool calls";
             case DATA_EXPORT -> "data exports";
             case KNOWLEDGE_QUERY -> "knowledge queries";
+        };
+    }
+
+    private static String outcome(Effect effect) {
+        return switch (effect) {
+            case ALLOW -> "allowed";
+            case DENY -> "denied";
+            case REQUIRE_APPROVAL -> "subject to approval";
         };
     }
 

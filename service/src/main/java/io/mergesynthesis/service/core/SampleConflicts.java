@@ -55,6 +55,9 @@ public final class SampleConflicts {
                 throw new UncheckedIOException("cannot read sample " + shape, e);
             }
         }
+        if (reports.isEmpty()) {
+            return Set.of();
+        }
         intake.store(reports);
         Set<UUID> orgs = new LinkedHashSet<>();
         reports.forEach(r -> orgs.add(r.orgId()));

@@ -1,0 +1,102 @@
+package io.mergesynthesis.service.testing;
+
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.ResourceHelpers;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.mergesynthesis.service.MergeSynthesisApplication;
+import io.mergesynthesis.service.MergeSynthesisConfiguration;
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.auth.TokenStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/** The whole application on a fresh test database, and a plain HTTP client to talk to it. */
+public final class TestApp {
+
+    private final TestDatabase database;
+    private final DropwizardAppExtension<MergeSynthesisConfiguration> app;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private TestApp(TestDatabase database, DropwizardAppExtension<MergeSynthesisConfiguration> app) {
+        this.database = database;
+        this.app = app;
+    }
+
+    /** An application with its worker pool off (API tests), plus any further overrides. */
+    public static TestApp apiOnly(ConfigOverride... overrides) {
+        return create(Stream.concat(Stream.of(ConfigOverride.config("synthesis.enabled", "false")),
+                Stream.of(overrides)).toArray(ConfigOverride[]::new));
+    }
+
+    public static TestApp create(ConfigOverride... overrides) {
+        TestDatabase database = TestDatabase.fresh();
+        List<ConfigOverride> all = new ArrayList<>();
+        all.add(ConfigOverride.config("database.url", database.url()));
+        all.addAll(List.of(overrides));
+        return new TestApp(database, new DropwizardAppExtension<>(MergeSynthesisApplication.class,
+                ResourceHelpers.resourceFilePath("test-config.yml"), all.toArray(ConfigOverride[]::new)));
+    }
+
+    /** Register this with {@code @RegisterExtension} so JUnit starts and stops the application. */
+    public DropwizardAppExtension<MergeSynthesisConfiguration> extension() {
+        return app;
+    }
+
+    public TestDatabase database() {
+        return database;
+    }
+
+    public String token(Role role, UUID org) {
+        return new TokenStore(database.transactions()).mint(role, org).secret();
+    }
+
+    public URI uri(String pathAndQuery) {
+        return URI.create("http://127.0.0.1:" + app.getLocalPort() + pathAndQuery);
+    }
+
+    public URI adminUri(String path) {
+        return URI.create("http://127.0.0.1:" + app.getAdminPort() + path);
+    }
+
+    public HttpResponse<String> get(String token, String pathAndQuery) {
+        return send(request(token, pathAndQuery).GET().build());
+    }
+
+    public HttpResponse<String> post(String token, String pathAndQuery, String json) {
+        return send(request(token, pathAndQuery)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build());
+    }
+
+    public HttpResponse<String> getAdmin(String path) {
+        return send(HttpRequest.newBuilder(adminUri(path)).GET().build());
+    }
+
+    public HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private HttpRequest.Builder request(String token, String pathAndQuery) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(pathAndQuery));
+        if (token != null) {
+            builder.header("Authorization", "Bearer " + token);
+        }
+        return builder;
+    }
+}

@@ -22,6 +22,7 @@ import io.mergesynthesis.service.core.SampleConflicts;
 import io.mergesynthesis.service.db.Databases;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.ingest.ConflictIntake;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.resources.ConflictResource;
@@ -92,7 +93,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
         ConflictIntake intake = new ConflictIntake(transactions, json);
         environment.jersey().register(new ConflictResource(transactions, intake,
-                new ReportParser(config.getIngest().getMaxBatchSize())));
+                new ReportParser(config.getIngest().getMaxBatchSize()), new ConflictInbox(transactions, json)));
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
 

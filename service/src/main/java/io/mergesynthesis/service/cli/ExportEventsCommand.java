@@ -44,11 +44,10 @@ public class ExportEventsCommand extends ConfiguredCommand<MergeSynthesisConfigu
         subparser.addArgument("--format").required(true)
                 .choices(Arrays.stream(EventFormat.values()).map(EventFormat::wireName).toList())
                 .help("ndjson (Elastic Common Schema names) or cef");
-        subparser.addArgument("--after").help("the cursor a previous run printed; omit to start at the beginning");
-        subparser.addArgument("--org").help("export only this org's events (default: every org)");
-        subparser.addArgument("--limit").type(Integer.class).setDefault(EventExport.DEFAULT_LIMIT)
-                .help("at most this many events, 1 to " + EventExport.MAX_LIMIT
-                        + " (default " + EventExport.DEFAULT_LIMIT + ")");
+        subparser.addArgument("--after").metavar("CURSOR").help("the cursor a previous run printed; omit to start at the beginning");
+        subparser.addArgument("--org").metavar("ORG_ID").help("export only this org's events (default: every org)");
+        subparser.addArgument("--limit").metavar("N").type(Integer.class).setDefault(EventExport.DEFAULT_LIMIT)
+                .help("at most this many events, 1 to " + EventExport.MAX_LIMIT);
         super.configure(subparser);
     }
 

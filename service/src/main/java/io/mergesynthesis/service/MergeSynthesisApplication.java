@@ -17,15 +17,20 @@ import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
 import io.mergesynthesis.service.auth.TokenAuthenticator;
 import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.cli.ExportEventsCommand;
 import io.mergesynthesis.service.cli.MigrateCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
 import io.mergesynthesis.service.core.SampleConflicts;
 import io.mergesynthesis.service.db.Databases;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.export.EventExport;
+import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.ingest.ConflictIntake;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.resources.ConflictResource;
+import io.mergesynthesis.service.resources.EventResource;
+import io.mergesynthesis.service.resources.OpenApiResource;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.servlet.jakarta.exporter.MetricsServlet;
 import java.util.Optional;
@@ -59,6 +64,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
         bootstrap.addCommand(new TokenCommand());
         bootstrap.addCommand(new MigrateCommand());
+        bootstrap.addCommand(new ExportEventsCommand());
     }
 
     @Override
@@ -94,7 +100,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
         ConflictIntake intake = new ConflictIntake(transactions, json);
         environment.jersey().register(new ConflictResource(transactions, intake,
-                new ReportParser(config.getIngest().getMaxBatchSize())));
+                new ReportParser(config.getIngest().getMaxBatchSize()), new ConflictInbox(transactions, json)));
+
+        environment.jersey().register(new EventResource(new EventExport(transactions)));
+        environment.jersey().register(new OpenApiResource());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
 

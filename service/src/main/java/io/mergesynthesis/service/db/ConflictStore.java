@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.db;
 
+import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.ingest.ConflictReport;
 import java.sql.ResultSet;
@@ -112,6 +113,45 @@ public final class ConflictStore {
             query.bind("afterReceivedAt", Timestamp.from(request.afterReceivedAt())).bind("afterId", request.afterId());
         }
         return query.map(ConflictStore::map).list();
+    }
+
+    /**
+     * Moves an open conflict to acknowledged. Empty when no row changed: the conflict is not this org's, does
+     * not exist, or was no longer open when this statement got its row lock.
+     */
+    public static Optional<StoredConflict> acknowledge(Handle handle, UUID orgId, UUID id) {
+        return handle.createQuery("""
+                        UPDATE policy_conflicts
+                           SET inbox_status = 'acknowledged', acknowledged_at = now(), updated_at = now()
+                         WHERE org_id = :org AND id = :id AND inbox_status = 'open'
+                        RETURNING\s""" + COLUMNS)
+                .bind("org", orgId)
+                .bind("id", id)
+                .map(ConflictStore::map)
+                .findOne();
+    }
+
+    /**
+     * Resolves a conflict that is not resolved yet; accepting a suggestion also needs a suggested merge. The
+     * conditions sit in the UPDATE itself, so of concurrent calls exactly one changes the row: the others wait
+     * for its row lock, re-check the conditions against the committed row and match nothing. Empty when no
+     * row changed.
+     */
+    public static Optional<StoredConflict> resolve(Handle handle, UUID orgId, UUID id, Resolution resolution,
+                                                   String note) {
+        return handle.createQuery("""
+                        UPDATE policy_conflicts
+                           SET inbox_status = 'resolved', resolution = :resolution, resolution_note = :note,
+                               resolved_at = now(), updated_at = now()
+                         WHERE org_id = :org AND id = :id AND inbox_status <> 'resolved'
+                           AND (:resolution <> 'accepted_suggestion' OR suggested_merge IS NOT NULL)
+                        RETURNING\s""" + COLUMNS)
+                .bind("org", orgId)
+                .bind("id", id)
+                .bind("resolution", resolution.wireName())
+                .bind("note", note)
+                .map(ConflictStore::map)
+                .findOne();
     }
 
     private static StoredConflict map(ResultSet rs, StatementContext ctx) throws SQLException {

@@ -8,11 +8,14 @@ import io.mergesynthesis.service.api.ErrorBody;
 import io.mergesynthesis.service.api.ErrorBody.FieldProblem;
 import io.mergesynthesis.service.api.IngestResult;
 import io.mergesynthesis.service.api.PageCursor;
+import io.mergesynthesis.service.api.RefusedAction;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.ingest.ConflictIntake;
 import io.mergesynthesis.service.ingest.ConflictIntake.Outcome;
 import io.mergesynthesis.service.ingest.ConflictReport;
@@ -29,11 +32,12 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
-/** Ingest from the policy engine, and the admin inbox's reads. */
+/** Ingest from the policy engine, and the admin inbox: reads, acknowledge and resolve. */
 @Path("/v1/conflicts")
 @Produces(MediaType.APPLICATION_JSON)
 public class ConflictResource {
@@ -44,14 +48,20 @@ public class ConflictResource {
     static final Set<String> INBOX_STATUSES = Set.of("open", "acknowledged", "resolved");
     static final Set<String> SYNTHESIS_STATES = Set.of("pending", "in_progress", "done", "max_attempts_exceeded");
 
+    /** The longest resolution note kept, in characters (UTF-16 code units, as Java and JSON count them). */
+    public static final int MAX_NOTE_LENGTH = 2000;
+
     private final ScopedTransactions transactions;
     private final ConflictIntake intake;
     private final ReportParser parser;
+    private final ConflictInbox inbox;
 
-    public ConflictResource(ScopedTransactions transactions, ConflictIntake intake, ReportParser parser) {
+    public ConflictResource(ScopedTransactions transactions, ConflictIntake intake, ReportParser parser,
+                            ConflictInbox inbox) {
         this.transactions = transactions;
         this.intake = intake;
         this.parser = parser;
+        this.inbox = inbox;
     }
 
     @POST
@@ -144,5 +154,70 @@ public class ConflictResource {
         return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id))
                 .map(c -> Response.ok(ConflictView.of(c)).build())
                 .orElseGet(Ids::notFound);
+    }
+
+    @POST
+    @Path("/{id}/acknowledge")
+    @RolesAllowed(Role.ORG_ADMIN_NAME)
+    public Response acknowledge(@Auth Caller caller, @PathParam("id") String idParam) {
+        UUID id = Ids.parse(idParam);
+        return answer(inbox.acknowledge(caller, id));
+    }
+
+    @POST
+    @Path("/{id}/resolve")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Role.ORG_ADMIN_NAME)
+    public Response resolve(@Auth Caller caller, @PathParam("id") String idParam, JsonNode body) {
+        UUID id = Ids.parse(idParam);
+        if (body == null || body.isMissingNode() || body.isNull()) {
+            return ErrorBody.response(Response.Status.BAD_REQUEST,
+                    "a JSON body is required: {\"resolution\": \"" + Resolution.wireNames().replace(", ", "|")
+                            + "\", \"note\": \"...\"}");
+        }
+        List<FieldProblem> problems = new ArrayList<>();
+        Resolution resolution = null;
+        String note = null;
+        if (!body.isObject()) {
+            problems.add(new FieldProblem("", "must be a JSON object"));
+        } else {
+            body.fieldNames().forEachRemaining(name -> {
+                if (!name.equals("resolution") && !name.equals("note")) {
+                    problems.add(new FieldProblem(name, "is not a field of a resolution"));
+                }
+            });
+            JsonNode r = body.get("resolution");
+            if (r == null || r.isNull()) {
+                problems.add(new FieldProblem("resolution", "is required: one of " + Resolution.wireNames()));
+            } else {
+                resolution = r.isTextual() ? Resolution.fromWireName(r.textValue()).orElse(null) : null;
+                if (resolution == null) {
+                    problems.add(new FieldProblem("resolution", "must be one of " + Resolution.wireNames()));
+                }
+            }
+            JsonNode n = body.get("note");
+            if (n != null && !n.isNull()) {
+                if (!n.isTextual()) {
+                    problems.add(new FieldProblem("note", "must be a string"));
+                } else if (n.textValue().length() > MAX_NOTE_LENGTH) {
+                    problems.add(new FieldProblem("note", "is " + n.textValue().length()
+                            + " characters long; at most " + MAX_NOTE_LENGTH + " are kept"));
+                } else {
+                    note = n.textValue();
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            return ErrorBody.response(422, "invalid resolution: nothing was changed", problems);
+        }
+        return answer(inbox.resolve(caller, id, resolution, note));
+    }
+
+    private static Response answer(ConflictInbox.Outcome outcome) {
+        return switch (outcome.kind()) {
+            case CHANGED, UNCHANGED -> Response.ok(ConflictView.of(outcome.conflict().orElseThrow())).build();
+            case NOT_FOUND -> Ids.notFound();
+            case REFUSED -> RefusedAction.response(outcome.message(), ConflictView.of(outcome.conflict().orElseThrow()));
+        };
     }
 }

@@ -12,14 +12,19 @@ final class Ids {
 
     static UUID parse(String text) {
         try {
-            UUID id = UUID.fromString(text);
-            if (id.toString().equalsIgnoreCase(text)) {
-                return id;
-            }
-        } catch (IllegalArgumentException ignored) {
-            // falls through to the 400 below
+            return parseUuid(text);
+        } catch (IllegalArgumentException e) {
+            throw ErrorBody.exception(Response.Status.BAD_REQUEST, "conflict id must be a UUID");
         }
-        throw ErrorBody.exception(Response.Status.BAD_REQUEST, "conflict id must be a UUID");
+    }
+
+    /** A UUID in its canonical 36-character form (any case); {@link UUID#fromString} alone accepts more. */
+    static UUID parseUuid(String text) {
+        UUID id = UUID.fromString(text);
+        if (!id.toString().equalsIgnoreCase(text)) {
+            throw new IllegalArgumentException("not a canonical UUID: " + text);
+        }
+        return id;
     }
 
     static Response notFound() {

@@ -1,0 +1,89 @@
+package io.mergesynthesis.service.cli;
+
+import io.dropwizard.core.cli.ConfiguredCommand;
+import io.dropwizard.core.setup.Bootstrap;
+import io.mergesynthesis.service.MergeSynthesisConfiguration;
+import io.mergesynthesis.service.db.Databases;
+import io.mergesynthesis.service.db.EmbeddedDatabase;
+import io.mergesynthesis.service.db.EventStream.Position;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.export.EventCursor;
+import io.mergesynthesis.service.export.EventExport;
+import io.mergesynthesis.service.export.EventFormat;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.UUID;
+import net.sourceforge.argparse4j.inf.Namespace;
+import net.sourceforge.argparse4j.inf.Subparser;
+
+/**
+ * {@code export-events --format ndjson|cef [--after CURSOR] [--org ORG_ID] [--limit N] config.yml}: one page
+ * of the event stream to standard output, as the platform identity, and the next cursor alone as the last
+ * line of standard error, so that a cron job can save it and pass it back as {@code --after}.
+ */
+public class ExportEventsCommand extends ConfiguredCommand<MergeSynthesisConfiguration> {
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    public ExportEventsCommand() {
+        this(System.out, System.err);
+    }
+
+    /** For running in-process with the two streams captured. */
+    public ExportEventsCommand(PrintStream out, PrintStream err) {
+        super("export-events", "Write the conflict event stream to standard output; the next cursor goes to "
+                + "standard error as its last line");
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public void configure(Subparser subparser) {
+        subparser.addArgument("--format").required(true)
+                .choices(Arrays.stream(EventFormat.values()).map(EventFormat::wireName).toList())
+                .help("ndjson (Elastic Common Schema names) or cef");
+        subparser.addArgument("--after").metavar("CURSOR").help("the cursor a previous run printed; omit to start at the beginning");
+        subparser.addArgument("--org").metavar("ORG_ID").help("export only this org's events (default: every org)");
+        subparser.addArgument("--limit").metavar("N").type(Integer.class).setDefault(EventExport.DEFAULT_LIMIT)
+                .help("at most this many events, 1 to " + EventExport.MAX_LIMIT);
+        super.configure(subparser);
+    }
+
+    @Override
+    protected void run(Bootstrap<MergeSynthesisConfiguration> bootstrap, Namespace namespace,
+                       MergeSynthesisConfiguration config) throws Exception {
+        EventFormat format = EventFormat.fromWireName(namespace.getString("format")).orElseThrow();
+        Position after = EventCursor.decode(namespace.getString("after"));
+        int limit = namespace.getInt("limit");
+        if (limit < 1 || limit > EventExport.MAX_LIMIT) {
+            throw new IllegalArgumentException("--limit must be from 1 to " + EventExport.MAX_LIMIT + ", got " + limit);
+        }
+        UUID org = null;
+        if (namespace.getString("org") != null) {
+            try {
+                org = UUID.fromString(namespace.getString("org"));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--org must be a UUID, got " + namespace.getString("org"));
+            }
+        }
+        String next;
+        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
+        try {
+            Databases.migrate(config.getDatabase());
+            EventExport export = new EventExport(new ScopedTransactions(Databases.forCommand(config.getDatabase())));
+            EventExport.Page page = export.plan(org, after, limit);
+            export.write(page, format, out);
+            out.flush();
+            next = page.nextCursor();
+        } finally {
+            if (embedded.isPresent()) {
+                embedded.get().close();
+            }
+        }
+        // Last, after the database is closed, so that no log line can follow the cursor.
+        err.println(next);
+        err.flush();
+    }
+}

@@ -1,0 +1,130 @@
+package io.mergesynthesis.service.db;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Query;
+import org.jdbi.v3.core.statement.StatementContext;
+
+/**
+ * Reads {@code conflict_events} in stream order, {@code (tx_id, id)}, for the SIEM export.
+ *
+ * <p>The order is by the writing transaction's id rather than by the event id, and a page never reaches
+ * the oldest transaction still running ({@code pg_snapshot_xmin}): every event below that mark belongs to a
+ * transaction that has finished, and every transaction that could still add an event has an id at or above
+ * it. So the rows below a position, once read, never change, and a cursor can neither skip an event that
+ * commits late nor deliver one twice. The price: events wait until every transaction older than theirs in
+ * the whole cluster has finished.
+ *
+ * <p>Both methods run on a handle that {@link ScopedTransactions} has scoped: one org under row-level
+ * security (then {@code orgId} is that org, repeated for the planner), or every org ({@code orgId} null).
+ */
+public final class EventStream {
+
+    /** How many rows the driver fetches per round trip while streaming; a page is never held whole. */
+    static final int FETCH_SIZE = 500;
+
+    private EventStream() {
+    }
+
+    /** A point in the stream: the writing transaction's id and the event id. {@code (0, 0)} is the start. */
+    public record Position(long txId, long id) {
+        public static final Position START = new Position(0, 0);
+    }
+
+    /** One event with the conflict fields that never change after ingest. */
+    public record StoredEvent(
+            long id,
+            long txId,
+            UUID orgId,
+            UUID conflictId,
+            String eventType,
+            Instant occurredAt,
+            String detailsJson,
+            String dedupKey,
+            String action,
+            String target,
+            String winnerPolicyId) {
+
+        public Position position() {
+            return new Position(txId, id);
+        }
+    }
+
+    /**
+     * The position of the last event of the page after {@code after}: at most {@code limit} events, all of
+     * finished transactions. Empty when no finished event follows {@code after}.
+     */
+    public static Optional<Position> endOfPage(Handle handle, UUID orgId, Position after, int limit) {
+        String sql = """
+                SELECT tx_id::text AS tx_id, id FROM (
+                    SELECT tx_id, id FROM conflict_events
+                     WHERE %s (tx_id, id) > (CAST(:afterTx AS text)::xid8, :afterId)
+                       AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+                     ORDER BY tx_id, id
+                     LIMIT :limit) page
+                 ORDER BY tx_id DESC, id DESC
+                 LIMIT 1""".formatted(orgId == null ? "" : "org_id = :org AND");
+        Query query = handle.createQuery(sql)
+                .bind("afterTx", Long.toUnsignedString(after.txId()))
+                .bind("afterId", after.id())
+                .bind("limit", limit);
+        if (orgId != null) {
+            query.bind("org", orgId);
+        }
+        return query.map((rs, ctx) -> new Position(Long.parseUnsignedLong(rs.getString("tx_id")), rs.getLong("id")))
+                .findOne();
+    }
+
+    /**
+     * Hands every event in {@code (after, upTo]} to {@code sink}, in stream order, fetching {@value #FETCH_SIZE}
+     * rows at a time (the driver uses a server-side cursor because the handle is inside a transaction). The
+     * range is fixed: {@code upTo} came from {@link #endOfPage}, so every transaction that wrote in it had
+     * finished. Returns how many events were handed over.
+     */
+    public static long forEach(Handle handle, UUID orgId, Position after, Position upTo, Consumer<StoredEvent> sink) {
+        // LEFT JOIN: an event is delivered even if its conflict row were ever out of reach.
+        String sql = """
+                SELECT e.id, e.tx_id::text AS tx_id, e.org_id, e.conflict_id, e.event_type, e.occurred_at,
+                       e.details::text AS details, c.dedup_key, c.action, c.target, c.winner_policy_id
+                  FROM conflict_events e
+                  LEFT JOIN policy_conflicts c ON c.id = e.conflict_id
+                 WHERE %s (e.tx_id, e.id) > (CAST(:afterTx AS text)::xid8, :afterId)
+                   AND (e.tx_id, e.id) <= (CAST(:upToTx AS text)::xid8, :upToId)
+                 ORDER BY e.tx_id, e.id""".formatted(orgId == null ? "" : "e.org_id = :org AND");
+        Query query = handle.createQuery(sql)
+                .setFetchSize(FETCH_SIZE)
+                .bind("afterTx", Long.toUnsignedString(after.txId()))
+                .bind("afterId", after.id())
+                .bind("upToTx", Long.toUnsignedString(upTo.txId()))
+                .bind("upToId", upTo.id());
+        if (orgId != null) {
+            query.bind("org", orgId);
+        }
+        long[] count = {0};
+        query.map(EventStream::map).useStream(events -> events.forEach(event -> {
+            sink.accept(event);
+            count[0]++;
+        }));
+        return count[0];
+    }
+
+    private static StoredEvent map(ResultSet rs, StatementContext ctx) throws SQLException {
+        return new StoredEvent(
+                rs.getLong("id"),
+                Long.parseUnsignedLong(rs.getString("tx_id")),
+                rs.getObject("org_id", UUID.class),
+                rs.getObject("conflict_id", UUID.class),
+                rs.getString("event_type"),
+                rs.getTimestamp("occurred_at").toInstant(),
+                rs.getString("details"),
+                rs.getString("dedup_key"),
+                rs.getString("action"),
+                rs.getString("target"),
+                rs.getString("winner_policy_id"));
+    }
+}

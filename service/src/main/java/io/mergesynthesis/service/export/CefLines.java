@@ -1,0 +1,136 @@
+package io.mergesynthesis.service.export;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.db.EventStream.StoredEvent;
+
+/**
+ * ArcSight Common Event Format, version 0: {@code CEF:0|vendor|product|version|class|name|severity|extensions}.
+ * Standard extension keys where one fits (rt, externalId, act, outcome, cat, msg, reason, suid), the
+ * custom string pairs cs1..cs6 with their labels for the rest. Every header field and extension value
+ * goes through the format's escaping, so no value can end a field, add a key or break the line.
+ */
+final class CefLines implements EventLines {
+
+    static final String VENDOR = "merge-synthesis";
+    static final String PRODUCT = "merge-synthesis";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String version;
+
+    CefLines() {
+        String implementation = CefLines.class.getPackage().getImplementationVersion();
+        this.version = implementation == null ? "dev" : implementation;
+    }
+
+    @Override
+    public String line(StoredEvent e) {
+        EventVocabulary words = EventVocabulary.of(e.eventType());
+        JsonNode details = read(e.detailsJson());
+        StringBuilder line = new StringBuilder(256)
+                .append("CEF:0|").append(header(VENDOR))
+                .append('|').append(header(PRODUCT))
+                .append('|').append(header(version))
+                .append('|').append(header(e.eventType()))
+                .append('|').append(header(words.title()))
+                .append('|').append(words.severity())
+                .append('|');
+        Extensions ext = new Extensions(line);
+        ext.add("rt", Long.toString(e.occurredAt().toEpochMilli()));
+        ext.add("externalId", Long.toString(e.id()));
+        ext.add("cat", "policy-conflict");
+        ext.add("act", words.action());
+        ext.add("outcome", words.outcome());
+        ext.custom(1, "orgId", e.orgId().toString());
+        ext.custom(2, "conflictId", e.conflictId().toString());
+        ext.custom(3, "dedupKey", e.dedupKey());
+        ext.custom(4, "target", e.target());
+        ext.custom(5, "conflictAction", e.action());
+        ext.custom(6, "resolution", text(details, "resolution"));
+        ext.add("msg", text(details, "resolution_note"));
+        ext.add("reason", text(details, "reason"));
+        ext.add("suid", text(details, "token_id"));
+        return line.toString();
+    }
+
+    /** CEF has no place for a cursor inside the stream; it travels in the header (and on standard error). */
+    @Override
+    public String trailer(String nextCursor) {
+        return null;
+    }
+
+    /** Header fields: backslash and pipe are escaped; a line break would end the record, so it becomes a space. */
+    static String header(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '\\' -> out.append("\\\\");
+                case '|' -> out.append("\\|");
+                case '\r', '\n' -> out.append(' ');
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    /** Extension values: backslash and equals are escaped, line breaks written as \n and \r. */
+    static String extensionValue(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '\\' -> out.append("\\\\");
+                case '=' -> out.append("\\=");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static String text(JsonNode details, String field) {
+        JsonNode value = details.get(field);
+        return value == null || value.isNull() ? null : value.asText();
+    }
+
+    private static JsonNode read(String json) {
+        try {
+            return json == null ? JSON.createObjectNode() : JSON.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored event details are not JSON", e);
+        }
+    }
+
+    /** Space-separated key=value pairs; absent values are left out rather than sent empty. */
+    private static final class Extensions {
+        private final StringBuilder line;
+        private boolean first = true;
+
+        Extensions(StringBuilder line) {
+            this.line = line;
+        }
+
+        void add(String key, String value) {
+            if (value == null) {
+                return;
+            }
+            if (!first) {
+                line.append(' ');
+            }
+            first = false;
+            line.append(key).append('=').append(extensionValue(value));
+        }
+
+        /** A custom string csN with its label csNLabel, both left out when there is no value. */
+        void custom(int n, String label, String value) {
+            if (value != null) {
+                add("cs" + n + "Label", label);
+                add("cs" + n, value);
+            }
+        }
+    }
+}

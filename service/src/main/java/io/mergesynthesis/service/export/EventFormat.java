@@ -1,0 +1,37 @@
+package io.mergesynthesis.service.export;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+
+/** The export formats, by the name used in {@code format=} and {@code --format}. */
+public enum EventFormat {
+    /** One JSON object per line with Elastic Common Schema field names, then a {@code next_cursor} line. */
+    NDJSON("application/x-ndjson", new EcsLines()),
+    /** One ArcSight Common Event Format line per event. */
+    CEF("text/plain; charset=utf-8", new CefLines());
+
+    private final String mediaType;
+    private final EventLines lines;
+
+    EventFormat(String mediaType, EventLines lines) {
+        this.mediaType = mediaType;
+        this.lines = lines;
+    }
+
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public String mediaType() {
+        return mediaType;
+    }
+
+    EventLines lines() {
+        return lines;
+    }
+
+    public static Optional<EventFormat> fromWireName(String name) {
+        return Arrays.stream(values()).filter(f -> f.wireName().equals(name)).findFirst();
+    }
+}

@@ -1,0 +1,31 @@
+package io.mergesynthesis.service.export;
+
+import java.util.Map;
+
+/**
+ * What each stored event type is called outside: its ECS action, type and outcome, its CEF name and
+ * severity. Both formats read from here, so they always agree with each other.
+ */
+public record EventVocabulary(String action, String ecsType, String outcome, int severity, String title) {
+
+    private static final Map<String, EventVocabulary> KNOWN = Map.of(
+            "conflict_detected", new EventVocabulary("conflict-detected", "creation", "success", 3,
+                    "Policy conflict detected"),
+            "merge_synthesized", new EventVocabulary("merge-synthesized", "change", "success", 2,
+                    "Suggested merge synthesized"),
+            "synthesis_failed_permanently", new EventVocabulary("synthesis-failed-permanently", "change",
+                    "failure", 6, "Synthesis failed permanently"),
+            "conflict_acknowledged", new EventVocabulary("conflict-acknowledged", "change", "success", 1,
+                    "Policy conflict acknowledged"),
+            "conflict_resolved", new EventVocabulary("conflict-resolved", "change", "success", 2,
+                    "Policy conflict resolved"));
+
+    /** An event type this build does not know (a newer replica wrote it) still exports, at a middle severity. */
+    public static EventVocabulary of(String eventType) {
+        EventVocabulary known = KNOWN.get(eventType);
+        if (known != null) {
+            return known;
+        }
+        return new EventVocabulary(eventType.replace('_', '-'), "info", "unknown", 5, eventType.replace('_', ' '));
+    }
+}

@@ -1,0 +1,209 @@
+package io.mergesynthesis.service.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.auth.Caller;
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.core.Resolution;
+import io.mergesynthesis.service.db.EventStream.Position;
+import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.testing.Seed;
+import io.mergesynthesis.service.testing.TestDatabase;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Both formats, fed values chosen to break them: separators, escapes, line breaks and non-ASCII text. */
+class EventFormatTest {
+
+    static final String DEDUP_KEY = "a|b=c\\d\ne\rf Zürich ✓ cs1=forged";
+    static final String TARGET = "x|y=z\\ \n act=forged | ✓";
+    static final String NOTE = "note with = and | and \\ and\nline two\r\nand Zürich ✓ msg=forged";
+
+    static final UUID ORG = UUID.randomUUID();
+    static UUID conflict;
+    static EventExport export;
+
+    @BeforeAll
+    static void hostileConflictDetectedAcknowledgedAndResolved() {
+        TestDatabase database = TestDatabase.fresh();
+        Jdbi superuser = database.jdbi();
+        conflict = UUID.randomUUID();
+        superuser.useHandle(h -> h.createUpdate("""
+                        INSERT INTO policy_conflicts (id, org_id, dedup_key, action, target, rules, winner_policy_id,
+                                                      detected_at)
+                        VALUES (:id, :org, :key, 'data_export', :target, '[]', 'p1', now())""")
+                .bind("id", conflict).bind("org", ORG).bind("key", DEDUP_KEY).bind("target", TARGET).execute());
+        superuser.useHandle(h -> h.createUpdate("""
+                        INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
+                        VALUES (:org, :id, 'conflict_detected', '{"rule_count": 2}')""")
+                .bind("org", ORG).bind("id", conflict).execute());
+        ConflictInbox inbox = new ConflictInbox(database.transactions(), new ObjectMapper());
+        Caller admin = new Caller(UUID.randomUUID(), Role.ORG_ADMIN, ORG);
+        inbox.acknowledge(admin, conflict);
+        inbox.resolve(admin, conflict, Resolution.MANUAL, NOTE);
+        export = new EventExport(database.transactions());
+    }
+
+    private static String exported(EventFormat format) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        export.write(export.plan(ORG, Position.START, 100), format, out);
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void everyNdjsonLineIsJsonWithTheEcsFieldsAndTheHostileValuesSurviveIntact() throws Exception {
+        String[] lines = exported(EventFormat.NDJSON).split("\n", -1);
+        assertThat(lines).hasSize(5); // three events, the cursor line, and the empty string after the last \n
+        assertThat(lines[4]).isEmpty();
+        List<String> actions = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            JsonNode e = Seed.parse(lines[i]);
+            assertThat(e.get("@timestamp").asText()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+            assertThat(e.at("/ecs/version").asText()).startsWith("8.");
+            assertThat(e.at("/event/kind").asText()).isEqualTo("event");
+            assertThat(e.at("/event/category/0").asText()).isEqualTo("configuration");
+            assertThat(e.at("/event/outcome").asText()).isEqualTo("success");
+            assertThat(e.at("/event/id").asText()).matches("\\d+");
+            assertThat(e.at("/organization/id").asText()).isEqualTo(ORG.toString());
+            assertThat(e.at("/merge_synthesis/conflict_id").asText()).isEqualTo(conflict.toString());
+            assertThat(e.at("/merge_synthesis/dedup_key").asText()).isEqualTo(DEDUP_KEY);
+            assertThat(e.at("/merge_synthesis/target").asText()).isEqualTo(TARGET);
+            assertThat(e.at("/merge_synthesis/action").asText()).isEqualTo("data_export");
+            actions.add(e.at("/event/action").asText() + "/" + e.at("/event/severity").asInt());
+        }
+        assertThat(actions).containsExactly("conflict-detected/3", "conflict-acknowledged/1", "conflict-resolved/2");
+        JsonNode resolved = Seed.parse(lines[2]);
+        assertThat(resolved.at("/merge_synthesis/resolution").asText()).isEqualTo("manual");
+        assertThat(resolved.at("/merge_synthesis/resolution_note").asText()).isEqualTo(NOTE);
+        assertThat(Seed.parse(lines[0]).at("/merge_synthesis/rule_count").asInt()).isEqualTo(2);
+        assertThat(Seed.parse(lines[3]).fieldNames()).toIterable().containsExactly("next_cursor");
+    }
+
+    @Test
+    void cefLinesRoundTripThroughAParserThatKnowsOnlyTheStandard() throws Exception {
+        String text = exported(EventFormat.CEF);
+        assertThat(text).endsWith("\n");
+        String[] lines = text.substring(0, text.length() - 1).split("\n", -1);
+        assertThat(lines).hasSize(3); // no trailer, and no value broke a line
+
+        List<Cef> parsed = new ArrayList<>();
+        for (String line : lines) {
+            parsed.add(Cef.parse(line));
+        }
+        assertThat(parsed).extracting(c -> c.header.get(4) + "/" + c.header.get(6))
+                .containsExactly("conflict_detected/3", "conflict_acknowledged/1", "conflict_resolved/2");
+        for (Cef cef : parsed) {
+            assertThat(cef.header.subList(0, 3)).containsExactly("CEF:0", "merge-synthesis", "merge-synthesis");
+            assertThat(cef.ext).containsEntry("cs3Label", "dedupKey").containsEntry("cs3", DEDUP_KEY)
+                    .containsEntry("cs4Label", "target").containsEntry("cs4", TARGET)
+                    .containsEntry("cs1", ORG.toString()).containsEntry("cs2", conflict.toString())
+                    .containsEntry("outcome", "success");
+            assertThat(cef.ext.get("rt")).matches("\\d{13}");
+            assertThat(cef.ext.get("externalId")).matches("\\d+");
+            // The forged keys inside values stayed inside them.
+            assertThat(cef.ext.keySet()).doesNotContain("forged");
+        }
+        Cef resolved = parsed.get(2);
+        assertThat(resolved.ext).containsEntry("act", "conflict-resolved").containsEntry("msg", NOTE)
+                .containsEntry("cs6Label", "resolution").containsEntry("cs6", "manual");
+        assertThat(parsed.get(0).ext).doesNotContainKeys("cs6", "cs6Label", "msg");
+    }
+
+    @Test
+    void headerFieldsEscapeBackslashAndPipeAndCannotBreakTheLine() {
+        String hostile = "a|b\\c=d\ne Zürich ✓";
+        String line = "CEF:0|" + CefLines.header(hostile) + "|p|1|c|n|5|k=" + CefLines.extensionValue(hostile);
+        Cef cef = Cef.parse(line);
+        assertThat(cef.header.get(1)).isEqualTo("a|b\\c=d e Zürich ✓");
+        assertThat(cef.ext).containsExactly(Map.entry("k", hostile));
+    }
+
+    /** A small CEF reader written from the format's description, independent of the writer. */
+    record Cef(List<String> header, Map<String, String> ext) {
+
+        static Cef parse(String line) {
+            List<String> header = new ArrayList<>();
+            StringBuilder field = new StringBuilder();
+            int i = 0;
+            while (header.size() < 7) {
+                char c = line.charAt(i++);
+                if (c == '\\') {
+                    char next = line.charAt(i++);
+                    if (next != '\\' && next != '|') {
+                        throw new AssertionError("bad header escape \\" + next + " in " + line);
+                    }
+                    field.append(next);
+                } else if (c == '|') {
+                    header.add(field.toString());
+                    field.setLength(0);
+                } else {
+                    field.append(c);
+                }
+            }
+            return new Cef(header, extensions(line.substring(i)));
+        }
+
+        /** Keys are the word before each unescaped '='; a value runs up to the space before the next key. */
+        static Map<String, String> extensions(String text) {
+            List<int[]> keys = new ArrayList<>(); // {key start, '=' position}
+            for (int i = 0; i < text.length(); i++) {
+                if (text.charAt(i) == '=' && !escaped(text, i)) {
+                    int start = i;
+                    while (start > 0 && Character.isLetterOrDigit(text.charAt(start - 1))) {
+                        start--;
+                    }
+                    if (start == i || (start > 0 && text.charAt(start - 1) != ' ')) {
+                        throw new AssertionError("unescaped '=' inside a value at " + i + ": " + text);
+                    }
+                    keys.add(new int[] {start, i});
+                }
+            }
+            Map<String, String> ext = new LinkedHashMap<>();
+            for (int k = 0; k < keys.size(); k++) {
+                int valueEnd = k + 1 < keys.size() ? keys.get(k + 1)[0] - 1 : text.length();
+                String key = text.substring(keys.get(k)[0], keys.get(k)[1]);
+                if (ext.put(key, unescape(text.substring(keys.get(k)[1] + 1, valueEnd))) != null) {
+                    throw new AssertionError("key twice: " + key);
+                }
+            }
+            return ext;
+        }
+
+        private static boolean escaped(String text, int at) {
+            int backslashes = 0;
+            for (int j = at - 1; j >= 0 && text.charAt(j) == '\\'; j--) {
+                backslashes++;
+            }
+            return backslashes % 2 == 1;
+        }
+
+        private static String unescape(String value) {
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                if (c != '\\') {
+                    out.append(c);
+                    continue;
+                }
+                char next = value.charAt(++i);
+                switch (next) {
+                    case '\\', '=' -> out.append(next);
+                    case 'n' -> out.append('\n');
+                    case 'r' -> out.append('\r');
+                    default -> throw new AssertionError("bad extension escape \\" + next);
+                }
+            }
+            return out.toString();
+        }
+    }
+}

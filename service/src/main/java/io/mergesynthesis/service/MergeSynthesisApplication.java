@@ -25,8 +25,11 @@ import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.ingest.ConflictIntake;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.resources.ConflictResource;
+import io.mergesynthesis.service.worker.PoolHealthCheck;
+import io.mergesynthesis.service.worker.SynthesisPool;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.servlet.jakarta.exporter.MetricsServlet;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -95,6 +98,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 new ReportParser(config.getIngest().getMaxBatchSize())));
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
+        manageSynthesisPool(config, environment, transactions, metrics);
 
         if (embedded.isPresent() && config.isLoadSamples()) {
             Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);
@@ -110,5 +114,17 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 }
             }
         });
+    }
+
+    /** The worker pool, when this replica runs one, and its health check either way. */
+    private static void manageSynthesisPool(MergeSynthesisConfiguration config, Environment environment,
+                                            ScopedTransactions transactions, CollectorRegistry metrics) {
+        if (!config.getSynthesis().isEnabled()) {
+            environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.disabled());
+            return;
+        }
+        SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), metrics, Clock.systemUTC());
+        environment.lifecycle().manage(pool);
+        environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
     }
 }

@@ -91,7 +91,7 @@ final class FailureHandler {
         });
         if (marked) {
             tracker.forget(lease.conflictId());
-            LOG.warn("Conflict {} failed {} times and is marked synthesis_max_attempts_exceeded",
+            LOG.warn("Conflict {} is marked synthesis_max_attempts_exceeded after attempt {}",
                     lease.conflictId(), attempt);
         }
         return marked ? Outcome.PERMANENT_FAILURE : Outcome.SKIPPED;

@@ -165,13 +165,19 @@ final class WorkerFixture implements AutoCloseable {
 
     /** Inserts one pending conflict and returns its id. */
     UUID insertConflict(String target) {
+        return insertConflict(target, "org-1");
+    }
+
+    /** Inserts one pending conflict of the org named by {@code orgSeed} (hashed into a UUID). */
+    UUID insertConflict(String target, String orgSeed) {
         UUID id = UUID.randomUUID();
         admin.useHandle(handle -> handle.createUpdate("""
                         INSERT INTO policy_conflicts
                             (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at, not_before)
-                        VALUES (:id, md5('org-1')::uuid, :key, 'tool_call', :target, CAST(:rules AS jsonb), 'p1',
+                        VALUES (:id, md5(:orgSeed)::uuid, :key, 'tool_call', :target, CAST(:rules AS jsonb), 'p1',
                                 now(), clock_timestamp())""")
                 .bind("id", id)
+                .bind("orgSeed", orgSeed)
                 .bind("key", id.toString())
                 .bind("target", target)
                 .bind("rules", RULES)

@@ -149,6 +149,11 @@ public final class SynthesisPool implements Managed {
         return settings.owner();
     }
 
+    /** How many times the LISTEN connection has been (re)established; 0 when only polling. */
+    int listenConnectionsMade() {
+        return listener.map(PendingListener::connectionsMade).orElse(0);
+    }
+
     private void claimUntilStopped() {
         Duration errorPause = settings.pollInterval();
         while (!stopping) {

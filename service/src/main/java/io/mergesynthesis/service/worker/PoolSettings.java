@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.worker;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The pool's settings, checked together. The one rule that spans settings: a lease must outlast the longest
@@ -24,12 +25,21 @@ public record PoolSettings(String owner, int workers, Duration invokeTimeout, in
         require(positive(baseBackoff), "synthesis.baseBackoff must be positive, got " + baseBackoff);
         require(positive(pollInterval), "synthesis.pollInterval must be positive, got " + pollInterval);
         require(attemptTrackerSize >= 1, "synthesis.attemptTrackerSize must be at least 1, got " + attemptTrackerSize);
+        leaseProblem(leaseDuration, invokeTimeout).ifPresent(problem -> {
+            throw new IllegalArgumentException(problem);
+        });
+    }
+
+    /** What is wrong with this lease for this invoke timeout, naming both values; empty when it is safe. */
+    static Optional<String> leaseProblem(Duration leaseDuration, Duration invokeTimeout) {
         Duration margin = marginFor(invokeTimeout);
-        require(leaseDuration.compareTo(invokeTimeout.plus(margin)) > 0,
-                "synthesis.leaseDuration (" + show(leaseDuration) + ") must be longer than synthesis.invokeTimeout ("
-                        + show(invokeTimeout) + ") plus a margin of " + show(margin) + ", or a worker that is still "
-                        + "running could lose its lease to another; raise leaseDuration above "
-                        + show(invokeTimeout.plus(margin)) + " or lower invokeTimeout");
+        if (leaseDuration.compareTo(invokeTimeout.plus(margin)) > 0) {
+            return Optional.empty();
+        }
+        return Optional.of("synthesis.leaseDuration (" + show(leaseDuration) + ") must be longer than "
+                + "synthesis.invokeTimeout (" + show(invokeTimeout) + ") plus a margin of " + show(margin)
+                + ", or a worker that is still running could lose its lease to another; raise leaseDuration above "
+                + show(invokeTimeout.plus(margin)) + " or lower invokeTimeout");
     }
 
     /** Ten percent of the invoke timeout, and never under {@link #MINIMUM_MARGIN}. */

@@ -18,6 +18,7 @@ import java.util.Properties;
 import java.util.UUID;
 
 /** The worker pool's settings ({@code synthesis.*}) and how a pool is built from them. */
+@LeaseOutlastsInvoke
 public class SynthesisFactory {
 
     /** How idle workers learn of new conflicts. */

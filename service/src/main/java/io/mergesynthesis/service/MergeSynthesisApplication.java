@@ -31,8 +31,11 @@ import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.resources.ConflictResource;
 import io.mergesynthesis.service.resources.EventResource;
 import io.mergesynthesis.service.resources.OpenApiResource;
+import io.mergesynthesis.service.worker.PoolHealthCheck;
+import io.mergesynthesis.service.worker.SynthesisPool;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.servlet.jakarta.exporter.MetricsServlet;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -106,6 +109,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new OpenApiResource());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
+        manageSynthesisPool(config, environment, transactions, metrics);
 
         if (embedded.isPresent() && config.isLoadSamples()) {
             Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);
@@ -121,5 +125,17 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 }
             }
         });
+    }
+
+    /** The worker pool, when this replica runs one, and its health check either way. */
+    private static void manageSynthesisPool(MergeSynthesisConfiguration config, Environment environment,
+                                            ScopedTransactions transactions, CollectorRegistry metrics) {
+        if (!config.getSynthesis().isEnabled()) {
+            environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.disabled());
+            return;
+        }
+        SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), metrics, Clock.systemUTC());
+        environment.lifecycle().manage(pool);
+        environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
     }
 }

@@ -1,0 +1,200 @@
+package io.mergesynthesis.service.worker;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The worker pool's SQL on {@code policy_conflicts}, all of it. The worker writes only the synthesis columns
+ * ({@code synthesis_state}, {@code not_before}, the lease, {@code attempts}, {@code last_failure_reason},
+ * {@code failure_marker}, {@code suggested_merge}, {@code synthesized_at}); the HTTP API
+ * ({@code db.ConflictStore}) writes only the inbox columns. The two never write the same column, so neither
+ * can undo the other.
+ *
+ * <p>Times come from the database clock ({@code now()}), the one clock every replica shares. While a row is
+ * leased, {@code not_before} holds the lease expiry, so "claimable" is always the single range
+ * {@code not_before <= now()} over the partial index {@code policy_conflicts_claimable}, and an expired lease
+ * is claimable again with no further rule.
+ *
+ * <p>Every write after the claim is fenced on the lease ({@code lease_owner} and {@code attempts}) and on
+ * {@code synthesis_state = 'in_progress'}: a worker whose lease was taken over changes nothing.
+ */
+final class ConflictLeases {
+
+    private ConflictLeases() {
+    }
+
+    /** A leased row as the worker reads it back under its org's scope. */
+    record LeasedRow(UUID id, UUID orgId, String dedupKey, String action, String target, String rulesJson,
+                     String winnerPolicyId, Instant detectedAt, String synthesisState, String leaseOwner,
+                     int attempts) {
+
+        boolean heldBy(Lease lease) {
+            return "in_progress".equals(synthesisState) && lease.owner().equals(leaseOwner)
+                    && lease.attempts() == attempts;
+        }
+    }
+
+    /** When a released row may be claimed again, and when it was released, both by the database clock. */
+    record Release(Instant notBefore, Instant releasedAt) {
+    }
+
+    /**
+     * Claims up to {@code limit} claimable rows across every org and leases them to {@code owner}. Rows that
+     * another replica is claiming at the same moment are skipped, not waited for. Runs cross-tenant.
+     */
+    static List<Lease> claim(Handle handle, String owner, int limit, Duration leaseDuration) {
+        return handle.createQuery("""
+                        WITH picked AS (
+                            SELECT id, synthesis_state = 'in_progress' AS recovered
+                            FROM policy_conflicts
+                            WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
+                            ORDER BY not_before
+                            LIMIT :limit
+                            FOR UPDATE SKIP LOCKED)
+                        UPDATE policy_conflicts c
+                        SET synthesis_state = 'in_progress',
+                            lease_owner = :owner,
+                            lease_expires_at = now() + :leaseMicros * interval '1 microsecond',
+                            not_before = now() + :leaseMicros * interval '1 microsecond',
+                            attempts = c.attempts + 1,
+                            updated_at = now()
+                        FROM picked
+                        WHERE c.id = picked.id
+                        RETURNING c.id, c.org_id, c.attempts, picked.recovered""")
+                .bind("limit", limit)
+                .bind("owner", owner)
+                .bind("leaseMicros", micros(leaseDuration))
+                .map((rs, ctx) -> new Lease(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class),
+                        owner, rs.getInt("attempts"), rs.getBoolean("recovered")))
+                .list();
+    }
+
+    /** The row as this transaction's org scope lets it be seen; empty when it cannot be seen at all. */
+    static Optional<LeasedRow> load(Handle handle, UUID conflictId) {
+        return handle.createQuery("""
+                        SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id,
+                               detected_at, synthesis_state, lease_owner, attempts
+                        FROM policy_conflicts WHERE id = :id""")
+                .bind("id", conflictId)
+                .map((rs, ctx) -> new LeasedRow(
+                        rs.getObject("id", UUID.class),
+                        rs.getObject("org_id", UUID.class),
+                        rs.getString("dedup_key"),
+                        rs.getString("action"),
+                        rs.getString("target"),
+                        rs.getString("rules"),
+                        rs.getString("winner_policy_id"),
+                        rs.getTimestamp("detected_at").toInstant(),
+                        rs.getString("synthesis_state"),
+                        rs.getString("lease_owner"),
+                        rs.getInt("attempts")))
+                .findOne();
+    }
+
+    /** Stores the merge and ends the lease; false when the lease is no longer this worker's. */
+    static boolean storeMerge(Handle handle, Lease lease, String mergeJson) {
+        return handle.createUpdate("""
+                        UPDATE policy_conflicts
+                        SET suggested_merge = CAST(:merge AS jsonb),
+                            synthesis_state = 'done',
+                            synthesized_at = now(),
+                            last_failure_reason = NULL,
+                            lease_owner = NULL,
+                            lease_expires_at = NULL,
+                            not_before = now(),
+                            updated_at = now()
+                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                          AND synthesis_state = 'in_progress'""")
+                .bind("merge", mergeJson)
+                .bind("id", lease.conflictId())
+                .bind("owner", lease.owner())
+                .bind("attempts", lease.attempts())
+                .execute() == 1;
+    }
+
+    /** Puts the row back to pending, claimable after {@code delay}; empty when the lease was lost. */
+    static Optional<Release> releaseForRetry(Handle handle, Lease lease, FailureReason reason, Duration delay) {
+        return handle.createQuery("""
+                        UPDATE policy_conflicts
+                        SET synthesis_state = 'pending',
+                            last_failure_reason = :reason,
+                            lease_owner = NULL,
+                            lease_expires_at = NULL,
+                            not_before = now() + :delayMicros * interval '1 microsecond',
+                            updated_at = now()
+                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                          AND synthesis_state = 'in_progress'
+                        RETURNING not_before, now() AS released_at""")
+                .bind("reason", reason.label())
+                .bind("delayMicros", micros(delay))
+                .bind("id", lease.conflictId())
+                .bind("owner", lease.owner())
+                .bind("attempts", lease.attempts())
+                .map((rs, ctx) -> new Release(rs.getTimestamp("not_before").toInstant(),
+                        rs.getTimestamp("released_at").toInstant()))
+                .findOne();
+    }
+
+    /** Stamps the permanent marker: no claim picks the row again. False when the lease was lost. */
+    static boolean markPermanent(Handle handle, Lease lease, FailureReason reason) {
+        return handle.createUpdate("""
+                        UPDATE policy_conflicts
+                        SET synthesis_state = 'max_attempts_exceeded',
+                            failure_marker = 'synthesis_max_attempts_exceeded',
+                            last_failure_reason = :reason,
+                            lease_owner = NULL,
+                            lease_expires_at = NULL,
+                            updated_at = now()
+                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                          AND synthesis_state = 'in_progress'""")
+                .bind("reason", reason.label())
+                .bind("id", lease.conflictId())
+                .bind("owner", lease.owner())
+                .bind("attempts", lease.attempts())
+                .execute() == 1;
+    }
+
+    /**
+     * Hands back a lease whose work never started: pending again, claimable at once, and the claim's attempt
+     * taken back since nothing was attempted. False when the lease was no longer this worker's.
+     */
+    static boolean releaseUnstarted(Handle handle, Lease lease) {
+        return handle.createUpdate("""
+                        UPDATE policy_conflicts
+                        SET synthesis_state = 'pending',
+                            attempts = attempts - 1,
+                            lease_owner = NULL,
+                            lease_expires_at = NULL,
+                            not_before = now(),
+                            updated_at = now()
+                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                          AND synthesis_state = 'in_progress'""")
+                .bind("id", lease.conflictId())
+                .bind("owner", lease.owner())
+                .bind("attempts", lease.attempts())
+                .execute() == 1;
+    }
+
+    /**
+     * Rows waiting for synthesis, counted up to {@code cap} so that a huge backlog costs no more than
+     * {@code cap} index entries to report. Runs cross-tenant.
+     */
+    static long countWaiting(Handle handle, int cap) {
+        return handle.createQuery("""
+                        SELECT count(*) FROM (
+                            SELECT 1 FROM policy_conflicts
+                            WHERE synthesis_state IN ('pending', 'in_progress')
+                            LIMIT :cap) waiting""")
+                .bind("cap", cap)
+                .mapTo(Long.class)
+                .one();
+    }
+
+    private static long micros(Duration duration) {
+        return duration.toNanos() / 1_000;
+    }
+}

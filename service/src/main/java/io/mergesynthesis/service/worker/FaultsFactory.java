@@ -1,0 +1,80 @@
+package io.mergesynthesis.service.worker;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.mergesynthesis.synthesis.MergeSynthesizer;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/** Fault injection for drills ({@code synthesis.faults.*}); everything off by default. */
+public class FaultsFactory {
+
+    @DecimalMin("0.0")
+    @DecimalMax("1.0")
+    private double failureRate = 0;
+
+    @DecimalMin("0.0")
+    @DecimalMax("1.0")
+    private double hangRate = 0;
+
+    /** A regular expression searched for in each conflict's target; matching conflicts always fail. */
+    private String alwaysFailTargets;
+
+    @JsonProperty
+    public double getFailureRate() {
+        return failureRate;
+    }
+
+    @JsonProperty
+    public void setFailureRate(double failureRate) {
+        this.failureRate = failureRate;
+    }
+
+    @JsonProperty
+    public double getHangRate() {
+        return hangRate;
+    }
+
+    @JsonProperty
+    public void setHangRate(double hangRate) {
+        this.hangRate = hangRate;
+    }
+
+    @JsonProperty
+    public String getAlwaysFailTargets() {
+        return alwaysFailTargets;
+    }
+
+    @JsonProperty
+    public void setAlwaysFailTargets(String alwaysFailTargets) {
+        this.alwaysFailTargets = alwaysFailTargets;
+    }
+
+    boolean anyEnabled() {
+        return failureRate > 0 || hangRate > 0 || (alwaysFailTargets != null && !alwaysFailTargets.isEmpty());
+    }
+
+    /** {@code synthesizer} itself when no fault is configured, else a wrapper that injects them. */
+    MergeSynthesizer wrap(MergeSynthesizer synthesizer) {
+        if (!anyEnabled()) {
+            return synthesizer;
+        }
+        if (failureRate + hangRate > 1) {
+            throw new IllegalArgumentException("synthesis.faults.failureRate (" + failureRate
+                    + ") and synthesis.faults.hangRate (" + hangRate + ") together exceed 1");
+        }
+        Optional<Pattern> targets;
+        try {
+            targets = alwaysFailTargets == null || alwaysFailTargets.isEmpty()
+                    ? Optional.empty() : Optional.of(Pattern.compile(alwaysFailTargets));
+        } catch (PatternSyntaxException e) {
+            throw new IllegalArgumentException("synthesis.faults.alwaysFailTargets is not a regular expression: "
+                    + e.getMessage(), e);
+        }
+        return new FaultInjectingSynthesizer(synthesizer, failureRate, hangRate, targets,
+                () -> ThreadLocalRandom.current().nextDouble());
+    }
+}

@@ -1,0 +1,78 @@
+package io.mergesynthesis.service.worker;
+
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.Counter;
+import io.prometheus.client.Gauge;
+import io.prometheus.client.Histogram;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+
+/**
+ * The pool's Prometheus metrics. Label values come only from {@link Outcome} and {@link FailureReason}, so
+ * there are exactly 4 + 8 labelled series; every one exists from the start, at zero.
+ */
+public final class SynthesisMetrics {
+
+    /** 1 ms doubling 17 times: the last bound is 65.536 s, past any sane invoke timeout. */
+    static final double FIRST_BUCKET_SECONDS = 0.001;
+    static final int BUCKET_COUNT = 17;
+
+    private final FixedLabelCounter<Outcome> attempts;
+    private final FixedLabelCounter<FailureReason> failures;
+    private final Histogram duration;
+    private final Gauge inFlight;
+    private final Counter leaseRecoveries;
+
+    public SynthesisMetrics(CollectorRegistry registry) {
+        attempts = new FixedLabelCounter<>("synthesis_attempts", "Attempts at writing a suggested merge, by outcome.",
+                "outcome", Outcome.class, Outcome::label).register(registry);
+        failures = new FixedLabelCounter<>("synthesis_failures", "Failed attempts, by reason.",
+                "reason", FailureReason.class, FailureReason::label).register(registry);
+        duration = Histogram.build("synthesis_duration_seconds",
+                        "Time from starting an attempt on a claimed conflict to its outcome.")
+                .exponentialBuckets(FIRST_BUCKET_SECONDS, 2, BUCKET_COUNT)
+                .register(registry);
+        inFlight = Gauge.build("synthesis_in_flight", "Conflicts this replica is working on right now.")
+                .register(registry);
+        leaseRecoveries = Counter.build("synthesis_lease_recoveries_total",
+                        "Conflicts claimed after an earlier lease on them expired (its holder stopped or stalled).")
+                .register(registry);
+    }
+
+    /**
+     * Reports how many conflicts wait for synthesis, asking {@code waiting} on each scrape. Only one replica
+     * per process should register this; it is left out of the constructor so tests can build many pools.
+     */
+    public static void registerWaiting(CollectorRegistry registry, LongSupplier waiting) {
+        Gauge gauge = Gauge.build("synthesis_pending_conflicts",
+                        "Conflicts pending or in progress in the database (counted up to a cap).")
+                .register(registry);
+        gauge.setChild(new Gauge.Child() {
+            @Override
+            public double get() {
+                return waiting.getAsLong();
+            }
+        });
+    }
+
+    void attempted(Outcome outcome, Duration took) {
+        attempts.inc(outcome);
+        duration.observe(took.toNanos() / 1e9);
+    }
+
+    void failed(FailureReason reason) {
+        failures.inc(reason);
+    }
+
+    void started() {
+        inFlight.inc();
+    }
+
+    void finished() {
+        inFlight.dec();
+    }
+
+    void leaseRecovered() {
+        leaseRecoveries.inc();
+    }
+}

@@ -1,0 +1,274 @@
+package io.mergesynthesis.service.worker;
+
+/*
+ * ======================================================================================================
+ *  THE SEAM. Today every suggested merge in this pool comes from the deterministic stub synthesizer. It
+ *  will be replaced by a real LLM synthesizer, which plugs in through io.mergesynthesis.synthesis
+ *  .MergeSynthesizer (selected by synthesis.synthesizer via MergeSynthesizerProvider) and receives its
+ *  model from Router.resolve("conflict.merge_synthesis", orgId). The pool relies on that contract as it
+ *  stands: the synthesizer is thread-safe, never touches the database, may be interrupted at the invoke
+ *  timeout, and returns a SuggestedMerge that must pass suggested-merge.schema.json.
+ *
+ *  Do not change the seam (the synthesis-api module, or how this package calls it) without coordinating
+ *  with the work on the LLM synthesizer: both sides are built against it.
+ * ======================================================================================================
+ */
+
+import io.dropwizard.lifecycle.Managed;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
+import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.Router;
+import io.mergesynthesis.synthesis.StubRouter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This replica's worker pool: {@code workers} threads fed by one claim loop. The loop claims as many conflicts
+ * as there are free workers, hands one lease to each, and then waits: for a worker to free up when the last
+ * claim filled every free worker (more may be waiting), otherwise for a NOTIFY from ingest or the poll
+ * interval, whichever comes first. Any number of replicas may run against one database.
+ *
+ * <p>On stop it claims nothing more, lets work already in the synthesizer finish within the shutdown grace,
+ * and hands back leases whose synthesizer call had not started.
+ */
+public final class SynthesisPool implements Managed {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SynthesisPool.class);
+    private static final Duration CLAIM_ERROR_PAUSE_CAP = Duration.ofSeconds(30);
+
+    private final PoolSettings settings;
+    private final LeaseClaimer claimer;
+    private final ConflictWork work;
+    private final SynthesisCall call;
+    private final Waiter waiter = new Waiter();
+    private final Optional<PendingListener> listener;
+    private final Semaphore freeWorkers;
+    private final AtomicInteger lostWorkers = new AtomicInteger();
+    private volatile boolean stopping;
+    private volatile boolean saturated;
+    private volatile Thread loop;
+    private ExecutorService workers;
+
+    private SynthesisPool(Builder builder) {
+        this.settings = builder.settings;
+        SynthesisMetrics metrics = builder.metrics;
+        AttemptTracker tracker = new AttemptTracker(settings.attemptTrackerSize(), builder.clock);
+        FailureHandler failures = new FailureHandler(builder.transactions, tracker,
+                new Backoff(settings.baseBackoff()), settings.maxAttempts(), metrics, builder.retries);
+        this.call = new SynthesisCall(builder.synthesizer, settings.invokeTimeout(), threadPrefix());
+        this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
+        this.work = new ConflictWork(builder.transactions, builder.router, call, builder.mergeJson, failures,
+                tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
+        this.listener = settings.listen() && builder.listenConnection != null
+                ? Optional.of(new PendingListener(builder.listenConnection, waiter)) : Optional.empty();
+        this.freeWorkers = new Semaphore(settings.workers());
+    }
+
+    public static Builder builder(PoolSettings settings, ScopedTransactions transactions,
+                                  MergeSynthesizer synthesizer, SynthesisMetrics metrics) {
+        return new Builder(settings, transactions, synthesizer, metrics);
+    }
+
+    @Override
+    public synchronized void start() {
+        if (loop != null) {
+            throw new IllegalStateException("the pool " + settings.owner() + " was already started");
+        }
+        AtomicInteger count = new AtomicInteger();
+        workers = Executors.newFixedThreadPool(settings.workers(), task -> {
+            Thread thread = new Thread(task, threadPrefix() + "-worker-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        listener.ifPresent(l -> l.start(threadPrefix() + "-listener"));
+        loop = new Thread(this::claimUntilStopped, threadPrefix() + "-claim");
+        loop.setDaemon(true);
+        loop.start();
+        LOG.info("Synthesis pool {} started: {} workers, synthesizer {}, {}", settings.owner(), settings.workers(),
+                call.synthesizerName(), listener.isPresent() ? "woken by NOTIFY" : "polling only");
+    }
+
+    @Override
+    public void stop() throws Exception {
+        stopping = true;
+        waiter.wake();
+        Thread claimLoop = loop;
+        if (claimLoop != null) {
+            claimLoop.join();
+        }
+        if (listener.isPresent()) {
+            listener.get().stop();
+        }
+        if (workers != null) {
+            workers.shutdown();
+            if (!workers.awaitTermination(settings.shutdownGrace().toNanos(), TimeUnit.NANOSECONDS)) {
+                LOG.warn("Synthesis pool {}: work still running after the shutdown grace of {}; interrupting it, "
+                        + "its leases will expire", settings.owner(), PoolSettings.show(settings.shutdownGrace()));
+                workers.shutdownNow();
+            }
+        }
+        call.shutdown();
+        LOG.info("Synthesis pool {} stopped", settings.owner());
+    }
+
+    /** Why the pool cannot do its work, or empty when it can. */
+    public Optional<String> problem() {
+        Thread claimLoop = loop;
+        if (claimLoop == null) {
+            return Optional.of("the pool has not been started");
+        }
+        if (stopping) {
+            return Optional.of("the pool is stopping");
+        }
+        if (!claimLoop.isAlive()) {
+            return Optional.of("the claim loop thread has died");
+        }
+        if (workers.isShutdown()) {
+            return Optional.of("the worker threads have been shut down");
+        }
+        if (lostWorkers.get() > 0) {
+            return Optional.of(lostWorkers.get() + " worker thread(s) died of an unexpected error");
+        }
+        return Optional.empty();
+    }
+
+    public String owner() {
+        return settings.owner();
+    }
+
+    /** How many times the LISTEN connection has been (re)established; 0 when only polling. */
+    int listenConnectionsMade() {
+        return listener.map(PendingListener::connectionsMade).orElse(0);
+    }
+
+    private void claimUntilStopped() {
+        Duration errorPause = settings.pollInterval();
+        while (!stopping) {
+            try {
+                int free = freeWorkers.availablePermits();
+                if (free == 0) {
+                    waiter.await(settings.pollInterval());
+                    continue;
+                }
+                List<Lease> leases = claimer.claim(free);
+                saturated = leases.size() == free;
+                leases.forEach(this::dispatch);
+                errorPause = settings.pollInterval();
+                if (!saturated) {
+                    waiter.await(settings.pollInterval());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                LOG.warn("Synthesis pool {}: claiming failed, retrying in {}", settings.owner(),
+                        PoolSettings.show(errorPause), e);
+                try {
+                    waiter.await(errorPause);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+                errorPause = errorPause.multipliedBy(2).compareTo(CLAIM_ERROR_PAUSE_CAP) < 0
+                        ? errorPause.multipliedBy(2) : CLAIM_ERROR_PAUSE_CAP;
+            }
+        }
+    }
+
+    private void dispatch(Lease lease) {
+        freeWorkers.acquireUninterruptibly();
+        workers.execute(() -> {
+            try {
+                work.run(lease);
+            } catch (RuntimeException | Error e) {
+                lostWorkers.incrementAndGet();
+                LOG.error("Synthesis pool {}: a worker failed outside any attempt on conflict {}", settings.owner(),
+                        lease.conflictId(), e);
+                throw e;
+            } finally {
+                freeWorkers.release();
+                if (saturated) {
+                    waiter.wake();
+                }
+            }
+        });
+    }
+
+    private String threadPrefix() {
+        return "synthesis-" + settings.owner();
+    }
+
+    /** Wires a pool; everything but the four required parts has a production default. */
+    public static final class Builder {
+        private final PoolSettings settings;
+        private final ScopedTransactions transactions;
+        private final MergeSynthesizer synthesizer;
+        private final SynthesisMetrics metrics;
+        private Router router = new StubRouter();
+        private Clock clock = Clock.systemUTC();
+        private SuggestedMergeJson mergeJson = new SuggestedMergeJson();
+        private DedicatedConnection listenConnection;
+        private UnaryOperator<UUID> orgScope = UnaryOperator.identity();
+        private Consumer<RetryScheduled> retries = retry -> { };
+
+        private Builder(PoolSettings settings, ScopedTransactions transactions, MergeSynthesizer synthesizer,
+                        SynthesisMetrics metrics) {
+            this.settings = settings;
+            this.transactions = transactions;
+            this.synthesizer = synthesizer;
+            this.metrics = metrics;
+        }
+
+        public Builder router(Router router) {
+            this.router = router;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public Builder mergeJson(SuggestedMergeJson mergeJson) {
+            this.mergeJson = mergeJson;
+            return this;
+        }
+
+        /** Where the LISTEN connection comes from; without one (or with {@code listen} off) the pool only polls. */
+        public Builder listenConnection(DedicatedConnection opener) {
+            this.listenConnection = opener;
+            return this;
+        }
+
+        /**
+         * Which org a leased conflict's transactions are scoped to, given the org the claim returned. Always the
+         * identity in the product; tests point it elsewhere to show that a wrong scope fails closed.
+         */
+        public Builder orgScope(UnaryOperator<UUID> orgScope) {
+            this.orgScope = orgScope;
+            return this;
+        }
+
+        /** Told of every retry scheduled, with the backoff written; for logs and tests. */
+        public Builder onRetryScheduled(Consumer<RetryScheduled> retries) {
+            this.retries = retries;
+            return this;
+        }
+
+        public SynthesisPool build() {
+            return new SynthesisPool(this);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.mergesynthesis.service.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.service.db.ConflictStore;
+import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * With a poll interval far longer than the test, only a NOTIFY can get a new conflict done in time; and after
+ * its listening connection is killed, the pool reconnects and is woken again.
+ */
+class WakeUpTest {
+
+    private static final Duration NEVER_POLLS = Duration.ofMinutes(10);
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aNotificationWakesTheIdlePoolAndSurvivesALostConnection() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            Replica replica = fixture.replica(WorkerFixture.settings("listener").listen(true)
+                    .pollInterval(NEVER_POLLS), WorkerFixture.stub());
+            replica.pool().start();
+            WorkerFixture.await("listening", Duration.ofSeconds(10),
+                    () -> replica.pool().listenConnectionsMade() == 1);
+
+            UUID first = insertAndNotify(fixture);
+            WorkerFixture.await("the first conflict done", Duration.ofSeconds(15),
+                    () -> "done".equals(fixture.column(first, "synthesis_state")));
+
+            int killed = fixture.admin.withHandle(handle -> handle.createQuery("""
+                            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                            WHERE query = 'LISTEN %s' AND pid <> pg_backend_pid()"""
+                            .formatted(ConflictStore.PENDING_CHANNEL))
+                    .mapTo(Integer.class).one());
+            assertThat(killed).isEqualTo(1);
+            WorkerFixture.await("listening again", Duration.ofSeconds(15),
+                    () -> replica.pool().listenConnectionsMade() == 2);
+
+            UUID second = insertAndNotify(fixture);
+            WorkerFixture.await("the second conflict done", Duration.ofSeconds(15),
+                    () -> "done".equals(fixture.column(second, "synthesis_state")));
+            assertThat(replica.pool().problem()).isEmpty();
+        }
+    }
+
+    private static UUID insertAndNotify(WorkerFixture fixture) {
+        UUID id = fixture.insertConflict("jira.create_issue");
+        fixture.admin.useHandle(ConflictStore::notifyPending);
+        return id;
+    }
+}

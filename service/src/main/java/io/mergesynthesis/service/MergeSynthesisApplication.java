@@ -1,6 +1,7 @@
 package io.mergesynthesis.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
 import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
@@ -65,6 +66,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
     public void initialize(Bootstrap<MergeSynthesisConfiguration> bootstrap) {
         bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
+        // Timestamps on the wire are ISO-8601 text, as in the ingest format, never epoch numbers.
+        bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
         bootstrap.addCommand(new TokenCommand());
         bootstrap.addCommand(new MigrateCommand());
         bootstrap.addCommand(new ExportEventsCommand());

@@ -48,7 +48,10 @@ public final class ScopedTransactions {
         });
     }
 
-    /** Runs {@code work} in one transaction that sees every org's rows, for the worker's claim and release. */
+    /**
+     * Runs {@code work} in one transaction that sees every org's rows: the worker's claim, the pending gauge
+     * and platform-wide reads of the event stream.
+     */
     public <R, X extends Exception> R crossTenant(HandleCallback<R, X> work) throws X {
         return jdbi.inTransaction(handle -> {
             handle.createQuery("SELECT set_config('role', :role, true), set_config('row_security', 'off', true)")

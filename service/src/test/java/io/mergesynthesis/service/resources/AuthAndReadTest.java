@@ -124,7 +124,9 @@ class AuthAndReadTest {
 
         HttpResponse<String> own = APP.get(adminB, "/v1/conflicts/" + conflictOfB);
         assertThat(own.statusCode()).isEqualTo(200);
-        assertThat(own.body()).contains("ORG-B-SECRET-KEY").contains("\"state\":\"pending\"");
+        assertThat(own.body()).contains("ORG-B-SECRET-KEY").contains("\"state\":\"pending\"")
+                .contains("\"detected_at\":\"2026-11-20T10:15:00Z\"")
+                .containsPattern("\"received_at\":\"\\d{4}-\\d\\d-\\d\\dT[^\"]+Z\"");
     }
 
     @Test

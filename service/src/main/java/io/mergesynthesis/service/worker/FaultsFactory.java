@@ -1,9 +1,11 @@
 package io.mergesynthesis.service.worker;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.Duration;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.NotNull;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -19,6 +21,10 @@ public class FaultsFactory {
     @DecimalMin("0.0")
     @DecimalMax("1.0")
     private double hangRate = 0;
+
+    /** Added to every call before the synthesizer runs, to imitate a slow model; zero (off) by default. */
+    @NotNull
+    private Duration latency = Duration.milliseconds(0);
 
     /** A regular expression searched for in each conflict's target; matching conflicts always fail. */
     private String alwaysFailTargets;
@@ -44,6 +50,16 @@ public class FaultsFactory {
     }
 
     @JsonProperty
+    public Duration getLatency() {
+        return latency;
+    }
+
+    @JsonProperty
+    public void setLatency(Duration latency) {
+        this.latency = latency;
+    }
+
+    @JsonProperty
     public String getAlwaysFailTargets() {
         return alwaysFailTargets;
     }
@@ -54,7 +70,7 @@ public class FaultsFactory {
     }
 
     boolean anyEnabled() {
-        return failureRate > 0 || hangRate > 0 || (alwaysFailTargets != null && !alwaysFailTargets.isEmpty());
+        return latency.toMilliseconds() > 0 || failureRate > 0 || hangRate > 0 || (alwaysFailTargets != null && !alwaysFailTargets.isEmpty());
     }
 
     /** {@code synthesizer} itself when no fault is configured, else a wrapper that injects them. */
@@ -74,7 +90,12 @@ public class FaultsFactory {
             throw new IllegalArgumentException("synthesis.faults.alwaysFailTargets is not a regular expression: "
                     + e.getMessage(), e);
         }
-        return new FaultInjectingSynthesizer(synthesizer, failureRate, hangRate, targets,
+        MergeSynthesizer delayed = latency.toMilliseconds() > 0
+                ? new DelayedSynthesizer(synthesizer, latency.toJavaDuration()) : synthesizer;
+        if (failureRate == 0 && hangRate == 0 && targets.isEmpty()) {
+            return delayed;
+        }
+        return new FaultInjectingSynthesizer(delayed, failureRate, hangRate, targets,
                 () -> ThreadLocalRandom.current().nextDouble());
     }
 }

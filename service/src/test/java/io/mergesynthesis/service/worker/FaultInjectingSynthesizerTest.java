@@ -38,6 +38,21 @@ class FaultInjectingSynthesizerTest {
     }
 
     @Test
+    void latencyDelaysEveryCallAndKeepsItsResult() throws Exception {
+        FaultsFactory faults = new FaultsFactory();
+        faults.setLatency(io.dropwizard.util.Duration.milliseconds(50));
+        MergeSynthesizer stub = WorkerFixture.stub();
+        MergeSynthesizer slow = faults.wrap(stub);
+        assertThat(slow).isInstanceOf(DelayedSynthesizer.class);
+
+        ConflictSnapshot conflict = conflict("jira.create_issue");
+        long started = System.nanoTime();
+        var merge = slow.synthesize(conflict, MODEL);
+        assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+        assertThat(merge).isEqualTo(stub.synthesize(conflict, MODEL));
+    }
+
+    @Test
     void matchingTargetsAlwaysFailOthersPassThrough() throws Exception {
         MergeSynthesizer faulty = new FaultInjectingSynthesizer(WorkerFixture.stub(), 0, 0,
                 Optional.of(Pattern.compile("^export\\.")), () -> 0.99);

@@ -3,6 +3,7 @@ package io.mergesynthesis.service.worker;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Claims conflicts for this replica in one short cross-tenant transaction: the sweep identity with
@@ -23,12 +24,21 @@ final class LeaseClaimer {
         this.metrics = metrics;
     }
 
+    /**
+     * What one claim got: the leases, and when it got fewer than it asked for, how long until the next
+     * conflict that is waiting out a backoff or a lease becomes claimable.
+     */
+    record Claim(List<Lease> leases, Optional<Duration> nextDueIn) {
+    }
+
     /** Up to {@code limit} leases; fewer (or none) when fewer conflicts are claimable. */
-    List<Lease> claim(int limit) {
-        List<Lease> leases = transactions.crossTenant(
-                handle -> ConflictLeases.claim(handle, owner, limit, leaseDuration));
-        leases.stream().filter(Lease::recovered).forEach(lease -> metrics.leaseRecovered());
-        return leases;
+    Claim claim(int limit) {
+        Claim claim = transactions.crossTenant(handle -> {
+            List<Lease> leases = ConflictLeases.claim(handle, owner, limit, leaseDuration);
+            return new Claim(leases, leases.size() < limit ? ConflictLeases.nextDueIn(handle) : Optional.empty());
+        });
+        claim.leases().stream().filter(Lease::recovered).forEach(lease -> metrics.leaseRecovered());
+        return claim;
     }
 
     String owner() {

@@ -50,7 +50,7 @@ public class SynthesisFactory {
     private String synthesizer = "stub";
 
     @NotNull
-    private Duration pollInterval = Duration.seconds(1);
+    private Duration pollInterval = Duration.seconds(5);
 
     @NotNull
     private Notifications notifications = Notifications.LISTEN;

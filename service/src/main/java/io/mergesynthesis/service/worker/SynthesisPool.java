@@ -22,7 +22,6 @@ import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -48,6 +47,7 @@ public final class SynthesisPool implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(SynthesisPool.class);
     private static final Duration CLAIM_ERROR_PAUSE_CAP = Duration.ofSeconds(30);
+    private static final Duration DUE_MARGIN = Duration.ofMillis(5);
 
     private final PoolSettings settings;
     private final LeaseClaimer claimer;
@@ -163,12 +163,12 @@ public final class SynthesisPool implements Managed {
                     waiter.await(settings.pollInterval());
                     continue;
                 }
-                List<Lease> leases = claimer.claim(free);
-                saturated = leases.size() == free;
-                leases.forEach(this::dispatch);
+                LeaseClaimer.Claim claim = claimer.claim(free);
+                saturated = claim.leases().size() == free;
+                claim.leases().forEach(this::dispatch);
                 errorPause = settings.pollInterval();
                 if (!saturated) {
-                    waiter.await(settings.pollInterval());
+                    waiter.await(idleWait(claim));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -185,6 +185,17 @@ public final class SynthesisPool implements Managed {
                         ? errorPause.multipliedBy(2) : CLAIM_ERROR_PAUSE_CAP;
             }
         }
+    }
+
+    /**
+     * Until the poll interval, or until the next backoff or lease ends if that comes sooner (plus a little,
+     * so that the row is due by the database clock when the claim runs). NOTIFY cuts either short.
+     */
+    private Duration idleWait(LeaseClaimer.Claim claim) {
+        return claim.nextDueIn()
+                .map(due -> due.plus(DUE_MARGIN))
+                .filter(due -> due.compareTo(settings.pollInterval()) < 0)
+                .orElse(settings.pollInterval());
     }
 
     private void dispatch(Lease lease) {

@@ -4,15 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.ResolvedModel;
+import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.SynthesisException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * With a poll interval far longer than the test, only a NOTIFY can get a new conflict done in time; and after
- * its listening connection is killed, the pool reconnects and is woken again.
+ * With a poll interval far longer than the test, only a NOTIFY can get a new conflict done in time; after its
+ * listening connection is killed, the pool reconnects and is woken again; and a retry is picked up when its
+ * backoff ends, with no poll and no notification.
  */
 class WakeUpTest {
 
@@ -45,6 +52,41 @@ class WakeUpTest {
             WorkerFixture.await("the second conflict done", Duration.ofSeconds(15),
                     () -> "done".equals(fixture.column(second, "synthesis_state")));
             assertThat(replica.pool().problem()).isEmpty();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anIdlePoolWakesWhenABackoffEndsWithoutPollingOrNotification() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            AtomicInteger calls = new AtomicInteger();
+            MergeSynthesizer failsOnce = new MergeSynthesizer() {
+                @Override
+                public String name() {
+                    return "fails-once";
+                }
+
+                @Override
+                public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+                        throws SynthesisException, InterruptedException {
+                    if (calls.incrementAndGet() == 1) {
+                        throw new SynthesisException("first call fails");
+                    }
+                    return WorkerFixture.stub().synthesize(conflict, model);
+                }
+            };
+            Replica replica = fixture.replica(WorkerFixture.settings("sleeper").listen(true)
+                    .pollInterval(NEVER_POLLS).baseBackoff(Duration.ofMillis(300)), failsOnce);
+            replica.pool().start();
+            WorkerFixture.await("listening", Duration.ofSeconds(10),
+                    () -> replica.pool().listenConnectionsMade() == 1);
+
+            // The release after the failure sends no NOTIFY; only the claim's knowledge of when the backoff
+            // ends can bring the pool back before its ten-minute poll.
+            UUID conflict = insertAndNotify(fixture);
+            WorkerFixture.await("the retry done", Duration.ofSeconds(20),
+                    () -> "done".equals(fixture.column(conflict, "synthesis_state")));
+            assertThat(calls.get()).isEqualTo(2);
         }
     }
 

@@ -70,6 +70,7 @@ public final class BenchMain {
         s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote)" : "full");
         s.put("rows_per_drain", o.rows());
         s.put("workers_per_replica", o.workers());
+        s.put("warm_up_rows_before_each_timed_drain", o.warmUpRows());
         s.put("pool_statements", PoolStatements.VERSION + ", claim batch " + PoolStatements.CLAIM_BATCH);
         s.put("latency_samples", o.latencySamples());
         s.put("scale_history_rows", o.scaleHistory());

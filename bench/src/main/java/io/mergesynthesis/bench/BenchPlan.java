@@ -53,6 +53,10 @@ final class BenchPlan {
 
     private void ceiling() throws Exception {
         db.reset();
+        progress("ceiling: warming up on " + options.warmUpRows() + " conflicts");
+        seeder.pendingOnHold("ceiling-warm-up", options.warmUpRows());
+        new CeilingLoop(db, fixture, options.workers()).drainAll();
+        db.reset();
         seeder.pendingOnHold("ceiling", options.rows());
         db.settle();
         progress("ceiling: " + options.rows() + " conflicts through the pool's SQL on plain JDBC");
@@ -63,8 +67,11 @@ final class BenchPlan {
 
     private void peer() throws Exception {
         db.reset();
+        DbSchedulerPeer peer = new DbSchedulerPeer(db, options.workers());
+        progress("db-scheduler: warming up on " + options.warmUpRows() + " tasks");
+        peer.drain(options.warmUpRows());
         progress("db-scheduler: " + options.rows() + " no-op one-time tasks");
-        results.put(Metric.PEER, new DbSchedulerPeer(db, options.workers()).drain(options.rows()));
+        results.put(Metric.PEER, peer.drain(options.rows()));
     }
 
     private void scaleCeiling() throws Exception {
@@ -115,7 +122,7 @@ final class BenchPlan {
     }
 
     private void drainOne() throws Exception {
-        db.reset();
+        warmUp();
         progress("drain, 1 replica: " + options.rows() + " conflicts");
         results.put(Metric.DRAIN_ONE_REPLICA, new DrainBenchmark(db, seeder).drain("drain-1", options.rows()));
     }
@@ -124,7 +131,7 @@ final class BenchPlan {
         progress("starting replica-2 and replica-3");
         try (Replica second = startReplica("replica-2", Map.of());
              Replica third = startReplica("replica-3", Map.of())) {
-            db.reset();
+            warmUp();
             progress("drain, 3 replicas: " + options.rows() + " conflicts");
             results.put(Metric.DRAIN_THREE_REPLICAS,
                     new DrainBenchmark(db, seeder).drain("drain-3", options.rows()));
@@ -253,6 +260,17 @@ final class BenchPlan {
             results.note("slow_synthesizer", usage.samples() + " samples of pg_stat_activity, target "
                     + ReportTable.format(target) + " conflicts/s");
         }
+    }
+
+    /**
+     * An untimed drain first, so that the timed one meets replicas whose code the JIT has already compiled, as
+     * in a service that has been running for a while; then empty tables again.
+     */
+    private void warmUp() throws Exception {
+        db.reset();
+        progress("warming the replicas up on " + options.warmUpRows() + " conflicts");
+        new DrainBenchmark(db, seeder).drain("warm-up", options.warmUpRows());
+        db.reset();
     }
 
     /** Adds finished conflicts until exactly {@code history} are in the table. */

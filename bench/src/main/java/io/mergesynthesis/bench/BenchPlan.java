@@ -202,7 +202,7 @@ final class BenchPlan {
         progress("export: reading " + events + " events as NDJSON");
         EventExportRate.Exported exported;
         try {
-            exported = export.readAll(replica, token);
+            exported = export.readAll(replica, token, events);
         } finally {
             if (heap != null) {
                 HeapProbe.Range range = heap.stop();

@@ -57,7 +57,13 @@ final class EventExportRate {
         }
     }
 
-    Exported readAll(Replica replica, String token) throws IOException, InterruptedException {
+    /**
+     * Reads the stream from the start to its end.
+     *
+     * @param expected events in the table; reading well past it means the cursor is not advancing properly,
+     *                 and the read stops with an error instead of running on
+     */
+    Exported readAll(Replica replica, String token, long expected) throws IOException, InterruptedException {
         long events = 0;
         int pages = 0;
         String cursor = null;
@@ -90,6 +96,10 @@ final class EventExportRate {
                 }
             }
             events += onPage;
+            if (events > 2 * expected + PAGE_LIMIT) {
+                throw new IOException("read " + events + " events from a stream of " + expected
+                        + ": the cursor does not seem to advance");
+            }
             String next = trailerCursor != null ? trailerCursor : headerCursor.orElse(null);
             if (onPage == 0 || next == null || next.equals(cursor)) {
                 break;

@@ -1,5 +1,6 @@
 package io.mergesynthesis.bench;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,10 +10,15 @@ import java.util.function.Function;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /** Draws the scale curve, throughput against finished rows already in the table, as {@code scale.png}. */
 final class ScaleChart {
+
+    /** Fixed colours, so that a series keeps its colour whether or not the other one was measured. */
+    private static final Color POOL_COLOR = new Color(0x1f, 0x77, 0xb4);
+    private static final Color CEILING_COLOR = new Color(0xff, 0x7f, 0x0e);
 
     private ScaleChart() {
     }
@@ -25,9 +31,11 @@ final class ScaleChart {
                 .build();
         chart.getStyler().setXAxisLogarithmic(true);
         chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-        boolean any = addSeries(chart, results, "worker pool, 1 replica", Results.ScalePoint::poolPerSecond);
-        any |= addSeries(chart, results, "database ceiling (plain JDBC)", Results.ScalePoint::ceilingPerSecond);
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        boolean any = addSeries(chart, results, "worker pool, 1 replica", POOL_COLOR,
+                Results.ScalePoint::poolPerSecond);
+        any |= addSeries(chart, results, "database ceiling (plain JDBC)", CEILING_COLOR,
+                Results.ScalePoint::ceilingPerSecond);
         if (!any) {
             chart.setTitle("Scale curve: nothing measured (see results.json)");
             chart.getStyler().setXAxisLogarithmic(false);
@@ -39,7 +47,7 @@ final class ScaleChart {
         return file;
     }
 
-    private static boolean addSeries(XYChart chart, Results results, String name,
+    private static boolean addSeries(XYChart chart, Results results, String name, Color color,
                                      Function<Results.ScalePoint, Double> value) {
         List<Double> xs = new ArrayList<>();
         List<Double> ys = new ArrayList<>();
@@ -53,7 +61,10 @@ final class ScaleChart {
         if (xs.isEmpty()) {
             return false;
         }
-        chart.addSeries(name, xs, ys).setMarker(SeriesMarkers.CIRCLE);
+        XYSeries series = chart.addSeries(name, xs, ys);
+        series.setMarker(SeriesMarkers.CIRCLE);
+        series.setLineColor(color);
+        series.setMarkerColor(color);
         return true;
     }
 }

@@ -50,7 +50,9 @@ final class Results {
         if (top != null && bottom != null && bottom > 0) {
             put(metric, top / bottom);
         } else {
-            skip(metric, "needs " + (top == null ? numerator.key : denominator.key));
+            Metric missing = top == null ? numerator : denominator;
+            Figure why = figures.get(missing);
+            skip(metric, "needs " + missing.key + (why == null || why.skipped() == null ? "" : " (" + why.skipped() + ")"));
         }
     }
 

@@ -52,7 +52,8 @@ final class Results {
         } else {
             Metric missing = top == null ? numerator : denominator;
             Figure why = figures.get(missing);
-            skip(metric, "needs " + missing.key + (why == null || why.skipped() == null ? "" : " (" + why.skipped() + ")"));
+            String because = why == null || why.skipped() == null ? "" : " (" + why.skipped() + ")";
+            skip(metric, "needs " + missing.key + because);
         }
     }
 

@@ -1,0 +1,239 @@
+package io.mergesynthesis.bench;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The database every measurement shares: an embedded PostgreSQL started in a temporary directory (the default),
+ * or the server named by {@code DATABASE_URL}. It hands out plain JDBC connections under the identities the
+ * benchmark needs and empties the product's tables between measurements.
+ */
+final class BenchDatabase implements AutoCloseable {
+
+    static final String NAME = "merge_synthesis_bench";
+    static final String SWEEP_ROLE = "merge_synthesis_sweep";
+
+    /**
+     * Settings for the embedded server. Durability is kept where it matters to the shape of the work (WAL is
+     * written, fsync is on) but commits do not wait for the disk, and checkpoints are spread out, so that a
+     * shared or slow disk does not decide the figures. Every value is printed in the report.
+     */
+    private static final Map<String, String> EMBEDDED_SETTINGS = orderedMap(
+            "listen_addresses", "localhost",
+            "max_connections", "200",
+            "shared_buffers", "512MB",
+            "effective_cache_size", "4GB",
+            "work_mem", "16MB",
+            "maintenance_work_mem", "256MB",
+            "fsync", "on",
+            "synchronous_commit", "off",
+            "wal_level", "minimal",
+            "max_wal_senders", "0",
+            "max_wal_size", "8GB",
+            "checkpoint_timeout", "30min",
+            "random_page_cost", "1.1");
+
+    private static final List<String> REPORTED_SETTINGS = List.of("server_version", "max_connections",
+            "shared_buffers", "effective_cache_size", "work_mem", "synchronous_commit", "fsync", "wal_level",
+            "max_wal_size", "checkpoint_timeout", "autovacuum", "jit", "random_page_cost");
+
+    private final EmbeddedPostgres embedded;
+    private final Path embeddedDirectory;
+    private final String url;
+    private final String user;
+    private final String password;
+
+    private BenchDatabase(EmbeddedPostgres embedded, Path embeddedDirectory, String url, String user,
+                          String password) {
+        this.embedded = embedded;
+        this.embeddedDirectory = embeddedDirectory;
+        this.url = url;
+        this.user = user;
+        this.password = password;
+    }
+
+    /** Starts the embedded server, or connects to {@code options.databaseUrl()} when it is set. */
+    static BenchDatabase open(Options options) {
+        if (options.databaseUrl() != null) {
+            return new BenchDatabase(null, null, options.databaseUrl(), options.databaseUser(),
+                    options.databasePassword());
+        }
+        try {
+            Path dir = Files.createTempDirectory("merge-synthesis-bench-pg");
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                    .setDataDirectory(dir.resolve("data"))
+                    .setCleanDataDirectory(true)
+                    .setPGStartupWait(Duration.ofSeconds(60));
+            EMBEDDED_SETTINGS.forEach(builder::setServerConfig);
+            EmbeddedPostgres pg = builder.start();
+            try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE DATABASE " + NAME);
+            }
+            String url = "jdbc:postgresql://localhost:" + pg.getPort() + "/" + NAME;
+            return new BenchDatabase(pg, dir, url, "postgres", "");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the benchmark database", e);
+        }
+    }
+
+    String url() {
+        return url;
+    }
+
+    String user() {
+        return user;
+    }
+
+    String password() {
+        return password;
+    }
+
+    boolean embedded() {
+        return embedded != null;
+    }
+
+    /** A connection as the login role, in autocommit. */
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection(url, user, password);
+    }
+
+    /**
+     * A connection that reads every org's rows for the rest of its session, the way the pool's claim does
+     * (the BYPASSRLS sweep role with {@code row_security = off}): for seeding and for watching progress.
+     */
+    Connection connectAsSweep() throws SQLException {
+        Connection c = connect();
+        try (Statement s = c.createStatement()) {
+            s.execute("SET ROLE " + SWEEP_ROLE);
+            s.execute("SET row_security = off");
+        }
+        return c;
+    }
+
+    /**
+     * A connection to the server's maintenance database, so that watching the server's statistics does not
+     * itself count as traffic on the benchmark database. Falls back to the benchmark database.
+     */
+    Connection connectMaintenance() throws SQLException {
+        String maintenance = url.replaceFirst("/[^/?]+(\\?|$)", "/postgres$1");
+        try {
+            return DriverManager.getConnection(maintenance, user, password);
+        } catch (SQLException e) {
+            return connect();
+        }
+    }
+
+    /** The name of the database the product runs on, as {@code pg_stat_*} views report it. */
+    String databaseName() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_database()")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** Refuses to empty a database of the user's that already holds conflicts, unless told to. */
+    void guardAgainstWiping(boolean wipe) throws SQLException {
+        if (embedded() || wipe) {
+            return;
+        }
+        try (Connection c = connectAsSweep(); Statement s = c.createStatement()) {
+            ResultSet rs = s.executeQuery("SELECT to_regclass('policy_conflicts') IS NOT NULL");
+            rs.next();
+            if (!rs.getBoolean(1)) {
+                return;
+            }
+            rs = s.executeQuery("SELECT EXISTS (SELECT 1 FROM policy_conflicts)");
+            rs.next();
+            if (rs.getBoolean(1)) {
+                throw new IllegalStateException("DATABASE_URL names a database that already holds conflicts; "
+                        + "the benchmark empties it between measurements. Pass --wipe if that is intended.");
+            }
+        } catch (SQLException e) {
+            // Before the first migration the sweep role may not exist yet: nothing to protect then.
+            if (!"42704".equals(e.getSQLState())) {
+                throw e;
+            }
+        }
+    }
+
+    /** Empties the product's tables and the peer's, so that each measurement starts from the same state. */
+    void reset() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("TRUNCATE conflict_events, policy_conflicts, api_tokens");
+            s.execute("DROP TABLE IF EXISTS scheduled_tasks");
+        }
+        settle();
+    }
+
+    /** Brings statistics and the visibility map up to date and writes dirty pages out before a timed run. */
+    void settle() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("VACUUM ANALYZE policy_conflicts");
+            s.execute("VACUUM ANALYZE conflict_events");
+            try {
+                s.execute("CHECKPOINT");
+            } catch (SQLException e) {
+                // Not allowed for every login on a server of one's own; only a source of noise then.
+            }
+        }
+    }
+
+    /** The server's version and the settings that shape the figures. */
+    Map<String, Object> describe() throws SQLException {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("kind", embedded() ? "embedded PostgreSQL in a temporary directory" : "DATABASE_URL");
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            for (String name : REPORTED_SETTINGS) {
+                try (ResultSet rs = s.executeQuery("SELECT current_setting('" + name + "', true)")) {
+                    rs.next();
+                    out.put(name, rs.getString(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        if (embedded == null) {
+            return;
+        }
+        try {
+            embedded.close();
+        } catch (IOException e) {
+            System.err.println("warning: the embedded PostgreSQL did not stop cleanly: " + e.getMessage());
+        }
+        try {
+            if (Files.exists(embeddedDirectory)) {
+                try (var paths = Files.walk(embeddedDirectory)) {
+                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("warning: could not remove " + embeddedDirectory + ": " + e.getMessage());
+        }
+    }
+
+    private static Map<String, String> orderedMap(String... pairs) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            map.put(pairs[i], pairs[i + 1]);
+        }
+        return map;
+    }
+}

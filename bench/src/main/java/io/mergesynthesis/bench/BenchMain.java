@@ -1,0 +1,85 @@
+package io.mergesynthesis.bench;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--out DIR]}: runs every
+ * measurement, prints the table, and writes {@code results.json} and {@code scale.png} under {@code --out}.
+ * Exits 0 when every step either measured or was skipped for a part the product does not have yet, 1 when a
+ * step failed, 2 on a bad command line.
+ */
+public final class BenchMain {
+
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out));
+    }
+
+    /** Runs the benchmark and returns the process's exit status; for the smoke test as well as {@link #main}. */
+    public static int run(String[] args, PrintStream out) {
+        System.setProperty("java.awt.headless", "true");
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (Options.UsageException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        } catch (IllegalStateException e) {
+            System.err.println("error: " + e.getMessage());
+            return 2;
+        }
+        Thread killReplicas = new Thread(Replica::killAll, "kill-replicas");
+        Runtime.getRuntime().addShutdownHook(killReplicas);
+        Results results = new Results();
+        try {
+            results.context.put("machine", Machine.describe());
+            results.context.put("settings", settings(options));
+            try (BenchDatabase db = BenchDatabase.open(options)) {
+                new BenchPlan(options, db, results).runAll();
+            }
+        } catch (Exception e) {
+            e.printStackTrace();
+            results.error("setup", e);
+        } finally {
+            Replica.killAll();
+            try {
+                Runtime.getRuntime().removeShutdownHook(killReplicas);
+            } catch (IllegalStateException e) {
+                // already shutting down: the hook runs anyway
+            }
+        }
+        try {
+            Path json = ResultsJson.write(results, options.out());
+            Path chart = ScaleChart.write(results, options.out());
+            ReportTable.print(results, out);
+            out.println("wrote " + json + " and " + chart);
+        } catch (Exception e) {
+            e.printStackTrace();
+            return 1;
+        }
+        return results.errors().isEmpty() ? 0 : 1;
+    }
+
+    private static Map<String, Object> settings(Options o) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote)" : "full");
+        s.put("rows_per_drain", o.rows());
+        s.put("workers_per_replica", o.workers());
+        s.put("warm_up_rows_before_each_timed_drain", o.warmUpRows());
+        s.put("pool_statements", PoolStatements.VERSION + ", claim batch " + PoolStatements.CLAIM_BATCH);
+        s.put("latency_samples", o.latencySamples());
+        s.put("scale_history_rows", o.scaleHistory());
+        s.put("scale_rows_per_drain", o.scaleRows());
+        s.put("idle_window_s", o.idleSeconds());
+        s.put("slow_rows", o.slowRows());
+        s.put("inbox", o.inboxOrgs() + " orgs x " + o.inboxConflictsPerOrg() + " conflicts, "
+                + o.inboxRequests() + " requests");
+        s.put("export_events", o.exportEvents());
+        return s;
+    }
+}

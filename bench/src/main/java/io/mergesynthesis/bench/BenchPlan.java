@@ -1,0 +1,312 @@
+package io.mergesynthesis.bench;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The order of the measurements, and what each needs. Steps that run without the product (the ceiling, the
+ * peer) come first, while no replica could compete for their rows; then one replica serves the idle, drain,
+ * scale, latency, inbox and export steps; the slow-synthesizer replica runs last, alone. Every step starts
+ * from emptied tables. A step that fails is recorded and the others still run.
+ */
+final class BenchPlan {
+
+    private static final String REPLICA_HEAP = "512m";
+
+    private final Options options;
+    private final BenchDatabase db;
+    private final Results results;
+    private final Fixture fixture = Fixture.load();
+    private final Seeder seeder;
+
+    BenchPlan(Options options, BenchDatabase db, Results results) {
+        this.options = options;
+        this.db = db;
+        this.results = results;
+        this.seeder = new Seeder(db, fixture);
+    }
+
+    /** A step of the plan; anything it throws is recorded as that step's failure. */
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    void runAll() throws Exception {
+        db.guardAgainstWiping(options.wipe());
+        progress("applying the product's migrations (db migrate)");
+        ServiceCommand.run(options, db, "db-migrate", "db", "migrate");
+        results.context.put("database", db.describe());
+
+        step("ceiling", this::ceiling, Metric.CEILING);
+        step("db-scheduler peer", this::peer, Metric.PEER);
+        step("scale, ceiling", this::scaleCeiling, Metric.SCALE_CEILING);
+        step("replica steps", this::withPrimaryReplica, Metric.IDLE, Metric.DRAIN_ONE_REPLICA,
+                Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL, Metric.PICKUP_P50, Metric.PICKUP_P99,
+                Metric.INBOX_P50, Metric.INBOX_P99, Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
+                Metric.EXPORT_HEAP_MAX);
+        step("slow synthesizer", this::slowSynthesizer, Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS,
+                Metric.SLOW_MEAN_CONNECTIONS);
+
+        results.ratio(Metric.POOL_TO_CEILING, Metric.DRAIN_ONE_REPLICA, Metric.CEILING);
+        results.ratio(Metric.POOL_TO_PEER, Metric.DRAIN_ONE_REPLICA, Metric.PEER);
+    }
+
+    private void ceiling() throws Exception {
+        db.reset();
+        progress("ceiling: warming up on " + options.warmUpRows() + " conflicts");
+        seeder.pendingOnHold("ceiling-warm-up", options.warmUpRows());
+        new CeilingLoop(db, fixture, options.workers()).drainAll();
+        db.reset();
+        seeder.pendingOnHold("ceiling", options.rows());
+        db.settle();
+        progress("ceiling: " + options.rows() + " conflicts through the pool's SQL on plain JDBC");
+        CeilingLoop.Drained drained = new CeilingLoop(db, fixture, options.workers()).drainAll();
+        requireAll(drained.rows(), options.rows(), "ceiling");
+        results.put(Metric.CEILING, drained.perSecond());
+    }
+
+    private void peer() throws Exception {
+        db.reset();
+        DbSchedulerPeer peer = new DbSchedulerPeer(db, options.workers());
+        progress("db-scheduler: warming up on " + options.warmUpRows() + " tasks");
+        peer.drain(options.warmUpRows());
+        progress("db-scheduler: " + options.rows() + " no-op one-time tasks");
+        results.put(Metric.PEER, peer.drain(options.rows()));
+    }
+
+    private void scaleCeiling() throws Exception {
+        db.reset();
+        double first = 0;
+        double last = 0;
+        for (int history : options.scaleHistory()) {
+            topUpHistory(history);
+            seeder.pendingOnHold("scale-ceiling-" + history, options.scaleRows());
+            db.settle();
+            progress("scale, ceiling: " + options.scaleRows() + " conflicts over " + history + " finished ones");
+            CeilingLoop.Drained drained = new CeilingLoop(db, fixture, options.workers()).drainAll();
+            requireAll(drained.rows(), options.scaleRows(), "scale ceiling");
+            results.scaleCeiling(history, drained.perSecond());
+            first = first == 0 ? drained.perSecond() : first;
+            last = drained.perSecond();
+        }
+        results.put(Metric.SCALE_CEILING, last / first);
+    }
+
+    private void withPrimaryReplica() throws Exception {
+        db.reset();
+        progress("starting replica-1");
+        try (Replica primary = startReplica("replica-1", Map.of())) {
+            step("idle cost", () -> idleCost(), Metric.IDLE);
+            Optional<String> poolMissing = Capabilities.poolMissing(primary);
+            results.note("worker_pool", poolMissing.orElse("present"));
+            if (poolMissing.isPresent()) {
+                results.skipRemaining(poolMissing.get(), Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_THREE_REPLICAS,
+                        Metric.SCALE_POOL, Metric.PICKUP_P50, Metric.PICKUP_P99);
+            } else {
+                step("drain, 1 replica", () -> drainOne(), Metric.DRAIN_ONE_REPLICA);
+                step("drain, 3 replicas", () -> drainThree(), Metric.DRAIN_THREE_REPLICAS);
+                step("scale, pool", () -> scalePool(), Metric.SCALE_POOL);
+                step("pickup latency", () -> pickupLatency(), Metric.PICKUP_P50, Metric.PICKUP_P99);
+            }
+            step("inbox", () -> inbox(primary), Metric.INBOX_P50, Metric.INBOX_P99);
+            step("export", () -> export(primary), Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
+                    Metric.EXPORT_HEAP_MAX);
+        }
+    }
+
+    private void idleCost() throws Exception {
+        progress("idle cost: " + options.idleSeconds() + " s window after " + IdleCost.SETTLE_SECONDS
+                + " s to settle");
+        results.put(Metric.IDLE, new IdleCost(db).queriesPerSecond(IdleCost.SETTLE_SECONDS,
+                options.idleSeconds()));
+    }
+
+    private void drainOne() throws Exception {
+        warmUp();
+        progress("drain, 1 replica: " + options.rows() + " conflicts");
+        results.put(Metric.DRAIN_ONE_REPLICA, new DrainBenchmark(db, seeder).drain("drain-1", options.rows()));
+    }
+
+    private void drainThree() throws Exception {
+        progress("starting replica-2 and replica-3");
+        try (Replica second = startReplica("replica-2", Map.of());
+             Replica third = startReplica("replica-3", Map.of())) {
+            warmUp();
+            progress("drain, 3 replicas: " + options.rows() + " conflicts");
+            results.put(Metric.DRAIN_THREE_REPLICAS,
+                    new DrainBenchmark(db, seeder).drain("drain-3", options.rows()));
+        }
+    }
+
+    private void scalePool() throws Exception {
+        db.reset();
+        double first = 0;
+        double last = 0;
+        for (int history : options.scaleHistory()) {
+            topUpHistory(history);
+            progress("scale, pool: " + options.scaleRows() + " conflicts over " + history + " finished ones");
+            double perSecond = new DrainBenchmark(db, seeder).drain("scale-pool-" + history, options.scaleRows());
+            results.scalePool(history, perSecond);
+            first = first == 0 ? perSecond : first;
+            last = perSecond;
+        }
+        results.put(Metric.SCALE_POOL, last / first);
+    }
+
+    private void pickupLatency() throws Exception {
+        db.reset();
+        progress("pickup latency: " + options.latencySamples() + " single conflicts");
+        Percentiles latency = new PickupLatency(db, fixture).measure(options.latencySamples());
+        results.put(Metric.PICKUP_P50, latency.at(50));
+        results.put(Metric.PICKUP_P99, latency.at(99));
+    }
+
+    private void inbox(Replica replica) throws Exception {
+        db.reset();
+        int rows = options.inboxOrgs() * options.inboxConflictsPerOrg();
+        progress("inbox: seeding " + rows + " conflicts over " + options.inboxOrgs() + " orgs");
+        seeder.done("inbox", rows, options.inboxOrgs());
+        db.settle();
+        String token = seeder.token("org_admin", Seeder.orgId(0));
+        progress("inbox: " + options.inboxRequests() + " GET /v1/conflicts");
+        Percentiles latency = new InboxReads().measure(replica, token, options.inboxRequests());
+        results.put(Metric.INBOX_P50, latency.at(50));
+        results.put(Metric.INBOX_P99, latency.at(99));
+    }
+
+    /** Runs on the inbox step's conflicts (the events reference them), seeding one event per conflict. */
+    private void export(Replica replica) throws Exception {
+        String token = seeder.token("platform", null);
+        EventExportRate export = new EventExportRate();
+        try {
+            export.probe(replica, token);
+        } catch (EventExportRate.Unavailable e) {
+            results.skipRemaining(e.getMessage(), Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
+                    Metric.EXPORT_HEAP_MAX);
+            return;
+        }
+        int rows = options.inboxOrgs() * options.inboxConflictsPerOrg();
+        if (rows < options.exportEvents()) {
+            seeder.done("export", options.exportEvents() - rows, Seeder.DEFAULT_ORGS);
+        }
+        progress("export: seeding " + options.exportEvents() + " events");
+        int events = seeder.events(options.exportEvents());
+        db.settle();
+        HeapProbe heap = null;
+        String heapProblem = null;
+        try {
+            heap = HeapProbe.attach(replica.pid());
+        } catch (Exception | LinkageError e) {
+            heapProblem = "cannot attach to the replica to read its heap: " + e;
+        }
+        progress("export: reading " + events + " events as NDJSON");
+        EventExportRate.Exported exported;
+        try {
+            exported = export.readAll(replica, token, events);
+        } finally {
+            if (heap != null) {
+                HeapProbe.Range range = heap.stop();
+                heap.close();
+                results.put(Metric.EXPORT_HEAP_MIN, range.minMib());
+                results.put(Metric.EXPORT_HEAP_MAX, range.maxMib());
+            } else {
+                results.skipRemaining(heapProblem, Metric.EXPORT_HEAP_MIN, Metric.EXPORT_HEAP_MAX);
+            }
+        }
+        if (exported.events() < events) {
+            throw new IllegalStateException("the export returned " + exported.events() + " events of " + events);
+        }
+        results.put(Metric.EXPORT_RATE, exported.perSecond());
+        results.note("export", exported.events() + " events in " + exported.pages() + " pages of up to "
+                + EventExportRate.PAGE_LIMIT + ", replica heap " + REPLICA_HEAP);
+    }
+
+    private void slowSynthesizer() throws Exception {
+        double target = options.workers() / 0.2;
+        results.put(Metric.SLOW_TARGET, target);
+        db.reset();
+        progress("slow synthesizer: starting a replica with synthesis.faults.latency=200ms");
+        Replica slow;
+        try {
+            slow = startReplica("replica-slow", Map.of("synthesis.faults.latency", "200ms"));
+        } catch (Replica.ReplicaRefusedToStart e) {
+            results.skipRemaining("the replica refused -Ddw.synthesis.faults.latency=200ms (not in this build)",
+                    Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS, Metric.SLOW_MEAN_CONNECTIONS);
+            return;
+        }
+        try (slow) {
+            Optional<String> poolMissing = Capabilities.poolMissing(slow);
+            if (poolMissing.isPresent()) {
+                results.skipRemaining(poolMissing.get(), Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS,
+                        Metric.SLOW_MEAN_CONNECTIONS);
+                return;
+            }
+            seeder.pendingOnHold("slow", options.slowRows());
+            db.settle();
+            progress("slow synthesizer: " + options.slowRows() + " conflicts at 200 ms each");
+            ConnectionSampler sampler = new ConnectionSampler(db, slow.applicationName());
+            ConnectionSampler.Usage usage;
+            double seconds;
+            try (sampler) {
+                DrainRelease.releaseAll(db);
+                long start = System.nanoTime();
+                seconds = DrainWatch.awaitDrained(db, start, java.time.Duration.ofSeconds(30));
+            } finally {
+                usage = sampler.stop();
+            }
+            results.put(Metric.SLOW_THROUGHPUT, options.slowRows() / seconds);
+            results.put(Metric.SLOW_PEAK_CONNECTIONS, usage.peak());
+            results.put(Metric.SLOW_MEAN_CONNECTIONS, usage.mean());
+            results.note("slow_synthesizer", usage.samples() + " samples of pg_stat_activity, target "
+                    + ReportTable.format(target) + " conflicts/s");
+        }
+    }
+
+    /**
+     * An untimed drain first, so that the timed one meets replicas whose code the JIT has already compiled, as
+     * in a service that has been running for a while; then empty tables again.
+     */
+    private void warmUp() throws Exception {
+        db.reset();
+        progress("warming the replicas up on " + options.warmUpRows() + " conflicts");
+        new DrainBenchmark(db, seeder).drain("warm-up", options.warmUpRows());
+        db.reset();
+    }
+
+    /** Adds finished conflicts until exactly {@code history} are in the table. */
+    private void topUpHistory(int history) throws Exception {
+        long done = seeder.count("done");
+        if (done < history) {
+            progress("adding " + (history - done) + " finished conflicts");
+            seeder.done("history-" + history, (int) (history - done), Seeder.DEFAULT_ORGS);
+        }
+    }
+
+    private Replica startReplica(String name, Map<String, String> extra) throws Replica.ReplicaRefusedToStart {
+        Map<String, String> overrides = new java.util.LinkedHashMap<>();
+        overrides.put("synthesis.workers", Integer.toString(options.workers()));
+        overrides.putAll(extra);
+        return Replica.start(name, options, db, overrides, REPLICA_HEAP);
+    }
+
+    private void step(String name, Step step, Metric... metrics) {
+        try {
+            step.run();
+        } catch (Exception e) {
+            System.err.println("[bench] step '" + name + "' failed:");
+            e.printStackTrace();
+            results.error(name, e);
+            results.skipRemaining("failed: " + e, metrics);
+        }
+    }
+
+    private static void requireAll(long got, long expected, String what) {
+        if (got != expected) {
+            throw new IllegalStateException(what + " finalized " + got + " conflicts of " + expected);
+        }
+    }
+
+    private static void progress(String message) {
+        System.err.println("[bench] " + message);
+    }
+}

@@ -1,0 +1,74 @@
+package io.mergesynthesis.bench;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * Waits for a drain to finish, cheaply: every 50 ms one probe for any row still waiting, which the claim's
+ * partial index answers without counting. A full count runs only every few seconds, to notice a drain that
+ * has stopped making progress.
+ */
+final class DrainWatch {
+
+    private static final long PROBE_MILLIS = 50;
+    private static final Duration PROGRESS_CHECK = Duration.ofSeconds(5);
+
+    private DrainWatch() {
+    }
+
+    /** A drain that stopped moving: no row finished for {@code stallLimit}. */
+    static final class Stalled extends Exception {
+        final long remaining;
+
+        Stalled(long remaining, Duration stallLimit) {
+            super(remaining + " conflicts still waiting and none finished in the last " + stallLimit.toSeconds()
+                    + " s");
+            this.remaining = remaining;
+        }
+    }
+
+    /**
+     * Blocks until no conflict is pending or in progress and returns the seconds since {@code startNanos}.
+     *
+     * @throws Stalled when the number waiting has not dropped for {@code stallLimit}
+     */
+    static double awaitDrained(BenchDatabase db, long startNanos, Duration stallLimit)
+            throws SQLException, Stalled {
+        try (Connection c = db.connectAsSweep();
+             PreparedStatement any = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM policy_conflicts "
+                     + "WHERE synthesis_state IN ('pending', 'in_progress'))");
+             PreparedStatement count = c.prepareStatement("SELECT count(*) FROM policy_conflicts "
+                     + "WHERE synthesis_state IN ('pending', 'in_progress')")) {
+            long lastCheck = System.nanoTime();
+            long lastProgress = lastCheck;
+            long lastRemaining = Long.MAX_VALUE;
+            while (true) {
+                try (ResultSet rs = any.executeQuery()) {
+                    rs.next();
+                    if (!rs.getBoolean(1)) {
+                        return (System.nanoTime() - startNanos) / 1e9;
+                    }
+                }
+                long now = System.nanoTime();
+                if (now - lastCheck >= PROGRESS_CHECK.toNanos()) {
+                    lastCheck = now;
+                    long remaining;
+                    try (ResultSet rs = count.executeQuery()) {
+                        rs.next();
+                        remaining = rs.getLong(1);
+                    }
+                    if (remaining < lastRemaining) {
+                        lastRemaining = remaining;
+                        lastProgress = now;
+                    } else if (now - lastProgress >= stallLimit.toNanos()) {
+                        throw new Stalled(remaining, stallLimit);
+                    }
+                }
+                Replica.sleep(PROBE_MILLIS);
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package io.mergesynthesis.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What one benchmark run measures and how big it is. {@code --quick} shrinks every size so that the whole run
+ * fits in a CI smoke test; the figures it prints are then only a sign of life, not numbers to quote.
+ */
+record Options(
+        int rows,
+        boolean quick,
+        Path out,
+        Path productRoot,
+        String databaseUrl,
+        String databaseUser,
+        String databasePassword,
+        boolean wipe,
+        int workers,
+        int warmUpRows,
+        int latencySamples,
+        List<Integer> scaleHistory,
+        int scaleRows,
+        int idleSeconds,
+        int slowRows,
+        int inboxOrgs,
+        int inboxConflictsPerOrg,
+        int inboxRequests,
+        int exportEvents) {
+
+    static final String USAGE = """
+            usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--out DIR]
+                                                                  [--product-root DIR] [--wipe]
+              --rows N            conflicts per drain (default 100000; 500 with --quick)
+              --quick             tiny sizes for a smoke run (about two minutes)
+              --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
+              --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
+                                  (default: the current directory or the nearest parent that has them)
+              --wipe              allow emptying a DATABASE_URL database that already holds conflicts
+            Environment: DATABASE_URL (a JDBC URL; unset starts an embedded PostgreSQL in a temporary
+            directory), DATABASE_USER, DATABASE_PASSWORD. A DATABASE_URL database is emptied between
+            measurements: give the benchmark a database of its own.""";
+
+    static Options parse(String[] args) {
+        Integer rows = null;
+        boolean quick = false;
+        boolean wipe = false;
+        Path out = Path.of("bench-results");
+        Path root = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rows" -> rows = Integer.parseInt(value(args, ++i, "--rows"));
+                case "--quick" -> quick = true;
+                case "--wipe" -> wipe = true;
+                case "--out" -> out = Path.of(value(args, ++i, "--out"));
+                case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
+                case "--help", "-h" -> throw new UsageException(USAGE);
+                default -> throw new UsageException("unknown argument " + args[i] + "\n" + USAGE);
+            }
+        }
+        int n = rows != null ? rows : quick ? 500 : 100_000;
+        if (n < 1) {
+            throw new UsageException("--rows must be at least 1");
+        }
+        String url = blankToNull(System.getenv("DATABASE_URL"));
+        String user = url == null ? "postgres" : orDefault(System.getenv("DATABASE_USER"), "postgres");
+        String password = url == null ? "" : orDefault(System.getenv("DATABASE_PASSWORD"), "");
+        return new Options(
+                n,
+                quick,
+                out.toAbsolutePath(),
+                ProductFiles.findRoot(root),
+                url,
+                user,
+                password,
+                wipe,
+                4,
+                quick ? 200 : 5_000,
+                quick ? 100 : 1_000,
+                quick ? List.of(1_000, 10_000) : List.of(10_000, 100_000, 1_000_000),
+                quick ? n : Math.max(1_000, n / 5),
+                quick ? 8 : 20,
+                quick ? 40 : 400,
+                quick ? 20 : 1_000,
+                quick ? 250 : 1_000,
+                quick ? 100 : 1_000,
+                quick ? 5_000 : 1_000_000);
+    }
+
+    private static String value(String[] args, int i, String flag) {
+        if (i >= args.length) {
+            throw new UsageException(flag + " needs a value\n" + USAGE);
+        }
+        return args[i];
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    private static String orDefault(String s, String fallback) {
+        return s == null || s.isBlank() ? fallback : s;
+    }
+
+    /** A command line the benchmark cannot run with; the message says why. */
+    static final class UsageException extends RuntimeException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.mergesynthesis.bench;
+
+/**
+ * The statements the worker pool sends for one conflict, batched as the pool batches them, for the ceiling loop
+ * to replay with nothing in between.
+ *
+ * <p>THESE MUST MIRROR THE POOL'S SQL. The ceiling is only a ceiling of the pool if it issues the same
+ * statements in the same transactions: when the pool's claim, load, finalize or event insert changes (its
+ * lease SQL and {@code db.EventLog} in the service), change the matching text here in the same commit, and say
+ * so in the benchmark's output by bumping {@link #VERSION}.
+ */
+final class PoolStatements {
+
+    /** Printed with the figures, so that two runs against different statement sets are not compared. */
+    static final String VERSION = "pool-sql-1";
+
+    /** The pool claims up to as many rows as it has free workers in one statement. */
+    static final int CLAIM_BATCH = 4;
+
+    /** How long a claim leases a row (the product's default {@code synthesis.leaseDuration}). */
+    static final String LEASE = "60 seconds";
+
+    /** Opens a cross-tenant transaction: the sweep role, with row-level security made to fail rather than filter. */
+    static final String ENTER_SWEEP =
+            "SELECT set_config('role', 'merge_synthesis_sweep', true), set_config('row_security', 'off', true)";
+
+    /** Leases up to {@code ?} claimable rows to the owner {@code ?}, skipping rows another claim holds. */
+    static final String CLAIM = """
+            WITH picked AS (
+                SELECT id FROM policy_conflicts
+                WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
+                ORDER BY not_before
+                LIMIT ?
+                FOR UPDATE SKIP LOCKED)
+            UPDATE policy_conflicts c
+            SET synthesis_state = 'in_progress',
+                lease_owner = ?,
+                lease_expires_at = now() + interval '%1$s',
+                not_before = now() + interval '%1$s',
+                attempts = c.attempts + 1,
+                updated_at = now()
+            FROM picked
+            WHERE c.id = picked.id
+            RETURNING c.id, c.org_id, c.attempts""".formatted(LEASE);
+
+    /** Opens a transaction scoped to one org ({@code ?}) under row-level security. */
+    static final String ENTER_ORG =
+            "SELECT set_config('role', 'merge_synthesis_tenant', true), set_config('app.org_id', ?, true)";
+
+    /** Reads the leased row back, as the synthesizer's input, inside the org's scope. */
+    static final String LOAD = """
+            SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
+                   synthesis_state, lease_owner, attempts
+            FROM policy_conflicts WHERE id = ?""";
+
+    /** Stores the merge ({@code ?}) for row {@code ?}, fenced on the lease owner {@code ?}. */
+    static final String FINALIZE = """
+            UPDATE policy_conflicts
+            SET suggested_merge = CAST(? AS jsonb),
+                synthesis_state = 'done',
+                synthesized_at = now(),
+                last_failure_reason = NULL,
+                lease_owner = NULL,
+                lease_expires_at = NULL,
+                not_before = now(),
+                updated_at = now()
+            WHERE id = ? AND lease_owner = ? AND synthesis_state = 'in_progress'""";
+
+    /** The event that goes with a stored merge, in the same transaction: org, conflict, details. */
+    static final String EVENT = """
+            INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
+            VALUES (?, ?, 'merge_synthesized', CAST(? AS jsonb))""";
+
+    private PoolStatements() {
+    }
+}

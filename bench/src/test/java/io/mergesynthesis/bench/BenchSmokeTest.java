@@ -1,0 +1,65 @@
+package io.mergesynthesis.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the benchmark's quick mode end to end, on an embedded PostgreSQL with replicas of the service jar the
+ * reactor built just before this module, and checks that it reports every figure (a value, or skipped with a
+ * reason) and draws the chart. It asserts nothing about speed.
+ */
+class BenchSmokeTest {
+
+    /** The keys of results.json that readers and dashboards rely on. */
+    private static final List<String> FIGURES = List.of(
+            "drain_1_replica_per_s", "drain_3_replicas_per_s", "ceiling_per_s", "pool_to_ceiling_ratio",
+            "db_scheduler_per_s", "pool_to_db_scheduler_ratio", "pickup_latency_p50_ms", "pickup_latency_p99_ms",
+            "scale_pool_largest_to_smallest_ratio", "scale_ceiling_largest_to_smallest_ratio",
+            "idle_queries_per_s", "slow_synth_per_s", "slow_synth_target_per_s", "slow_synth_peak_connections",
+            "slow_synth_mean_connections", "inbox_p50_ms", "inbox_p99_ms", "export_events_per_s",
+            "export_heap_min_mib", "export_heap_max_mib");
+
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void quickRunReportsEveryFigureAndDrawsTheScaleChart(@TempDir Path out) throws Exception {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        if (!Files.isRegularFile(root.resolve(ProductFiles.JAR))) {
+            fail("the smoke test runs " + ProductFiles.JAR + " from the checkout (" + root + "), and it is not "
+                    + "there: build it first (mvn -B verify from the root builds it before this module)");
+        }
+
+        int status = BenchMain.run(new String[] {"--quick", "--out", out.toString(), "--product-root",
+                root.toString()}, System.out);
+
+        JsonNode results = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(results.get("errors")).as("steps that failed").isEmpty();
+        assertThat(status).isZero();
+        JsonNode figures = results.get("figures");
+        for (String key : FIGURES) {
+            JsonNode figure = figures.get(key);
+            assertThat(figure).as(key).isNotNull();
+            boolean measured = figure.has("value") && figure.get("value").isNumber();
+            boolean skipped = figure.has("skipped") && !figure.get("skipped").asText().isBlank();
+            assertThat(measured || skipped).as(key + " has a value or a reason it was skipped: " + figure).isTrue();
+        }
+        // The ceiling needs nothing but the schema, so the quick run always measures it.
+        assertThat(figures.get("ceiling_per_s").get("value").asDouble()).isPositive();
+        assertThat(results.get("scale")).isNotEmpty();
+
+        Path chart = out.resolve("scale.png");
+        assertThat(chart).exists();
+        byte[] head = Files.readAllBytes(chart);
+        assertThat(head.length).isGreaterThan(1_000);
+        assertThat(new String(head, 1, 3, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("PNG");
+    }
+}

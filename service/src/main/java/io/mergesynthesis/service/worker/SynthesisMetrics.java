@@ -24,9 +24,9 @@ public final class SynthesisMetrics {
     private final Counter leaseRecoveries;
 
     public SynthesisMetrics(CollectorRegistry registry) {
-        attempts = new FixedLabelCounter<>("synthesis_attempts", "Attempts at writing a suggested merge, by outcome.",
+        attempts = new FixedLabelCounter<>("synthesis_attempts_total", "Attempts at writing a suggested merge, by outcome.",
                 "outcome", Outcome.class, Outcome::label).register(registry);
-        failures = new FixedLabelCounter<>("synthesis_failures", "Failed attempts, by reason.",
+        failures = new FixedLabelCounter<>("synthesis_failures_total", "Failed attempts, by reason.",
                 "reason", FailureReason.class, FailureReason::label).register(registry);
         duration = Histogram.build("synthesis_duration_seconds",
                         "Time from starting an attempt on a claimed conflict to its outcome.")

@@ -3,16 +3,12 @@ package io.mergesynthesis.service.cli;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
-import io.mergesynthesis.service.db.Databases;
-import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.EventStream.Position;
-import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.export.EventCursor;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.export.EventFormat;
 import java.io.PrintStream;
 import java.util.Arrays;
-import java.util.Optional;
 import java.util.UUID;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
@@ -60,28 +56,14 @@ public class ExportEventsCommand extends ConfiguredCommand<MergeSynthesisConfigu
         if (limit < 1 || limit > EventExport.MAX_LIMIT) {
             throw new IllegalArgumentException("--limit must be from 1 to " + EventExport.MAX_LIMIT + ", got " + limit);
         }
-        UUID org = null;
-        if (namespace.getString("org") != null) {
-            try {
-                org = UUID.fromString(namespace.getString("org"));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--org must be a UUID, got " + namespace.getString("org"));
-            }
-        }
-        String next;
-        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
-        try {
-            Databases.migrate(config.getDatabase());
-            EventExport export = new EventExport(new ScopedTransactions(Databases.forCommand(config.getDatabase())));
+        UUID org = CommandDatabase.org(namespace);
+        String next = CommandDatabase.use(config, transactions -> {
+            EventExport export = new EventExport(transactions);
             EventExport.Page page = export.plan(org, after, limit);
             export.write(page, format, out);
             out.flush();
-            next = page.nextCursor();
-        } finally {
-            if (embedded.isPresent()) {
-                embedded.get().close();
-            }
-        }
+            return page.nextCursor();
+        });
         // Last, after the database is closed, so that no log line can follow the cursor.
         err.println(next);
         err.flush();

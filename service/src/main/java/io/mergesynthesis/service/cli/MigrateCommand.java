@@ -3,9 +3,6 @@ package io.mergesynthesis.service.cli;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
-import io.mergesynthesis.service.db.Databases;
-import io.mergesynthesis.service.db.EmbeddedDatabase;
-import java.util.Optional;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
 
@@ -25,13 +22,6 @@ public class MigrateCommand extends ConfiguredCommand<MergeSynthesisConfiguratio
     @Override
     protected void run(Bootstrap<MergeSynthesisConfiguration> bootstrap, Namespace namespace,
                        MergeSynthesisConfiguration config) throws Exception {
-        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
-        try {
-            Databases.migrate(config.getDatabase());
-        } finally {
-            if (embedded.isPresent()) {
-                embedded.get().close();
-            }
-        }
+        CommandDatabase.use(config, transactions -> null);
     }
 }

@@ -6,11 +6,7 @@ import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.auth.TokenStore;
 import io.mergesynthesis.service.auth.TokenStore.MintedToken;
-import io.mergesynthesis.service.db.Databases;
-import io.mergesynthesis.service.db.EmbeddedDatabase;
-import io.mergesynthesis.service.db.ScopedTransactions;
 import java.util.Arrays;
-import java.util.Optional;
 import java.util.UUID;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
@@ -36,25 +32,8 @@ public class TokenCommand extends ConfiguredCommand<MergeSynthesisConfiguration>
     protected void run(Bootstrap<MergeSynthesisConfiguration> bootstrap, Namespace namespace,
                        MergeSynthesisConfiguration config) throws Exception {
         Role role = Role.fromWireName(namespace.getString("role")).orElseThrow();
-        UUID org = null;
-        if (namespace.getString("org") != null) {
-            try {
-                org = UUID.fromString(namespace.getString("org"));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--org must be a UUID, got " + namespace.getString("org"));
-            }
-        }
-        MintedToken token;
-        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
-        try {
-            Databases.migrate(config.getDatabase());
-            TokenStore store = new TokenStore(new ScopedTransactions(Databases.forCommand(config.getDatabase())));
-            token = store.mint(role, org);
-        } finally {
-            if (embedded.isPresent()) {
-                embedded.get().close();
-            }
-        }
+        UUID org = CommandDatabase.org(namespace);
+        MintedToken token = CommandDatabase.use(config, transactions -> new TokenStore(transactions).mint(role, org));
         // Printed only after the database is closed, so that no log line can land after the token.
         System.out.println("Minted " + role.wireName() + " token " + token.id()
                 + (org == null ? " for every org" : " for org " + org)

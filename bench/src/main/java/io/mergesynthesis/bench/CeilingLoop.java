@@ -64,6 +64,10 @@ final class CeilingLoop {
         return new Drained(finalized.get(), seconds);
     }
 
+    /** One claimed row: its id, its org and the attempts that fence its lease. */
+    private record Leased(UUID id, UUID org, int attempts) {
+    }
+
     private void runWorker(String owner, AtomicLong finalized) throws SQLException {
         String details = "{\"synthesizer\":\"stub\",\"lease_owner\":\"" + owner + "\"}";
         try (Connection c = db.connect()) {
@@ -72,47 +76,43 @@ final class CeilingLoop {
                  PreparedStatement claim = c.prepareStatement(PoolStatements.CLAIM);
                  PreparedStatement enterOrg = c.prepareStatement(PoolStatements.ENTER_ORG);
                  PreparedStatement load = c.prepareStatement(PoolStatements.LOAD);
-                 PreparedStatement store = c.prepareStatement(PoolStatements.FINALIZE);
-                 PreparedStatement event = c.prepareStatement(PoolStatements.EVENT)) {
+                 PreparedStatement store = c.prepareStatement(PoolStatements.STORE)) {
                 while (true) {
-                    List<UUID[]> leased = new ArrayList<>();
+                    List<Leased> leased = new ArrayList<>();
                     enterSweep.executeQuery().close();
                     claim.setInt(1, PoolStatements.CLAIM_BATCH);
                     claim.setString(2, owner);
                     try (ResultSet rs = claim.executeQuery()) {
                         while (rs.next()) {
-                            leased.add(new UUID[] {rs.getObject(1, UUID.class), rs.getObject(2, UUID.class)});
+                            leased.add(new Leased(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
+                                    rs.getInt(3)));
                         }
                     }
                     c.commit();
                     if (leased.isEmpty()) {
                         return;
                     }
-                    for (UUID[] row : leased) {
-                        UUID id = row[0];
-                        String org = row[1].toString();
-
-                        enterOrg.setString(1, org);
+                    for (Leased row : leased) {
+                        enterOrg.setString(1, row.org().toString());
                         enterOrg.executeQuery().close();
-                        load.setObject(1, id);
+                        load.setObject(1, row.id());
                         try (ResultSet rs = load.executeQuery()) {
                             if (!rs.next()) {
-                                throw new IllegalStateException("leased row " + id + " is not visible in its org");
+                                throw new IllegalStateException("leased row " + row.id() + " is not visible in its org");
                             }
                             rs.getString("rules");
                         }
                         c.commit();
 
-                        enterOrg.setString(1, org);
+                        enterOrg.setString(1, row.org().toString());
                         enterOrg.executeQuery().close();
                         store.setString(1, fixture.mergeJson());
-                        store.setObject(2, id);
+                        store.setObject(2, row.id());
                         store.setString(3, owner);
+                        store.setInt(4, row.attempts());
+                        store.setObject(5, row.org());
+                        store.setString(6, details);
                         if (store.executeUpdate() == 1) {
-                            event.setObject(1, row[1]);
-                            event.setObject(2, id);
-                            event.setString(3, details);
-                            event.executeUpdate();
                             finalized.incrementAndGet();
                         }
                         c.commit();

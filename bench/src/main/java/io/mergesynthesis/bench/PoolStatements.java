@@ -12,7 +12,7 @@ package io.mergesynthesis.bench;
 final class PoolStatements {
 
     /** Printed with the figures, so that two runs against different statement sets are not compared. */
-    static final String VERSION = "pool-sql-1";
+    static final String VERSION = "pool-sql-2";
 
     /** The pool claims up to as many rows as it has free workers in one statement. */
     static final int CLAIM_BATCH = 4;
@@ -53,23 +53,26 @@ final class PoolStatements {
                    synthesis_state, lease_owner, attempts
             FROM policy_conflicts WHERE id = ?""";
 
-    /** Stores the merge ({@code ?}) for row {@code ?}, fenced on the lease owner {@code ?}. */
-    static final String FINALIZE = """
-            UPDATE policy_conflicts
-            SET suggested_merge = CAST(? AS jsonb),
-                synthesis_state = 'done',
-                synthesized_at = now(),
-                last_failure_reason = NULL,
-                lease_owner = NULL,
-                lease_expires_at = NULL,
-                not_before = now(),
-                updated_at = now()
-            WHERE id = ? AND lease_owner = ? AND synthesis_state = 'in_progress'""";
-
-    /** The event that goes with a stored merge, in the same transaction: org, conflict, details. */
-    static final String EVENT = """
+    /**
+     * Stores the merge ({@code ?}) for row {@code ?}, fenced on the lease owner {@code ?} and attempts {@code ?},
+     * and appends the event that goes with it in the same statement: org {@code ?}, details {@code ?}.
+     */
+    static final String STORE = """
+            WITH stored AS (
+                UPDATE policy_conflicts
+                SET suggested_merge = CAST(? AS jsonb),
+                    synthesis_state = 'done',
+                    synthesized_at = now(),
+                    last_failure_reason = NULL,
+                    lease_owner = NULL,
+                    lease_expires_at = NULL,
+                    not_before = now(),
+                    updated_at = now()
+                WHERE id = ? AND lease_owner = ? AND attempts = ?
+                  AND synthesis_state = 'in_progress'
+                RETURNING id)
             INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
-            VALUES (?, ?, 'merge_synthesized', CAST(? AS jsonb))""";
+            SELECT ?, id, 'merge_synthesized', CAST(? AS jsonb) FROM stored""";
 
     private PoolStatements() {
     }

@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.mergesynthesis.service.db.EventLog;
-import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.ConflictLeases.LeasedRow;
@@ -187,14 +185,8 @@ final class ConflictWork {
                 .put("provider", merge.producedBy().provider())
                 .put("model", merge.producedBy().model());
         try {
-            return transactions.inOrg(scopeOrg, handle -> {
-                if (!ConflictLeases.storeMerge(handle, lease, stored)) {
-                    return false;
-                }
-                EventLog.append(handle, lease.orgId(), lease.conflictId(), EventType.MERGE_SYNTHESIZED,
-                        details.toString());
-                return true;
-            });
+            return transactions.inOrg(scopeOrg,
+                    handle -> ConflictLeases.storeMerge(handle, lease, stored, details.toString()));
         } catch (RuntimeException e) {
             throw new AttemptFailure(FailureReason.WRITE_MERGE,
                     "could not store the merge of conflict " + lease.conflictId(), e);

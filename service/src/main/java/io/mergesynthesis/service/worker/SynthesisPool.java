@@ -36,9 +36,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This replica's worker pool: {@code workers} threads fed by one claim loop. The loop claims as many conflicts
- * as there are free workers, hands one lease to each, and then waits: for a worker to free up when the last
+ * as there are free workers, reads them all back in one transaction ({@link LeaseReader}), hands one lease to
+ * each, and then waits: for a worker to free up when the last
  * claim filled every free worker (more may be waiting), otherwise for a NOTIFY from ingest or the poll
- * interval, whichever comes first. Any number of replicas may run against one database.
+ * interval, whichever comes first. Workers store their merges through one {@link MergeCompleter}, which writes
+ * those that are ready at the same moment in one commit. Any number of replicas may run against one database.
  *
  * <p>On stop it claims nothing more, lets work already in the synthesizer finish within the shutdown grace,
  * and hands back leases whose synthesizer call had not started.
@@ -48,11 +50,15 @@ public final class SynthesisPool implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(SynthesisPool.class);
     private static final Duration CLAIM_ERROR_PAUSE_CAP = Duration.ofSeconds(30);
     private static final Duration DUE_MARGIN = Duration.ofMillis(5);
+    /** Batches of stored merges written side by side: one writes while the next fills. */
+    private static final int COMPLETER_WRITERS = 2;
 
     private final PoolSettings settings;
     private final LeaseClaimer claimer;
+    private final LeaseReader reader;
     private final ConflictWork work;
     private final SynthesisCall call;
+    private final MergeCompleter completer;
     private final Waiter waiter = new Waiter();
     private final Optional<PendingListener> listener;
     private final Semaphore freeWorkers;
@@ -70,8 +76,10 @@ public final class SynthesisPool implements Managed {
                 new Backoff(settings.baseBackoff()), settings.maxAttempts(), metrics, builder.retries);
         this.call = new SynthesisCall(builder.synthesizer, settings.invokeTimeout(), threadPrefix());
         this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
-        this.work = new ConflictWork(builder.transactions, builder.router, call, builder.mergeJson, failures,
-                tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
+        this.reader = new LeaseReader(builder.transactions, builder.orgScope);
+        this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2);
+        this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
+                failures, tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
         this.listener = settings.listen() && builder.listenConnection != null
                 ? Optional.of(new PendingListener(builder.listenConnection, waiter)) : Optional.empty();
         this.freeWorkers = new Semaphore(settings.workers());
@@ -93,6 +101,7 @@ public final class SynthesisPool implements Managed {
             thread.setDaemon(true);
             return thread;
         });
+        completer.start(threadPrefix());
         listener.ifPresent(l -> l.start(threadPrefix() + "-listener"));
         loop = new Thread(this::claimUntilStopped, threadPrefix() + "-claim");
         loop.setDaemon(true);
@@ -120,6 +129,7 @@ public final class SynthesisPool implements Managed {
                 workers.shutdownNow();
             }
         }
+        completer.stop();
         call.shutdown();
         LOG.info("Synthesis pool {} stopped", settings.owner());
     }
@@ -165,7 +175,8 @@ public final class SynthesisPool implements Managed {
                 }
                 LeaseClaimer.Claim claim = claimer.claim(free);
                 saturated = claim.leases().size() == free;
-                claim.leases().forEach(this::dispatch);
+                LeaseReader.ReadAhead readAhead = reader.read(claim.leases());
+                claim.leases().forEach(lease -> dispatch(lease, readAhead));
                 errorPause = settings.pollInterval();
                 if (!saturated) {
                     waiter.await(idleWait(claim));
@@ -198,11 +209,17 @@ public final class SynthesisPool implements Managed {
                 .orElse(settings.pollInterval());
     }
 
-    private void dispatch(Lease lease) {
+    private void dispatch(Lease lease, LeaseReader.ReadAhead readAhead) {
         freeWorkers.acquireUninterruptibly();
         workers.execute(() -> {
             try {
-                work.run(lease);
+                work.run(lease, readAhead).whenComplete((outcome, error) -> {
+                    if (error != null) {
+                        lostWorkers.incrementAndGet();
+                        LOG.error("Synthesis pool {}: storing the outcome of conflict {} failed outside any attempt",
+                                settings.owner(), lease.conflictId(), error);
+                    }
+                });
             } catch (RuntimeException | Error e) {
                 lostWorkers.incrementAndGet();
                 LOG.error("Synthesis pool {}: a worker failed outside any attempt on conflict {}", settings.owner(),

@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The database's ceiling for this workload: {@link PoolStatements} replayed by plain JDBC threads, one
  * connection each, with no framework, no synthesizer and no queue between claim and work. Whatever the pool
- * adds on top of these statements shows up as the gap between its throughput and this one's.
+ * adds on top of these statements shows up as the gap between its throughput and this one's. Each thread batches
+ * as the pool does: it claims {@link PoolStatements#CLAIM_BATCH} rows, reads them all back in one tenant
+ * transaction and stores them all in another, each row under its own org.
  */
 final class CeilingLoop {
 
@@ -68,6 +70,11 @@ final class CeilingLoop {
     private record Leased(UUID id, UUID org, int attempts) {
     }
 
+    private static void scopeTo(PreparedStatement setOrg, Leased row) throws SQLException {
+        setOrg.setString(1, row.org().toString());
+        setOrg.executeQuery().close();
+    }
+
     private void runWorker(String owner, AtomicLong finalized) throws SQLException {
         String details = "{\"synthesizer\":\"stub\",\"lease_owner\":\"" + owner + "\"}";
         try (Connection c = db.connect()) {
@@ -75,6 +82,7 @@ final class CeilingLoop {
             try (PreparedStatement enterSweep = c.prepareStatement(PoolStatements.ENTER_SWEEP);
                  PreparedStatement claim = c.prepareStatement(PoolStatements.CLAIM);
                  PreparedStatement enterOrg = c.prepareStatement(PoolStatements.ENTER_ORG);
+                 PreparedStatement switchOrg = c.prepareStatement(PoolStatements.SWITCH_ORG);
                  PreparedStatement load = c.prepareStatement(PoolStatements.LOAD);
                  PreparedStatement store = c.prepareStatement(PoolStatements.STORE)) {
                 while (true) {
@@ -92,20 +100,23 @@ final class CeilingLoop {
                     if (leased.isEmpty()) {
                         return;
                     }
-                    for (Leased row : leased) {
-                        enterOrg.setString(1, row.org().toString());
-                        enterOrg.executeQuery().close();
+                    for (int i = 0; i < leased.size(); i++) {
+                        Leased row = leased.get(i);
+                        scopeTo(i == 0 ? enterOrg : switchOrg, row);
                         load.setObject(1, row.id());
                         try (ResultSet rs = load.executeQuery()) {
                             if (!rs.next()) {
-                                throw new IllegalStateException("leased row " + row.id() + " is not visible in its org");
+                                throw new IllegalStateException(
+                                        "leased row " + row.id() + " is not visible in its org");
                             }
                             rs.getString("rules");
                         }
-                        c.commit();
+                    }
+                    c.commit();
 
-                        enterOrg.setString(1, row.org().toString());
-                        enterOrg.executeQuery().close();
+                    for (int i = 0; i < leased.size(); i++) {
+                        Leased row = leased.get(i);
+                        scopeTo(i == 0 ? enterOrg : switchOrg, row);
                         store.setString(1, fixture.mergeJson());
                         store.setObject(2, row.id());
                         store.setString(3, owner);
@@ -115,8 +126,8 @@ final class CeilingLoop {
                         if (store.executeUpdate() == 1) {
                             finalized.incrementAndGet();
                         }
-                        c.commit();
                     }
+                    c.commit();
                 }
             } catch (SQLException | RuntimeException e) {
                 c.rollback();

@@ -12,7 +12,7 @@ package io.mergesynthesis.bench;
 final class PoolStatements {
 
     /** Printed with the figures, so that two runs against different statement sets are not compared. */
-    static final String VERSION = "pool-sql-2";
+    static final String VERSION = "pool-sql-3";
 
     /** The pool claims up to as many rows as it has free workers in one statement. */
     static final int CLAIM_BATCH = 4;
@@ -27,7 +27,8 @@ final class PoolStatements {
     /** Leases up to {@code ?} claimable rows to the owner {@code ?}, skipping rows another claim holds. */
     static final String CLAIM = """
             WITH picked AS (
-                SELECT id FROM policy_conflicts
+                SELECT id, synthesis_state = 'in_progress' AS recovered
+                FROM policy_conflicts
                 WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
                 ORDER BY not_before
                 LIMIT ?
@@ -41,11 +42,19 @@ final class PoolStatements {
                 updated_at = now()
             FROM picked
             WHERE c.id = picked.id
-            RETURNING c.id, c.org_id, c.attempts""".formatted(LEASE);
+            RETURNING c.id, c.org_id, c.attempts, picked.recovered""".formatted(LEASE);
 
-    /** Opens a transaction scoped to one org ({@code ?}) under row-level security. */
+    /**
+     * Opens a transaction scoped to one org ({@code ?}) under row-level security. The pool reads back all rows
+     * of a claim in one such transaction, and stores the merges that are ready together in another: the first
+     * row's org comes with the role switch, each further row's org is set with {@link #SWITCH_ORG} right before
+     * that row's statement.
+     */
     static final String ENTER_ORG =
             "SELECT set_config('role', 'merge_synthesis_tenant', true), set_config('app.org_id', ?, true)";
+
+    /** Points the open tenant transaction at the next row's org ({@code ?}). */
+    static final String SWITCH_ORG = "SELECT set_config('app.org_id', ?, true)";
 
     /** Reads the leased row back, as the synthesizer's input, inside the org's scope. */
     static final String LOAD = """

@@ -30,7 +30,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -55,8 +54,6 @@ public final class SynthesisPool implements Managed {
     private static final Duration DUE_MARGIN = Duration.ofMillis(5);
     /** One writer: merges that arrive while it writes fill the next batch, so batches grow with the load. */
     private static final int COMPLETER_WRITERS = 1;
-    /** While saturated, how long the claim loop lets freed workers gather before it claims for them. */
-    private static final Duration GATHER_FREED_WORKERS = Duration.ofMillis(1);
 
     private final PoolSettings settings;
     private final LeaseClaimer claimer;
@@ -188,15 +185,6 @@ public final class SynthesisPool implements Managed {
                 if (free == 0) {
                     waiter.await(settings.pollInterval());
                     continue;
-                }
-                if (saturated && free < settings.workers()) {
-                    // Busy, and the other workers are about to free up as well: one claim for all of them costs
-                    // the database about what a claim for one does.
-                    LockSupport.parkNanos(GATHER_FREED_WORKERS.toNanos());
-                    if (stopping) {
-                        continue;
-                    }
-                    free = freeWorkers.availablePermits();
                 }
                 LeaseClaimer.Claim claim = claimer.claim(free);
                 saturated = claim.leases().size() == free;

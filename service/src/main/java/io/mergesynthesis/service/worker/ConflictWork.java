@@ -25,10 +25,11 @@ import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 /**
- * One attempt at one claimed conflict: load it under its org's scope, ask the router for a model, call the
- * synthesizer (no transaction or connection held meanwhile), validate what came back, and store it with a
- * "merge synthesized" event in one transaction fenced on the lease. Every failure goes to the
- * {@link FailureHandler}; the attempt's {@link Outcome} is the return value.
+ * One attempt at one claimed conflict: load it under its org's scope (or take the row the claim's read-ahead
+ * found), ask the router for a model, call the synthesizer (no transaction or connection held meanwhile),
+ * validate what came back, and hand it to the {@link MergeCompleter}, which stores it with a "merge
+ * synthesized" event in one transaction fenced on the lease. Every failure goes to the {@link FailureHandler};
+ * the attempt's {@link Outcome} is the returned stage's value.
  */
 final class ConflictWork {
 
@@ -50,9 +51,8 @@ final class ConflictWork {
     private final ObjectMapper json = JsonMapper.builder().findAndAddModules().build();
 
     ConflictWork(ScopedTransactions transactions, Router router, SynthesisCall call, MergeCompleter completer,
-                 SuggestedMergeJson mergeJson,
-                 FailureHandler failures, AttemptTracker tracker, int maxAttempts, SynthesisMetrics metrics,
-                 Clock clock, UnaryOperator<UUID> orgScope, BooleanSupplier stopping) {
+                 SuggestedMergeJson mergeJson, FailureHandler failures, AttemptTracker tracker, int maxAttempts,
+                 SynthesisMetrics metrics, Clock clock, UnaryOperator<UUID> orgScope, BooleanSupplier stopping) {
         this.transactions = transactions;
         this.router = router;
         this.call = call;

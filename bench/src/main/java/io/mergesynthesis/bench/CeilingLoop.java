@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The database's ceiling for this workload: {@link PoolStatements} replayed by plain JDBC threads, one
  * connection each, with no framework, no synthesizer and no queue between claim and work. Whatever the pool
- * adds on top of these statements shows up as the gap between its throughput and this one's.
+ * adds on top of these statements shows up as the gap between its throughput and this one's. Each thread batches
+ * as the pool does: it claims {@link PoolStatements#CLAIM_BATCH} rows, reads them all back in one tenant
+ * transaction and stores them all in another, each row under its own org.
  */
 final class CeilingLoop {
 
@@ -64,6 +66,15 @@ final class CeilingLoop {
         return new Drained(finalized.get(), seconds);
     }
 
+    /** One claimed row: its id, its org and the attempts that fence its lease. */
+    private record Leased(UUID id, UUID org, int attempts) {
+    }
+
+    private static void scopeTo(PreparedStatement setOrg, Leased row) throws SQLException {
+        setOrg.setString(1, row.org().toString());
+        setOrg.executeQuery().close();
+    }
+
     private void runWorker(String owner, AtomicLong finalized) throws SQLException {
         String details = "{\"synthesizer\":\"stub\",\"lease_owner\":\"" + owner + "\"}";
         try (Connection c = db.connect()) {
@@ -71,52 +82,52 @@ final class CeilingLoop {
             try (PreparedStatement enterSweep = c.prepareStatement(PoolStatements.ENTER_SWEEP);
                  PreparedStatement claim = c.prepareStatement(PoolStatements.CLAIM);
                  PreparedStatement enterOrg = c.prepareStatement(PoolStatements.ENTER_ORG);
+                 PreparedStatement switchOrg = c.prepareStatement(PoolStatements.SWITCH_ORG);
                  PreparedStatement load = c.prepareStatement(PoolStatements.LOAD);
-                 PreparedStatement store = c.prepareStatement(PoolStatements.FINALIZE);
-                 PreparedStatement event = c.prepareStatement(PoolStatements.EVENT)) {
+                 PreparedStatement store = c.prepareStatement(PoolStatements.STORE)) {
                 while (true) {
-                    List<UUID[]> leased = new ArrayList<>();
+                    List<Leased> leased = new ArrayList<>();
                     enterSweep.executeQuery().close();
                     claim.setInt(1, PoolStatements.CLAIM_BATCH);
                     claim.setString(2, owner);
                     try (ResultSet rs = claim.executeQuery()) {
                         while (rs.next()) {
-                            leased.add(new UUID[] {rs.getObject(1, UUID.class), rs.getObject(2, UUID.class)});
+                            leased.add(new Leased(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
+                                    rs.getInt(3)));
                         }
                     }
                     c.commit();
                     if (leased.isEmpty()) {
                         return;
                     }
-                    for (UUID[] row : leased) {
-                        UUID id = row[0];
-                        String org = row[1].toString();
-
-                        enterOrg.setString(1, org);
-                        enterOrg.executeQuery().close();
-                        load.setObject(1, id);
+                    for (int i = 0; i < leased.size(); i++) {
+                        Leased row = leased.get(i);
+                        scopeTo(i == 0 ? enterOrg : switchOrg, row);
+                        load.setObject(1, row.id());
                         try (ResultSet rs = load.executeQuery()) {
                             if (!rs.next()) {
-                                throw new IllegalStateException("leased row " + id + " is not visible in its org");
+                                throw new IllegalStateException(
+                                        "leased row " + row.id() + " is not visible in its org");
                             }
                             rs.getString("rules");
                         }
-                        c.commit();
+                    }
+                    c.commit();
 
-                        enterOrg.setString(1, org);
-                        enterOrg.executeQuery().close();
+                    for (int i = 0; i < leased.size(); i++) {
+                        Leased row = leased.get(i);
+                        scopeTo(i == 0 ? enterOrg : switchOrg, row);
                         store.setString(1, fixture.mergeJson());
-                        store.setObject(2, id);
+                        store.setObject(2, row.id());
                         store.setString(3, owner);
+                        store.setInt(4, row.attempts());
+                        store.setObject(5, row.org());
+                        store.setString(6, details);
                         if (store.executeUpdate() == 1) {
-                            event.setObject(1, row[1]);
-                            event.setObject(2, id);
-                            event.setString(3, details);
-                            event.executeUpdate();
                             finalized.incrementAndGet();
                         }
-                        c.commit();
                     }
+                    c.commit();
                 }
             } catch (SQLException | RuntimeException e) {
                 c.rollback();

@@ -12,7 +12,7 @@ package io.mergesynthesis.bench;
 final class PoolStatements {
 
     /** Printed with the figures, so that two runs against different statement sets are not compared. */
-    static final String VERSION = "pool-sql-1";
+    static final String VERSION = "pool-sql-3";
 
     /** The pool claims up to as many rows as it has free workers in one statement. */
     static final int CLAIM_BATCH = 4;
@@ -27,7 +27,8 @@ final class PoolStatements {
     /** Leases up to {@code ?} claimable rows to the owner {@code ?}, skipping rows another claim holds. */
     static final String CLAIM = """
             WITH picked AS (
-                SELECT id FROM policy_conflicts
+                SELECT id, synthesis_state = 'in_progress' AS recovered
+                FROM policy_conflicts
                 WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
                 ORDER BY not_before
                 LIMIT ?
@@ -41,11 +42,19 @@ final class PoolStatements {
                 updated_at = now()
             FROM picked
             WHERE c.id = picked.id
-            RETURNING c.id, c.org_id, c.attempts""".formatted(LEASE);
+            RETURNING c.id, c.org_id, c.attempts, picked.recovered""".formatted(LEASE);
 
-    /** Opens a transaction scoped to one org ({@code ?}) under row-level security. */
+    /**
+     * Opens a transaction scoped to one org ({@code ?}) under row-level security. The pool reads back all rows
+     * of a claim in one such transaction, and stores the merges that are ready together in another: the first
+     * row's org comes with the role switch, each further row's org is set with {@link #SWITCH_ORG} right before
+     * that row's statement.
+     */
     static final String ENTER_ORG =
             "SELECT set_config('role', 'merge_synthesis_tenant', true), set_config('app.org_id', ?, true)";
+
+    /** Points the open tenant transaction at the next row's org ({@code ?}). */
+    static final String SWITCH_ORG = "SELECT set_config('app.org_id', ?, true)";
 
     /** Reads the leased row back, as the synthesizer's input, inside the org's scope. */
     static final String LOAD = """
@@ -53,23 +62,26 @@ final class PoolStatements {
                    synthesis_state, lease_owner, attempts
             FROM policy_conflicts WHERE id = ?""";
 
-    /** Stores the merge ({@code ?}) for row {@code ?}, fenced on the lease owner {@code ?}. */
-    static final String FINALIZE = """
-            UPDATE policy_conflicts
-            SET suggested_merge = CAST(? AS jsonb),
-                synthesis_state = 'done',
-                synthesized_at = now(),
-                last_failure_reason = NULL,
-                lease_owner = NULL,
-                lease_expires_at = NULL,
-                not_before = now(),
-                updated_at = now()
-            WHERE id = ? AND lease_owner = ? AND synthesis_state = 'in_progress'""";
-
-    /** The event that goes with a stored merge, in the same transaction: org, conflict, details. */
-    static final String EVENT = """
+    /**
+     * Stores the merge ({@code ?}) for row {@code ?}, fenced on the lease owner {@code ?} and attempts {@code ?},
+     * and appends the event that goes with it in the same statement: org {@code ?}, details {@code ?}.
+     */
+    static final String STORE = """
+            WITH stored AS (
+                UPDATE policy_conflicts
+                SET suggested_merge = CAST(? AS jsonb),
+                    synthesis_state = 'done',
+                    synthesized_at = now(),
+                    last_failure_reason = NULL,
+                    lease_owner = NULL,
+                    lease_expires_at = NULL,
+                    not_before = now(),
+                    updated_at = now()
+                WHERE id = ? AND lease_owner = ? AND attempts = ?
+                  AND synthesis_state = 'in_progress'
+                RETURNING id)
             INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
-            VALUES (?, ?, 'merge_synthesized', CAST(? AS jsonb))""";
+            SELECT ?, id, 'merge_synthesized', CAST(? AS jsonb) FROM stored""";
 
     private PoolStatements() {
     }

@@ -6,6 +6,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import io.mergesynthesis.service.db.EventLog;
+import io.mergesynthesis.service.db.EventLog.EventType;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -111,24 +113,34 @@ final class ConflictLeases {
                 .findOne();
     }
 
-    /** Stores the merge and ends the lease; false when the lease is no longer this worker's. */
-    static boolean storeMerge(Handle handle, Lease lease, String mergeJson) {
+    /**
+     * Stores the merge, ends the lease and appends the "merge synthesized" event, all in one statement: the
+     * event is inserted from the rows the fenced update returned, so it exists exactly when the merge was
+     * stored. False when the lease is no longer this worker's (then neither is written).
+     */
+    static boolean storeMerge(Handle handle, Lease lease, String mergeJson, String eventDetailsJson) {
         return handle.createUpdate("""
-                        UPDATE policy_conflicts
-                        SET suggested_merge = CAST(:merge AS jsonb),
-                            synthesis_state = 'done',
-                            synthesized_at = now(),
-                            last_failure_reason = NULL,
-                            lease_owner = NULL,
-                            lease_expires_at = NULL,
-                            not_before = now(),
-                            updated_at = now()
-                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                          AND synthesis_state = 'in_progress'""")
+                        WITH stored AS (
+                            UPDATE policy_conflicts
+                            SET suggested_merge = CAST(:merge AS jsonb),
+                                synthesis_state = 'done',
+                                synthesized_at = now(),
+                                last_failure_reason = NULL,
+                                lease_owner = NULL,
+                                lease_expires_at = NULL,
+                                not_before = now(),
+                                updated_at = now()
+                            WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                              AND synthesis_state = 'in_progress'
+                            RETURNING id)
+                        """ + EventLog.INSERT_FROM_ROWS + " stored")
                 .bind("merge", mergeJson)
                 .bind("id", lease.conflictId())
                 .bind("owner", lease.owner())
                 .bind("attempts", lease.attempts())
+                .bind("org", lease.orgId())
+                .bind("type", EventType.MERGE_SYNTHESIZED.dbName())
+                .bind("details", eventDetailsJson)
                 .execute() == 1;
     }
 

@@ -4,9 +4,6 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.mergesynthesis.service.db.EventLog;
-import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.ConflictLeases.LeasedRow;
@@ -23,14 +20,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 /**
- * One attempt at one claimed conflict: load it under its org's scope, ask the router for a model, call the
- * synthesizer (no transaction or connection held meanwhile), validate what came back, and store it with a
- * "merge synthesized" event in one transaction fenced on the lease. Every failure goes to the
- * {@link FailureHandler}; the attempt's {@link Outcome} is the return value.
+ * One attempt at one claimed conflict: load it under its org's scope (or take the row the claim's read-ahead
+ * found), ask the router for a model, call the synthesizer (no transaction or connection held meanwhile),
+ * validate what came back, and hand it to the {@link MergeCompleter}, which stores it with a "merge
+ * synthesized" event in one transaction fenced on the lease. Every failure goes to the {@link FailureHandler};
+ * the attempt's {@link Outcome} is the returned stage's value.
  */
 final class ConflictWork {
 
@@ -40,6 +39,7 @@ final class ConflictWork {
     private final ScopedTransactions transactions;
     private final Router router;
     private final SynthesisCall call;
+    private final MergeCompleter completer;
     private final SuggestedMergeJson mergeJson;
     private final FailureHandler failures;
     private final AttemptTracker tracker;
@@ -50,12 +50,13 @@ final class ConflictWork {
     private final BooleanSupplier stopping;
     private final ObjectMapper json = JsonMapper.builder().findAndAddModules().build();
 
-    ConflictWork(ScopedTransactions transactions, Router router, SynthesisCall call, SuggestedMergeJson mergeJson,
-                 FailureHandler failures, AttemptTracker tracker, int maxAttempts, SynthesisMetrics metrics,
-                 Clock clock, UnaryOperator<UUID> orgScope, BooleanSupplier stopping) {
+    ConflictWork(ScopedTransactions transactions, Router router, SynthesisCall call, MergeCompleter completer,
+                 SuggestedMergeJson mergeJson, FailureHandler failures, AttemptTracker tracker, int maxAttempts,
+                 SynthesisMetrics metrics, Clock clock, UnaryOperator<UUID> orgScope, BooleanSupplier stopping) {
         this.transactions = transactions;
         this.router = router;
         this.call = call;
+        this.completer = completer;
         this.mergeJson = mergeJson;
         this.failures = failures;
         this.tracker = tracker;
@@ -66,72 +67,85 @@ final class ConflictWork {
         this.stopping = stopping;
     }
 
-    /** Works on one leased conflict; empty when the pool was stopping and the lease was handed back unused. */
-    Optional<Outcome> run(Lease lease) {
+    /**
+     * Works on one leased conflict, up to handing its merge to the completer; the returned stage completes with
+     * the attempt's outcome once the merge is stored (or the attempt failed), and is empty when the pool was
+     * stopping and the lease was handed back unused.
+     */
+    CompletableFuture<Optional<Outcome>> run(Lease lease, LeaseReader.ReadAhead readAhead) {
         UUID scopeOrg = orgScope.apply(lease.orgId());
         if (stopping.getAsBoolean()) {
             handBack(lease, scopeOrg);
-            return Optional.empty();
+            return CompletableFuture.completedFuture(Optional.empty());
         }
         Instant started = clock.instant();
         metrics.started();
-        Outcome outcome = null;
+        CompletableFuture<Outcome> attempted;
         try {
-            outcome = attempt(lease, scopeOrg);
-            return Optional.ofNullable(outcome);
-        } finally {
+            attempted = attempt(lease, scopeOrg, readAhead);
+        } catch (RuntimeException | Error e) {
+            metrics.finished();
+            throw e;
+        }
+        return attempted.whenComplete((outcome, error) -> {
             metrics.finished();
             if (outcome != null) {
                 metrics.attempted(outcome, Duration.between(started, clock.instant()));
             }
-        }
+        }).thenApply(Optional::ofNullable);
     }
 
-    /** Null when the lease was handed back before the synthesizer was called. */
-    private Outcome attempt(Lease lease, UUID scopeOrg) {
+    /** Completes with null when the lease was handed back before the synthesizer was called. */
+    private CompletableFuture<Outcome> attempt(Lease lease, UUID scopeOrg, LeaseReader.ReadAhead readAhead) {
         // The claim counted this attempt in the durable column; the tracker may know of more (see the ADR).
         int before = Math.max(tracker.failuresOf(lease.conflictId()), lease.attempts() - 1);
         if (before >= maxAttempts) {
-            return failures.failed(lease, scopeOrg, lease.attempts(), new AttemptFailure(
+            return done(failures.failed(lease, scopeOrg, lease.attempts(), new AttemptFailure(
                     FailureReason.MAX_ATTEMPTS_EXCEEDED, "claimed " + lease.attempts() + " times, more than the "
-                    + maxAttempts + " attempts allowed (earlier holders stopped before finishing)"));
+                    + maxAttempts + " attempts allowed (earlier holders stopped before finishing)")));
         }
         int attempt = before + 1;
+        MergeCompleter.Finished finished;
         try {
-            Optional<ConflictSnapshot> snapshot = load(lease, scopeOrg);
+            Optional<ConflictSnapshot> snapshot = load(lease, scopeOrg, readAhead.rowOf(lease));
             if (snapshot.isEmpty()) {
-                return Outcome.SKIPPED;
+                return done(Outcome.SKIPPED);
             }
             ResolvedModel model = route(lease.orgId());
             if (stopping.getAsBoolean()) {
                 handBack(lease, scopeOrg);
-                return null;
+                return done(null);
             }
             SuggestedMerge merge = call.invoke(snapshot.get(), model);
             String stored = validate(merge, lease.conflictId());
-            if (!store(lease, scopeOrg, stored, merge, attempt)) {
+            finished = new MergeCompleter.Finished(lease, scopeOrg, stored, eventDetails(merge, attempt));
+        } catch (Exception | LinkageError failure) {
+            return done(failures.failed(lease, scopeOrg, attempt, failure));
+        }
+        return completer.store(finished).handle((stored, writeFailed) -> {
+            if (writeFailed != null) {
+                return failures.failed(lease, scopeOrg, attempt, new AttemptFailure(FailureReason.WRITE_MERGE,
+                        "could not store the merge of conflict " + lease.conflictId(), writeFailed));
+            }
+            if (!stored) {
                 return Outcome.SKIPPED;
             }
             tracker.forget(lease.conflictId());
             return Outcome.SUCCESS;
-        } catch (Exception | LinkageError failure) {
-            return failures.failed(lease, scopeOrg, attempt, failure);
-        }
+        });
     }
 
-    /** Empty when the row is visible but its lease is no longer this worker's. */
-    private Optional<ConflictSnapshot> load(Lease lease, UUID scopeOrg) throws AttemptFailure {
-        boolean[] scoped = {false};
-        Optional<LeasedRow> row;
-        try {
-            row = transactions.inOrg(scopeOrg, handle -> {
-                scoped[0] = true;
-                return ConflictLeases.load(handle, lease.conflictId());
-            });
-        } catch (RuntimeException e) {
-            throw new AttemptFailure(scoped[0] ? FailureReason.LOAD_ROW : FailureReason.SET_ORG_ID,
-                    "could not read conflict " + lease.conflictId() + " under org " + scopeOrg, e);
-        }
+    private static CompletableFuture<Outcome> done(Outcome outcome) {
+        return CompletableFuture.completedFuture(outcome);
+    }
+
+    /**
+     * Empty when the row is visible but its lease is no longer this worker's. Reads the row unless the claim's
+     * read-ahead already did ({@code readAhead} not null).
+     */
+    private Optional<ConflictSnapshot> load(Lease lease, UUID scopeOrg, Optional<LeasedRow> readAhead)
+            throws AttemptFailure {
+        Optional<LeasedRow> row = readAhead != null ? readAhead : read(lease, scopeOrg);
         if (row.isEmpty()) {
             throw new AttemptFailure(FailureReason.LOAD_ROW,
                     "conflict " + lease.conflictId() + " is not visible under org " + scopeOrg);
@@ -144,6 +158,19 @@ final class ConflictWork {
         } catch (Exception e) {
             throw new AttemptFailure(FailureReason.LOAD_ROW,
                     "conflict " + lease.conflictId() + " could not be read as a snapshot", e);
+        }
+    }
+
+    private Optional<LeasedRow> read(Lease lease, UUID scopeOrg) throws AttemptFailure {
+        boolean[] scoped = {false};
+        try {
+            return transactions.inOrg(scopeOrg, handle -> {
+                scoped[0] = true;
+                return ConflictLeases.load(handle, lease.conflictId());
+            });
+        } catch (RuntimeException e) {
+            throw new AttemptFailure(scoped[0] ? FailureReason.LOAD_ROW : FailureReason.SET_ORG_ID,
+                    "could not read conflict " + lease.conflictId() + " under org " + scopeOrg, e);
         }
     }
 
@@ -179,26 +206,13 @@ final class ConflictWork {
         return mergeJson.toJson(merge);
     }
 
-    private boolean store(Lease lease, UUID scopeOrg, String stored, SuggestedMerge merge, int attempt)
-            throws AttemptFailure {
-        ObjectNode details = json.createObjectNode()
+    private String eventDetails(SuggestedMerge merge, int attempt) {
+        return json.createObjectNode()
                 .put("attempt", attempt)
                 .put("synthesizer", merge.producedBy().synthesizer())
                 .put("provider", merge.producedBy().provider())
-                .put("model", merge.producedBy().model());
-        try {
-            return transactions.inOrg(scopeOrg, handle -> {
-                if (!ConflictLeases.storeMerge(handle, lease, stored)) {
-                    return false;
-                }
-                EventLog.append(handle, lease.orgId(), lease.conflictId(), EventType.MERGE_SYNTHESIZED,
-                        details.toString());
-                return true;
-            });
-        } catch (RuntimeException e) {
-            throw new AttemptFailure(FailureReason.WRITE_MERGE,
-                    "could not store the merge of conflict " + lease.conflictId(), e);
-        }
+                .put("model", merge.producedBy().model())
+                .toString();
     }
 
     /** Gives an unused lease back: claimable at once, and its attempt not counted. */

@@ -22,6 +22,7 @@ import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -36,9 +37,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This replica's worker pool: {@code workers} threads fed by one claim loop. The loop claims as many conflicts
- * as there are free workers, hands one lease to each, and then waits: for a worker to free up when the last
- * claim filled every free worker (more may be waiting), otherwise for a NOTIFY from ingest or the poll
- * interval, whichever comes first. Any number of replicas may run against one database.
+ * as there are free workers and hands them to the reader thread, which reads them all back in one
+ * transaction ({@link LeaseReader}) and hands one lease to each worker. The loop meanwhile waits: for a worker
+ * to free up when the last claim filled every free worker (more may be waiting), otherwise for a NOTIFY from
+ * ingest or the poll interval, whichever comes first. Workers hand their merges to the {@link MergeCompleter},
+ * which stores those that are ready at the same moment in one commit. Any number of replicas may run against
+ * one database.
  *
  * <p>On stop it claims nothing more, lets work already in the synthesizer finish within the shutdown grace,
  * and hands back leases whose synthesizer call had not started.
@@ -48,11 +52,15 @@ public final class SynthesisPool implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(SynthesisPool.class);
     private static final Duration CLAIM_ERROR_PAUSE_CAP = Duration.ofSeconds(30);
     private static final Duration DUE_MARGIN = Duration.ofMillis(5);
+    /** One writer: merges that arrive while it writes fill the next batch, so batches grow with the load. */
+    private static final int COMPLETER_WRITERS = 1;
 
     private final PoolSettings settings;
     private final LeaseClaimer claimer;
+    private final LeaseReader reader;
     private final ConflictWork work;
     private final SynthesisCall call;
+    private final MergeCompleter completer;
     private final Waiter waiter = new Waiter();
     private final Optional<PendingListener> listener;
     private final Semaphore freeWorkers;
@@ -61,6 +69,7 @@ public final class SynthesisPool implements Managed {
     private volatile boolean saturated;
     private volatile Thread loop;
     private ExecutorService workers;
+    private ExecutorService reading;
 
     private SynthesisPool(Builder builder) {
         this.settings = builder.settings;
@@ -70,8 +79,10 @@ public final class SynthesisPool implements Managed {
                 new Backoff(settings.baseBackoff()), settings.maxAttempts(), metrics, builder.retries);
         this.call = new SynthesisCall(builder.synthesizer, settings.invokeTimeout(), threadPrefix());
         this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
-        this.work = new ConflictWork(builder.transactions, builder.router, call, builder.mergeJson, failures,
-                tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
+        this.reader = new LeaseReader(builder.transactions, builder.orgScope);
+        this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2);
+        this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
+                failures, tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
         this.listener = settings.listen() && builder.listenConnection != null
                 ? Optional.of(new PendingListener(builder.listenConnection, waiter)) : Optional.empty();
         this.freeWorkers = new Semaphore(settings.workers());
@@ -93,6 +104,12 @@ public final class SynthesisPool implements Managed {
             thread.setDaemon(true);
             return thread;
         });
+        reading = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, threadPrefix() + "-reader");
+            thread.setDaemon(true);
+            return thread;
+        });
+        completer.start(threadPrefix());
         listener.ifPresent(l -> l.start(threadPrefix() + "-listener"));
         loop = new Thread(this::claimUntilStopped, threadPrefix() + "-claim");
         loop.setDaemon(true);
@@ -112,6 +129,11 @@ public final class SynthesisPool implements Managed {
         if (listener.isPresent()) {
             listener.get().stop();
         }
+        if (reading != null) {
+            // Claims already made are read and dispatched before the workers stop taking work.
+            reading.shutdown();
+            reading.awaitTermination(settings.shutdownGrace().toNanos(), TimeUnit.NANOSECONDS);
+        }
         if (workers != null) {
             workers.shutdown();
             if (!workers.awaitTermination(settings.shutdownGrace().toNanos(), TimeUnit.NANOSECONDS)) {
@@ -120,6 +142,7 @@ public final class SynthesisPool implements Managed {
                 workers.shutdownNow();
             }
         }
+        completer.stop();
         call.shutdown();
         LOG.info("Synthesis pool {} stopped", settings.owner());
     }
@@ -165,7 +188,7 @@ public final class SynthesisPool implements Managed {
                 }
                 LeaseClaimer.Claim claim = claimer.claim(free);
                 saturated = claim.leases().size() == free;
-                claim.leases().forEach(this::dispatch);
+                dispatch(claim.leases());
                 errorPause = settings.pollInterval();
                 if (!saturated) {
                     waiter.await(idleWait(claim));
@@ -198,11 +221,32 @@ public final class SynthesisPool implements Managed {
                 .orElse(settings.pollInterval());
     }
 
-    private void dispatch(Lease lease) {
-        freeWorkers.acquireUninterruptibly();
+    /**
+     * Takes a worker for each lease at once (so the next claim asks only for the workers still free), and hands
+     * the reading back of the rows to the reader thread, which passes each lease on to its worker: the claim
+     * loop can claim again while the rows of the last claim are being read.
+     */
+    private void dispatch(List<Lease> leases) {
+        if (leases.isEmpty()) {
+            return;
+        }
+        freeWorkers.acquireUninterruptibly(leases.size());
+        reading.execute(() -> {
+            LeaseReader.ReadAhead readAhead = reader.read(leases);
+            leases.forEach(lease -> dispatch(lease, readAhead));
+        });
+    }
+
+    private void dispatch(Lease lease, LeaseReader.ReadAhead readAhead) {
         workers.execute(() -> {
             try {
-                work.run(lease);
+                work.run(lease, readAhead).whenComplete((outcome, error) -> {
+                    if (error != null) {
+                        lostWorkers.incrementAndGet();
+                        LOG.error("Synthesis pool {}: storing the outcome of conflict {} failed outside any attempt",
+                                settings.owner(), lease.conflictId(), error);
+                    }
+                });
             } catch (RuntimeException | Error e) {
                 lostWorkers.incrementAndGet();
                 LOG.error("Synthesis pool {}: a worker failed outside any attempt on conflict {}", settings.owner(),

@@ -1,0 +1,167 @@
+package io.mergesynthesis.service.worker;
+
+import io.mergesynthesis.service.db.ScopedTransactions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stores finished merges, several to a commit when several are ready. A worker hands its validated merge in and
+ * is free for its next conflict; the completer's threads write every merge queued so far in one transaction,
+ * each row under its own org scope ({@code app.org_id} set to that row's org right before that row's
+ * statement) and each fenced on its own lease, then complete each merge's future with whether it was stored.
+ * Nothing waits to fill a batch: a lone merge is written at once, and merges that arrive during a write go
+ * together in the next.
+ *
+ * <p>One bad row never costs the others their write: when a batch fails, it is rolled back whole and every merge
+ * in it is written again in a transaction of its own, so the rows that can be stored are stored and only the bad
+ * one reports its failure.
+ *
+ * <p>The queue is bounded: when the database falls behind, workers wait to hand in, and so claim nothing new.
+ * On stop, everything handed in is written before the threads end; a merge handed in after that is written by
+ * the thread that hands it in.
+ */
+final class MergeCompleter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MergeCompleter.class);
+    /** How often an idle writer looks whether the completer is stopping. */
+    private static final long IDLE_CHECK_MILLIS = 100;
+
+    private final ScopedTransactions transactions;
+    private final int maxBatch;
+    private final int writers;
+    private final BlockingQueue<Pending> queue;
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopped;
+
+    /**
+     * @param writers threads writing batches side by side, each on a connection of its own while it writes
+     * @param maxBatch the most merges one commit stores; also how many may wait to be written
+     */
+    MergeCompleter(ScopedTransactions transactions, int writers, int maxBatch) {
+        this.transactions = transactions;
+        this.writers = writers;
+        this.maxBatch = maxBatch;
+        this.queue = new ArrayBlockingQueue<>(maxBatch);
+    }
+
+    /** A merge ready to store: the lease that fences it, the org scope it is written under, and its texts. */
+    record Finished(Lease lease, UUID scopeOrg, String mergeJson, String eventDetailsJson) {
+    }
+
+    private record Pending(Finished merge, CompletableFuture<Boolean> stored) {
+    }
+
+    synchronized void start(String threadPrefix) {
+        for (int i = 1; i <= writers; i++) {
+            Thread thread = new Thread(this::writeUntilStopped, threadPrefix + "-completer-" + i);
+            thread.setDaemon(true);
+            thread.start();
+            threads.add(thread);
+        }
+    }
+
+    /** Writes everything handed in so far, then ends the threads. */
+    synchronized void stop() throws InterruptedException {
+        stopped = true;
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        threads.clear();
+        writeLeftovers();
+    }
+
+    /**
+     * Hands {@code merge} in to be stored with its event. The future completes with true once it is stored,
+     * false when the lease was no longer this worker's (nothing written), or with what the write threw.
+     */
+    CompletableFuture<Boolean> store(Finished merge) {
+        Pending pending = new Pending(merge, new CompletableFuture<>());
+        if (stopped) {
+            write(List.of(pending));
+            return pending.stored();
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                queue.put(pending);
+                break;
+            } catch (InterruptedException e) {
+                // A finished merge is not dropped: the wait for room is short, as the writers keep going.
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (stopped) {
+            // Handed in as the completer stopped: the writers may be gone already.
+            writeLeftovers();
+        }
+        return pending.stored();
+    }
+
+    private void writeUntilStopped() {
+        List<Pending> batch = new ArrayList<>(maxBatch);
+        while (true) {
+            Pending first;
+            try {
+                first = queue.poll(IDLE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                LOG.warn("A merge completer thread was interrupted; stop() writes what it leaves");
+                return;
+            }
+            if (first == null) {
+                if (stopped) {
+                    return;
+                }
+                continue;
+            }
+            batch.clear();
+            batch.add(first);
+            queue.drainTo(batch, maxBatch - 1);
+            write(batch);
+        }
+    }
+
+    private void writeLeftovers() {
+        List<Pending> left = new ArrayList<>();
+        queue.drainTo(left);
+        left.forEach(pending -> write(List.of(pending)));
+    }
+
+    private void write(List<Pending> batch) {
+        boolean[] stored = new boolean[batch.size()];
+        try {
+            transactions.inOrg(batch.get(0).merge().scopeOrg(), handle -> {
+                for (int i = 0; i < batch.size(); i++) {
+                    Finished merge = batch.get(i).merge();
+                    if (i > 0) {
+                        ScopedTransactions.switchOrg(handle, merge.scopeOrg());
+                    }
+                    stored[i] = ConflictLeases.storeMerge(handle, merge.lease(), merge.mergeJson(),
+                            merge.eventDetailsJson());
+                }
+                return null;
+            });
+        } catch (RuntimeException | Error e) {
+            if (batch.size() == 1) {
+                batch.get(0).stored().completeExceptionally(e);
+                return;
+            }
+            for (Pending pending : batch) {
+                write(List.of(pending));
+            }
+            return;
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).stored().complete(stored[i]);
+        }
+    }
+}

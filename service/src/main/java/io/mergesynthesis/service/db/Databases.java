@@ -5,6 +5,7 @@ import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;
+import java.util.Properties;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.postgres.PostgresPlugin;
@@ -43,7 +44,14 @@ public final class Databases {
 
     /** A JDBI on a plain, unpooled data source, for short-lived commands. */
     public static Jdbi forCommand(DataSourceFactory database) {
-        return Jdbi.create(database.getUrl(), database.getUser(), database.getPassword())
-                .installPlugin(new PostgresPlugin());
+        // An unset password (trust or peer authentication) is left out rather than passed as null.
+        Properties login = new Properties();
+        if (database.getUser() != null) {
+            login.setProperty("user", database.getUser());
+        }
+        if (database.getPassword() != null) {
+            login.setProperty("password", database.getPassword());
+        }
+        return Jdbi.create(database.getUrl(), login).installPlugin(new PostgresPlugin());
     }
 }

@@ -6,6 +6,8 @@ import io.mergesynthesis.synthesis.MergeSynthesizer;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.NotNull;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -28,6 +30,9 @@ public class FaultsFactory {
 
     /** A regular expression searched for in each conflict's target; matching conflicts always fail. */
     private String alwaysFailTargets;
+
+    /** A file that gets a line at the start and end of every synthesizer call; unset (off) by default. */
+    private String callLog;
 
     @JsonProperty
     public double getFailureRate() {
@@ -67,6 +72,24 @@ public class FaultsFactory {
     @JsonProperty
     public void setAlwaysFailTargets(String alwaysFailTargets) {
         this.alwaysFailTargets = alwaysFailTargets;
+    }
+
+    @JsonProperty
+    public String getCallLog() {
+        return callLog;
+    }
+
+    @JsonProperty
+    public void setCallLog(String callLog) {
+        this.callLog = callLog;
+    }
+
+    /** {@code synthesizer} wrapped in a {@link CallJournal} when {@code callLog} is set, else itself. */
+    MergeSynthesizer journal(MergeSynthesizer synthesizer, String replica, Clock clock) {
+        if (callLog == null || callLog.isBlank()) {
+            return synthesizer;
+        }
+        return CallJournal.open(synthesizer, replica, clock, Path.of(callLog));
     }
 
     boolean anyEnabled() {

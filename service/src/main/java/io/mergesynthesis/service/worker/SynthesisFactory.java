@@ -89,7 +89,8 @@ public class SynthesisFactory {
     public SynthesisPool build(ScopedTransactions transactions, DataSourceFactory database,
                                CollectorRegistry registry, Clock clock) {
         PoolSettings settings = settings(replicaName());
-        MergeSynthesizer chosen = synthesizer(SynthesizerCatalog.discover(), clock);
+        MergeSynthesizer chosen = faults.journal(synthesizer(SynthesizerCatalog.discover(), clock),
+                settings.owner(), clock);
         SynthesisMetrics metrics = new SynthesisMetrics(registry);
         SynthesisMetrics.registerWaiting(registry, () -> transactions.crossTenant(
                 handle -> ConflictLeases.countWaiting(handle, WAITING_CAP)));

@@ -1,0 +1,135 @@
+package io.mergesynthesis.drills;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A real PostgreSQL server of the drill's own, which the drill can stop and start again on the same port and data
+ * directory (a database restart as replicas see it: every connection dropped, then refused, then accepted again).
+ * Replicas reach it as the superuser, as with the product's embedded default; the schema's roles and row-level
+ * security still apply, since the product switches role in every transaction.
+ */
+final class DrillDatabase implements AutoCloseable {
+
+    private final Path dataDirectory;
+    private final int port;
+    private final Map<String, String> settings;
+    private EmbeddedPostgres server;
+
+    private DrillDatabase(Path dataDirectory, int port, Map<String, String> settings) {
+        this.dataDirectory = dataDirectory;
+        this.port = port;
+        this.settings = settings;
+    }
+
+    /** Starts a fresh server with default settings. */
+    static DrillDatabase start(String drill) {
+        return start(drill, Map.of());
+    }
+
+    /** Starts a fresh server; {@code settings} are extra server settings ({@code max_connections} and the like). */
+    static DrillDatabase start(String drill, Map<String, String> settings) {
+        try {
+            Path dir = Files.createDirectories(Product.workDirectory().resolve(drill));
+            Path data = Files.createTempDirectory(dir, "pgdata");
+            Map<String, String> all = new LinkedHashMap<>();
+            all.put("listen_addresses", "localhost");
+            all.put("max_connections", "200");
+            all.put("synchronous_commit", "off");
+            all.putAll(settings);
+            DrillDatabase database = new DrillDatabase(data, freePort(), all);
+            database.startServer();
+            return database;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the drill's PostgreSQL", e);
+        }
+    }
+
+    /** Starts the server again on the same port and data after {@link #stop()}. */
+    synchronized void startServer() {
+        if (server != null) {
+            throw new IllegalStateException("the drill's PostgreSQL is already running");
+        }
+        try {
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                    .setDataDirectory(dataDirectory)
+                    .setCleanDataDirectory(false)
+                    .setPort(port)
+                    .setPGStartupWait(Duration.ofSeconds(60));
+            settings.forEach(builder::setServerConfig);
+            server = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the drill's PostgreSQL on port " + port, e);
+        }
+    }
+
+    /** Stops the server (fast shutdown: open connections are cut); the data stays for {@link #startServer()}. */
+    synchronized void stop() {
+        if (server == null) {
+            return;
+        }
+        try {
+            server.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot stop the drill's PostgreSQL", e);
+        } finally {
+            server = null;
+        }
+    }
+
+    String url() {
+        return "jdbc:postgresql://localhost:" + port + "/postgres";
+    }
+
+    String user() {
+        return "postgres";
+    }
+
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection(url(), user(), "");
+    }
+
+    /** The first column of the first row of {@code sql}, as a long (counts, mostly). */
+    long count(String sql) {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("drill query failed: " + sql, e);
+        }
+    }
+
+    void execute(String sql) {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("drill statement failed: " + sql, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free loopback port", e);
+        }
+    }
+}

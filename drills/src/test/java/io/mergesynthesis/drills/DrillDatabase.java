@@ -9,11 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -107,6 +110,39 @@ final class DrillDatabase implements AutoCloseable {
         try (Connection c = connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
             r.next();
             return r.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("drill query failed: " + sql, e);
+        }
+    }
+
+    /** Like {@link #count(String)}, with {@code ?} parameters bound in order. */
+    long count(String sql, Object... parameters) {
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                s.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("drill query failed: " + sql, e);
+        }
+    }
+
+    /** The first column of every row of {@code sql}, as {@code type}, with {@code ?} parameters bound in order. */
+    <T> List<T> list(String sql, Class<T> type, Object... parameters) {
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                s.setObject(i + 1, parameters[i]);
+            }
+            List<T> values = new ArrayList<>();
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    values.add(r.getObject(1, type));
+                }
+            }
+            return values;
         } catch (SQLException e) {
             throw new IllegalStateException("drill query failed: " + sql, e);
         }

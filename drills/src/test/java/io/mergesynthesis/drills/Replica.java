@@ -48,7 +48,8 @@ final class Replica {
     private final Path log;
     private final int httpPort;
     private final int adminPort;
-    private Process process;
+    // Volatile: a drill may restart a replica on one thread while another (a load feed, say) looks at it.
+    private volatile Process process;
     private long logOffsetAtStart;
 
     /**

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Stores finished merges, several to a commit when several are ready. A worker hands its validated merge in and
- * is free for its next conflict; the completer's threads write every merge queued so far in one transaction,
+ * its thread moves on (the pool still counts the worker busy, and claims nothing for it, until the merge is
+ * stored); the completer's threads write every merge queued so far in one transaction,
  * each row under its own org scope ({@code app.org_id} set to that row's org right before that row's
  * statement) and each fenced on its own lease, then complete each merge's future with whether it was stored.
  * Nothing waits to fill a batch: a lone merge is written at once, and merges that arrive during a write go
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * in it is written again in a transaction of its own, so the rows that can be stored are stored and only the bad
  * one reports its failure.
  *
- * <p>The queue is bounded: when the database falls behind, workers wait to hand in, and so claim nothing new.
+ * <p>The queue is bounded, though a pool never has more merges waiting here than it has workers: when the
+ * database falls behind, the workers stay busy until their merges are stored, and so nothing new is claimed.
  * On stop, everything handed in is written before the threads end; a merge handed in after that is written by
  * the thread that hands it in.
  */

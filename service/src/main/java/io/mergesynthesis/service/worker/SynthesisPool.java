@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -41,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * transaction ({@link LeaseReader}) and hands one lease to each worker. The loop meanwhile waits: for a worker
  * to free up when the last claim filled every free worker (more may be waiting), otherwise for a NOTIFY from
  * ingest or the poll interval, whichever comes first. Workers hand their merges to the {@link MergeCompleter},
- * which stores those that are ready at the same moment in one commit. Any number of replicas may run against
- * one database.
+ * which stores those that are ready at the same moment in one commit; a worker is free again once its merge is
+ * stored, so a replica never has more conflicts in hand than it has workers. Any number of replicas may run
+ * against one database.
  *
  * <p>On stop it claims nothing more, lets work already in the synthesizer finish within the shutdown grace,
  * and hands back leases whose synthesizer call had not started.
@@ -237,28 +239,40 @@ public final class SynthesisPool implements Managed {
         });
     }
 
+    /**
+     * Runs one lease on a worker thread. The worker counts as busy until the attempt's outcome is written, not
+     * merely until it hands its merge to the completer: the lease is held until then, and a replica must never
+     * have more conflicts in hand than it has workers, or a crash while stores are slow would lose more
+     * synthesizer calls than that.
+     */
     private void dispatch(Lease lease, LeaseReader.ReadAhead readAhead) {
         workers.execute(() -> {
+            CompletableFuture<Optional<Outcome>> attempt;
             try {
-                work.run(lease, readAhead).whenComplete((outcome, error) -> {
-                    if (error != null) {
-                        lostWorkers.incrementAndGet();
-                        LOG.error("Synthesis pool {}: storing the outcome of conflict {} failed outside any attempt",
-                                settings.owner(), lease.conflictId(), error);
-                    }
-                });
+                attempt = work.run(lease, readAhead);
             } catch (RuntimeException | Error e) {
                 lostWorkers.incrementAndGet();
                 LOG.error("Synthesis pool {}: a worker failed outside any attempt on conflict {}", settings.owner(),
                         lease.conflictId(), e);
+                freeWorker();
                 throw e;
-            } finally {
-                freeWorkers.release();
-                if (saturated) {
-                    waiter.wake();
-                }
             }
+            attempt.whenComplete((outcome, error) -> {
+                if (error != null) {
+                    lostWorkers.incrementAndGet();
+                    LOG.error("Synthesis pool {}: storing the outcome of conflict {} failed outside any attempt",
+                            settings.owner(), lease.conflictId(), error);
+                }
+                freeWorker();
+            });
         });
+    }
+
+    private void freeWorker() {
+        freeWorkers.release();
+        if (saturated) {
+            waiter.wake();
+        }
     }
 
     private String threadPrefix() {

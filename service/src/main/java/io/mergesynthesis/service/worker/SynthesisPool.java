@@ -83,7 +83,8 @@ public final class SynthesisPool implements Managed {
         this.call = new SynthesisCall(builder.synthesizer, settings.invokeTimeout(), threadPrefix());
         this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
         this.reader = new LeaseReader(builder.transactions, builder.orgScope);
-        this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2);
+        this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
+                builder.clock);
         this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
                 failures, tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
         this.listener = settings.listen() && builder.listenConnection != null

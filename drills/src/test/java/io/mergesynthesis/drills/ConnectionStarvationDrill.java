@@ -117,9 +117,17 @@ class ConnectionStarvationDrill {
                 long peak = 0;
                 try {
                     ingestRetries = ingest(platform, replicas);
+                    report.line("ingested " + CONFLICTS + " conflicts in " + seconds(System.nanoTime() - startedIngest)
+                            + " s, " + done(monitor) + " merged meanwhile");
                     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-                    while (done(monitor) < CONFLICTS && System.nanoTime() < deadline) {
+                    long nextProgress = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    long merged;
+                    while ((merged = done(monitor)) < CONFLICTS && System.nanoTime() < deadline) {
                         peak = Math.max(peak, clientConnections(monitor));
+                        if (System.nanoTime() > nextProgress) {
+                            report.line("merged so far: " + merged);
+                            nextProgress += Duration.ofSeconds(10).toNanos();
+                        }
                         Thread.sleep(100);
                     }
                 } finally {

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>Leases are short (4 s) so that every lease held when the database stops has expired by the time it
  * returns: the drill covers work cut off in every phase (claimed, in the synthesizer, waiting to be stored).
+ * Each conflict gets a single attempt, so that one database error counted against a conflict shows up as a
+ * marker.
  */
 @Tag("drill")
 class DatabaseRestartDrill {
@@ -56,6 +58,7 @@ class DatabaseRestartDrill {
             settings.put("synthesis.workers", Integer.toString(WORKERS));
             settings.put("synthesis.invokeTimeout", "2s");
             settings.put("synthesis.leaseDuration", "4s");
+            // One attempt each: a database error counted as a synthesizer attempt would leave a marker behind.
             settings.put("synthesis.maxAttempts", "1");
             settings.put("synthesis.shutdownGrace", "5s");
             settings.put("synthesis.faults.latency", LATENCY.toMillis() + "ms");

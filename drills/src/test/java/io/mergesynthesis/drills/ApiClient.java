@@ -31,10 +31,19 @@ final class ApiClient {
      * @param org null for the {@code platform} role
      */
     static String mintToken(DrillDatabase database, String role, UUID org) {
+        try (Connection c = database.connect()) {
+            return mintToken(c, role, org);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot mint a drill token", e);
+        }
+    }
+
+    /** {@link #mintToken(DrillDatabase, String, UUID)} over a connection the drill already holds. */
+    static String mintToken(Connection connection, String role, UUID org) {
         byte[] random = new byte[32];
         RANDOM.nextBytes(random);
         String secret = "msk_" + Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-        try (Connection c = database.connect(); PreparedStatement s = c.prepareStatement(
+        try (PreparedStatement s = connection.prepareStatement(
                 "INSERT INTO api_tokens (id, token_sha256, role, org_id) VALUES (?, ?, ?, ?)")) {
             s.setObject(1, UUID.randomUUID());
             s.setBytes(2, MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.US_ASCII)));

@@ -148,6 +148,19 @@ final class DrillDatabase implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #count(String)} on a connection the caller holds: for a drill that starves the server of
+     * connections and must keep one of its own to watch it.
+     */
+    static long count(Connection connection, String sql) {
+        try (Statement s = connection.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("drill query failed: " + sql, e);
+        }
+    }
+
     void execute(String sql) {
         try (Connection c = connect(); Statement s = c.createStatement()) {
             s.execute(sql);

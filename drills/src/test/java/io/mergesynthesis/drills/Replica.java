@@ -1,5 +1,6 @@
 package io.mergesynthesis.drills;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -36,6 +37,7 @@ final class Replica {
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern POOL_STARTED = Pattern.compile("Synthesis pool (\\S+) started");
 
     static {
@@ -124,6 +126,34 @@ final class Replica {
                 + " s; its log ends with:\n" + logTail(40));
     }
 
+    /** What {@code GET /healthcheck} answered: its status (-1 when nothing answered) and its JSON body. */
+    record Health(int status, String body) {
+
+        /** True when the body reports the named check ({@code postgresql}, {@code synthesis-pool}) healthy. */
+        boolean healthy(String check) {
+            try {
+                return JSON.readTree(body).path(check).path("healthy").asBoolean(false);
+            } catch (IOException e) {
+                return false;
+            }
+        }
+    }
+
+    /** {@code GET /healthcheck} on the admin port, with the body naming each check's state. */
+    Health health() {
+        try {
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(admin("/healthcheck")).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Health(response.statusCode(), response.body());
+        } catch (IOException e) {
+            return new Health(-1, "");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Health(-1, "");
+        }
+    }
+
     /** The status of {@code GET /healthcheck} on the admin port, or -1 when nothing answers. */
     int healthStatus() {
         try {
@@ -199,6 +229,17 @@ final class Replica {
     /** What the current process has logged so far. */
     String logSinceStart() {
         return logText().substring((int) Math.min(logOffsetAtStart, logText().length()));
+    }
+
+    /** A place in the log, for {@link #logSince(long)}: what has been logged so far, in characters. */
+    long logMark() {
+        return logText().length();
+    }
+
+    /** What this replica has logged since {@code mark} (from {@link #logMark()}). */
+    String logSince(long mark) {
+        String text = logText();
+        return text.substring((int) Math.min(mark, text.length()));
     }
 
     /** Everything this replica has logged, over all its processes. */

@@ -22,6 +22,7 @@ import io.mergesynthesis.service.cli.ExportEventsCommand;
 import io.mergesynthesis.service.cli.MigrateCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
 import io.mergesynthesis.service.core.SampleConflicts;
+import io.mergesynthesis.service.db.DatabaseWait;
 import io.mergesynthesis.service.db.Databases;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.ScopedTransactions;
@@ -82,8 +83,12 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 db.close();
             }
         }));
+        // Wait for the database here rather than exit: replicas often start with it, or while it restarts.
+        DatabaseWait wait = DatabaseWait.upTo(config.getDatabaseStartupWait().toJavaDuration());
         if (config.isMigrateOnStart()) {
-            Databases.migrate(config.getDatabase());
+            wait.run("apply the migrations", () -> Databases.migrate(config.getDatabase()));
+        } else {
+            wait.run("connect to the database", () -> Databases.ping(config.getDatabase()));
         }
         Jdbi jdbi = new JdbiFactory().build(environment, config.getDatabase(), "postgresql")
                 .installPlugin(new PostgresPlugin());

@@ -3,6 +3,7 @@ package io.mergesynthesis.service;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.core.Configuration;
 import io.dropwizard.db.DataSourceFactory;
+import io.dropwizard.util.Duration;
 import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
 import io.mergesynthesis.service.ingest.IngestFactory;
 import io.mergesynthesis.service.worker.SynthesisFactory;
@@ -25,6 +26,13 @@ public class MergeSynthesisConfiguration extends Configuration {
 
     /** Apply pending schema migrations when the server starts (otherwise: {@code db migrate}). */
     private boolean migrateOnStart = true;
+
+    /**
+     * How long a starting server waits for its database (not up yet, restarting, out of connection slots),
+     * retrying with backoff, before it gives up; zero gives up at the first failure.
+     */
+    @NotNull
+    private Duration databaseStartupWait = Duration.seconds(60);
 
     /** Load the five sample conflicts when the embedded database holds none yet. */
     private boolean loadSamples = true;
@@ -65,6 +73,16 @@ public class MergeSynthesisConfiguration extends Configuration {
     @JsonProperty
     public void setMigrateOnStart(boolean migrateOnStart) {
         this.migrateOnStart = migrateOnStart;
+    }
+
+    @JsonProperty
+    public Duration getDatabaseStartupWait() {
+        return databaseStartupWait;
+    }
+
+    @JsonProperty
+    public void setDatabaseStartupWait(Duration databaseStartupWait) {
+        this.databaseStartupWait = databaseStartupWait;
     }
 
     @JsonProperty

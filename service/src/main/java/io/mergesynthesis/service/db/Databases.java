@@ -42,6 +42,11 @@ public final class Databases {
                 .migrate();
     }
 
+    /** Opens one connection and runs a trivial query: throws unless the database takes work. */
+    public static void ping(DataSourceFactory database) {
+        forCommand(database).useHandle(handle -> handle.createQuery("SELECT 1").mapTo(Integer.class).one());
+    }
+
     /** A JDBI on a plain, unpooled data source, for short-lived commands. */
     public static Jdbi forCommand(DataSourceFactory database) {
         // An unset password (trust or peer authentication) is left out rather than passed as null.

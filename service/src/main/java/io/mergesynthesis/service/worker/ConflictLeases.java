@@ -48,11 +48,19 @@ final class ConflictLeases {
     /**
      * Claims up to {@code limit} claimable rows across every org and leases them to {@code owner}. Rows that
      * another replica is claiming at the same moment are skipped, not waited for. Runs cross-tenant.
+     *
+     * <p>An expired lease is "cut by a restart" when it was granted (the claim stamps {@code updated_at}) before
+     * the database server last started. An inbox write since can only move {@code updated_at} later, which errs
+     * towards treating the lease as ended by a crash.
      */
     static List<Lease> claim(Handle handle, String owner, int limit, Duration leaseDuration) {
+        // Reckoned before the statement is sent, so it cannot fall after the expiry the database writes.
+        Deadline heldUntil = Deadline.in(leaseDuration);
         return handle.createQuery("""
                         WITH picked AS (
-                            SELECT id, synthesis_state = 'in_progress' AS recovered
+                            SELECT id, synthesis_state = 'in_progress' AS recovered,
+                                   synthesis_state = 'in_progress' AND updated_at < pg_postmaster_start_time()
+                                       AS cut_by_restart
                             FROM policy_conflicts
                             WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
                             ORDER BY not_before
@@ -67,12 +75,13 @@ final class ConflictLeases {
                             updated_at = now()
                         FROM picked
                         WHERE c.id = picked.id
-                        RETURNING c.id, c.org_id, c.attempts, picked.recovered""")
+                        RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart""")
                 .bind("limit", limit)
                 .bind("owner", owner)
                 .bind("leaseMicros", micros(leaseDuration))
                 .map((rs, ctx) -> new Lease(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class),
-                        owner, rs.getInt("attempts"), rs.getBoolean("recovered")))
+                        owner, rs.getInt("attempts"), rs.getBoolean("recovered"), rs.getBoolean("cut_by_restart"),
+                        heldUntil))
                 .list();
     }
 
@@ -165,6 +174,31 @@ final class ConflictLeases {
                 .map((rs, ctx) -> new Release(rs.getTimestamp("not_before").toInstant(),
                         rs.getTimestamp("released_at").toInstant()))
                 .findOne();
+    }
+
+    /**
+     * Gives back a lease whose attempt the database cut short: pending again, claimable after {@code delay},
+     * with the claim's attempt taken back since the conflict did nothing wrong, and the step that failed kept in
+     * {@code last_failure_reason}. False when the lease was no longer this worker's.
+     */
+    static boolean releaseUncounted(Handle handle, Lease lease, FailureReason reason, Duration delay) {
+        return handle.createUpdate("""
+                        UPDATE policy_conflicts
+                        SET synthesis_state = 'pending',
+                            attempts = attempts - 1,
+                            last_failure_reason = :reason,
+                            lease_owner = NULL,
+                            lease_expires_at = NULL,
+                            not_before = now() + :delayMicros * interval '1 microsecond',
+                            updated_at = now()
+                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                          AND synthesis_state = 'in_progress'""")
+                .bind("reason", reason.label())
+                .bind("delayMicros", micros(delay))
+                .bind("id", lease.conflictId())
+                .bind("owner", lease.owner())
+                .bind("attempts", lease.attempts())
+                .execute() == 1;
     }
 
     /** Stamps the permanent marker: no claim picks the row again. False when the lease was lost. */

@@ -97,8 +97,10 @@ final class ConflictWork {
 
     /** Completes with null when the lease was handed back before the synthesizer was called. */
     private CompletableFuture<Outcome> attempt(Lease lease, UUID scopeOrg, LeaseReader.ReadAhead readAhead) {
-        // The claim counted this attempt in the durable column; the tracker may know of more (see the ADR).
-        int before = Math.max(tracker.failuresOf(lease.conflictId()), lease.attempts() - 1);
+        // The claim counted this attempt in the durable column; the tracker may know of more (see ADR 0005).
+        // A lease cut by a database restart was not ended by its conflict: that claim is not held against it.
+        int claimsBefore = lease.attempts() - 1 - (lease.cutByRestart() ? 1 : 0);
+        int before = Math.max(tracker.failuresOf(lease.conflictId()), claimsBefore);
         if (before >= maxAttempts) {
             return done(failures.failed(lease, scopeOrg, lease.attempts(), new AttemptFailure(
                     FailureReason.MAX_ATTEMPTS_EXCEEDED, "claimed " + lease.attempts() + " times, more than the "

@@ -2,10 +2,14 @@ package io.mergesynthesis.service.worker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -13,12 +17,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decides what a failed attempt leads to and writes it: back to pending with backoff while attempts remain,
- * the permanent marker (and a "synthesis failed permanently" event) once they are used up. Both writes are
- * fenced on the lease and run under the conflict's org scope.
+ * the permanent marker (and a "synthesis failed permanently" event) once they are used up. An attempt that
+ * failed only because the database was unavailable is not counted at all. Every write is fenced on the lease
+ * and runs under the conflict's org scope.
  */
 final class FailureHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(FailureHandler.class);
+    /** The steps of an attempt that are database work, where the database itself may be what failed. */
+    private static final Set<FailureReason> DATABASE_STEPS = EnumSet.of(FailureReason.SET_ORG_ID,
+            FailureReason.LOAD_ROW, FailureReason.WRITE_MERGE);
+    /** Pauses between tries of a hand-back while the database is unavailable: 100 ms doubling to 1 s. */
+    private static final Duration HAND_BACK_RETRY_FIRST = Duration.ofMillis(100);
+    private static final Duration HAND_BACK_RETRY_LAST = Duration.ofSeconds(1);
 
     private final ScopedTransactions transactions;
     private final AttemptTracker tracker;
@@ -46,6 +57,9 @@ final class FailureHandler {
     Outcome failed(Lease lease, UUID scopeOrg, int attempt, Throwable failure) {
         FailureReason reason = FailureReason.of(failure);
         metrics.failed(reason);
+        if (DATABASE_STEPS.contains(reason) && DatabaseUnavailable.isCauseOf(failure)) {
+            return cutShortByTheDatabase(lease, scopeOrg, attempt, reason, failure);
+        }
         tracker.recordFailure(lease.conflictId(), attempt);
         if (reason == FailureReason.UNKNOWN) {
             LOG.error("Attempt {} at conflict {} failed unexpectedly", attempt, lease.conflictId(), failure);
@@ -58,9 +72,50 @@ final class FailureHandler {
                     : retryLater(lease, scopeOrg, attempt, reason);
         } catch (RuntimeException writeFailed) {
             // The row keeps its lease, which expires; a later claim picks it up and counts one more attempt.
-            LOG.warn("Could not record the failure of conflict {}; its lease will expire instead",
-                    lease.conflictId(), writeFailed);
+            if (DatabaseUnavailable.isCauseOf(writeFailed)) {
+                LOG.info("Could not record the failure of conflict {}, the database is unavailable ({}); its "
+                        + "lease will expire instead", lease.conflictId(), DatabaseUnavailable.describe(writeFailed));
+            } else {
+                LOG.warn("Could not record the failure of conflict {}; its lease will expire instead",
+                        lease.conflictId(), writeFailed);
+            }
             return Outcome.TRANSIENT_FAILURE;
+        }
+    }
+
+    /**
+     * The database went away under the attempt: nothing is wrong with the conflict, so the attempt does not
+     * count. The tracker is not told, the marker is never stamped, and the lease is handed back with its attempt
+     * taken back, to be claimed again after the first backoff. The hand-back is tried again while the lease
+     * lasts (the database may be back in a moment, or a connection slot free up); if it never gets through, the
+     * lease runs out and the next claim counts it as it would after a crash, unless a database restart explains
+     * it (see {@link ConflictWork}).
+     */
+    private Outcome cutShortByTheDatabase(Lease lease, UUID scopeOrg, int attempt, FailureReason reason,
+                                          Throwable failure) {
+        LOG.info("Attempt {} at conflict {} was cut short ({}), the database is unavailable ({}); it does not "
+                + "count", attempt, lease.conflictId(), reason.label(), DatabaseUnavailable.describe(failure));
+        RetryPause pause = new RetryPause(HAND_BACK_RETRY_FIRST, HAND_BACK_RETRY_LAST);
+        while (true) {
+            try {
+                boolean released = transactions.inOrg(scopeOrg,
+                        handle -> ConflictLeases.releaseUncounted(handle, lease, reason, backoff.after(1)));
+                return released ? Outcome.TRANSIENT_FAILURE : Outcome.SKIPPED;
+            } catch (RuntimeException writeFailed) {
+                Duration wait = pause.next();
+                if (!DatabaseUnavailable.isCauseOf(writeFailed) || !lease.heldUntil().allows(wait)) {
+                    LOG.info("Could not hand conflict {} back ({}); its lease will expire instead",
+                            lease.conflictId(), DatabaseUnavailable.describe(writeFailed));
+                    return Outcome.TRANSIENT_FAILURE;
+                }
+                try {
+                    Thread.sleep(wait.toMillis());
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    LOG.info("Stopped handing conflict {} back; its lease will expire instead", lease.conflictId());
+                    return Outcome.TRANSIENT_FAILURE;
+                }
+            }
         }
     }
 

@@ -1,6 +1,9 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -22,7 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One bad row never costs the others their write: when a batch fails, it is rolled back whole and every merge
  * in it is written again in a transaction of its own, so the rows that can be stored are stored and only the bad
- * one reports its failure.
+ * one reports its failure. A batch that failed because the database was unavailable is instead tried again
+ * whole, within its leases.
  *
  * <p>The queue is bounded, though a pool never has more merges waiting here than it has workers: when the
  * database falls behind, the workers stay busy until their merges are stored, and so nothing new is claimed.
@@ -35,7 +39,12 @@ final class MergeCompleter {
     /** How often an idle writer looks whether the completer is stopping. */
     private static final long IDLE_CHECK_MILLIS = 100;
 
+    /** Pauses between tries of a store while the database is unavailable: 100 ms doubling to 1 s. */
+    private static final Duration STORE_RETRY_FIRST = Duration.ofMillis(100);
+    private static final Duration STORE_RETRY_LAST = Duration.ofSeconds(1);
+
     private final ScopedTransactions transactions;
+    private final FailureStreak storeFailures;
     private final int maxBatch;
     private final int writers;
     private final BlockingQueue<Pending> queue;
@@ -46,8 +55,9 @@ final class MergeCompleter {
      * @param writers threads writing batches side by side, each on a connection of its own while it writes
      * @param maxBatch the most merges one commit stores; also how many may wait to be written
      */
-    MergeCompleter(ScopedTransactions transactions, int writers, int maxBatch) {
+    MergeCompleter(ScopedTransactions transactions, int writers, int maxBatch, Clock clock) {
         this.transactions = transactions;
+        this.storeFailures = new FailureStreak(LOG, "Storing suggested merges", clock);
         this.writers = writers;
         this.maxBatch = maxBatch;
         this.queue = new ArrayBlockingQueue<>(maxBatch);
@@ -138,30 +148,78 @@ final class MergeCompleter {
         left.forEach(pending -> write(List.of(pending)));
     }
 
+    /**
+     * Writes {@code batch}, completing each merge's future. While the database is unavailable the batch is tried
+     * again after a short pause, for as long as each merge's lease lasts: the synthesizer call behind a merge may
+     * have been expensive, and a database that is back within the lease should not cost it again. A merge whose
+     * lease runs out meanwhile (or any merge once the completer is stopping) fails with the last error.
+     */
     private void write(List<Pending> batch) {
-        boolean[] stored = new boolean[batch.size()];
-        try {
-            transactions.inOrg(batch.get(0).merge().scopeOrg(), handle -> {
-                for (int i = 0; i < batch.size(); i++) {
-                    Finished merge = batch.get(i).merge();
-                    if (i > 0) {
-                        ScopedTransactions.switchOrg(handle, merge.scopeOrg());
-                    }
-                    stored[i] = ConflictLeases.storeMerge(handle, merge.lease(), merge.mergeJson(),
-                            merge.eventDetailsJson());
-                }
-                return null;
-            });
-        } catch (RuntimeException | Error e) {
-            if (batch.size() == 1) {
-                batch.get(0).stored().completeExceptionally(e);
+        RetryPause pause = new RetryPause(STORE_RETRY_FIRST, STORE_RETRY_LAST);
+        List<Pending> left = batch;
+        while (true) {
+            try {
+                writeTogether(left);
+                storeFailures.succeeded();
                 return;
+            } catch (RuntimeException | Error e) {
+                if (!DatabaseUnavailable.isCauseOf(e)) {
+                    writeEachAlone(left, e);
+                    return;
+                }
+                Duration wait = pause.next();
+                List<Pending> keep = new ArrayList<>();
+                for (Pending pending : left) {
+                    if (!stopped && pending.merge().lease().heldUntil().allows(wait)) {
+                        keep.add(pending);
+                    } else {
+                        pending.stored().completeExceptionally(e);
+                    }
+                }
+                if (keep.isEmpty()) {
+                    return;
+                }
+                storeFailures.failed(e, wait);
+                try {
+                    Thread.sleep(wait.toMillis());
+                } catch (InterruptedException interrupted) {
+                    keep.forEach(pending -> pending.stored().completeExceptionally(e));
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                left = keep;
             }
-            for (Pending pending : batch) {
-                write(List.of(pending));
-            }
+        }
+    }
+
+    /**
+     * After a batch failed for a reason of its own rows: one bad row never costs the others their write, so each
+     * is written again in a transaction of its own and only the bad one reports its failure.
+     */
+    private void writeEachAlone(List<Pending> batch, Throwable failure) {
+        if (batch.size() == 1) {
+            batch.get(0).stored().completeExceptionally(failure);
             return;
         }
+        for (Pending pending : batch) {
+            write(List.of(pending));
+        }
+    }
+
+    /** One transaction for the whole batch; completes the futures only when it committed. */
+    private void writeTogether(List<Pending> batch) {
+        boolean[] stored = new boolean[batch.size()];
+        transactions.inOrg(batch.get(0).merge().scopeOrg(), handle -> {
+            for (int i = 0; i < batch.size(); i++) {
+                Finished merge = batch.get(i).merge();
+                if (i > 0) {
+                    ScopedTransactions.switchOrg(handle, merge.scopeOrg());
+                }
+                stored[i] = ConflictLeases.storeMerge(handle, merge.lease(), merge.mergeJson(),
+                        merge.eventDetailsJson());
+            }
+            return null;
+        });
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).stored().complete(stored[i]);
         }

@@ -4,6 +4,7 @@ import io.mergesynthesis.service.db.ConflictStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.postgresql.PGConnection;
@@ -14,8 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Listens on {@link ConflictStore#PENDING_CHANNEL} over a dedicated connection and wakes the claim loop when
  * ingest announces new conflicts. Waiting for a notification sends nothing to the server, so an idle replica
- * costs the database only its poll. If the connection drops, it reconnects with a doubling delay, and wakes the
- * loop once connected again, since notifications sent meanwhile were lost.
+ * costs the database only its poll. If the connection drops, it reconnects with a doubling delay (cut short when
+ * the claim loop finds the database back), logging the outage in a few lines, and wakes the loop once connected
+ * again, since notifications sent meanwhile were lost.
  */
 final class PendingListener {
 
@@ -28,13 +30,16 @@ final class PendingListener {
     private final Waiter loop;
     private final Waiter retryPause = new Waiter();
     private final AtomicInteger connections = new AtomicInteger();
+    private final FailureStreak failures;
     private volatile boolean running;
     private volatile Connection current;
     private Thread thread;
 
-    PendingListener(DedicatedConnection opener, Waiter loop) {
+    PendingListener(DedicatedConnection opener, Waiter loop, Clock clock) {
         this.opener = opener;
         this.loop = loop;
+        this.failures = new FailureStreak(LOG, "Listening for new conflicts (polling covers for it meanwhile)",
+                clock);
     }
 
     void start(String threadName) {
@@ -58,8 +63,16 @@ final class PendingListener {
         return connections.get();
     }
 
+    /**
+     * Retries at once if a reconnection is pending: the claim loop calls this when the database answers
+     * again, which may be well before this listener's own doubling pause runs out.
+     */
+    void reconnectNow() {
+        retryPause.wake();
+    }
+
     private void listen() {
-        Duration retry = FIRST_RETRY;
+        RetryPause pause = new RetryPause(FIRST_RETRY, LAST_RETRY);
         while (running) {
             try (Connection connection = opener.open()) {
                 current = connection;
@@ -67,7 +80,8 @@ final class PendingListener {
                     statement.execute("LISTEN " + ConflictStore.PENDING_CHANNEL);
                 }
                 connections.incrementAndGet();
-                retry = FIRST_RETRY;
+                pause.reset();
+                failures.succeeded();
                 loop.wake();
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 while (running) {
@@ -80,14 +94,13 @@ final class PendingListener {
                 if (!running) {
                     return;
                 }
-                LOG.warn("Lost the connection that listens for new conflicts; reconnecting in {} ms (polling "
-                        + "continues meanwhile): {}", retry.toMillis(), e.getMessage());
+                Duration retry = pause.next();
+                failures.failed(e, retry);
                 try {
                     retryPause.await(retry);
                 } catch (InterruptedException interrupted) {
                     return;
                 }
-                retry = retry.multipliedBy(2).compareTo(LAST_RETRY) < 0 ? retry.multipliedBy(2) : LAST_RETRY;
             } finally {
                 current = null;
             }

@@ -52,7 +52,9 @@ import org.slf4j.LoggerFactory;
 public final class SynthesisPool implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(SynthesisPool.class);
-    private static final Duration CLAIM_ERROR_PAUSE_CAP = Duration.ofSeconds(30);
+    /** Pauses between failed claims: 250 ms doubling to 2 s, so a claim is tried every 2 s at most. */
+    private static final Duration CLAIM_RETRY_FIRST = Duration.ofMillis(250);
+    private static final Duration CLAIM_RETRY_LAST = Duration.ofSeconds(2);
     private static final Duration DUE_MARGIN = Duration.ofMillis(5);
     /** One writer: merges that arrive while it writes fill the next batch, so batches grow with the load. */
     private static final int COMPLETER_WRITERS = 1;
@@ -66,6 +68,7 @@ public final class SynthesisPool implements Managed {
     private final Waiter waiter = new Waiter();
     private final Optional<PendingListener> listener;
     private final Semaphore freeWorkers;
+    private final FailureStreak claimFailures;
     private final AtomicInteger lostWorkers = new AtomicInteger();
     private volatile boolean stopping;
     private volatile boolean saturated;
@@ -82,12 +85,15 @@ public final class SynthesisPool implements Managed {
         this.call = new SynthesisCall(builder.synthesizer, settings.invokeTimeout(), threadPrefix());
         this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
         this.reader = new LeaseReader(builder.transactions, builder.orgScope);
-        this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2);
+        this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
+                builder.clock);
         this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
                 failures, tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
         this.listener = settings.listen() && builder.listenConnection != null
-                ? Optional.of(new PendingListener(builder.listenConnection, waiter)) : Optional.empty();
+                ? Optional.of(new PendingListener(builder.listenConnection, waiter, builder.clock)) : Optional.empty();
         this.freeWorkers = new Semaphore(settings.workers());
+        this.claimFailures = new FailureStreak(LOG, "Synthesis pool " + settings.owner() + ": claiming",
+                builder.clock);
     }
 
     public static Builder builder(PoolSettings settings, ScopedTransactions transactions,
@@ -180,7 +186,7 @@ public final class SynthesisPool implements Managed {
     }
 
     private void claimUntilStopped() {
-        Duration errorPause = settings.pollInterval();
+        RetryPause errorPause = new RetryPause(CLAIM_RETRY_FIRST, CLAIM_RETRY_LAST);
         while (!stopping) {
             try {
                 int free = freeWorkers.availablePermits();
@@ -189,9 +195,13 @@ public final class SynthesisPool implements Managed {
                     continue;
                 }
                 LeaseClaimer.Claim claim = claimer.claim(free);
+                if (claimFailures.succeeded()) {
+                    // The database is back: the listener need not sit out the rest of its own, longer pause.
+                    listener.ifPresent(PendingListener::reconnectNow);
+                }
+                errorPause.reset();
                 saturated = claim.leases().size() == free;
                 dispatch(claim.leases());
-                errorPause = settings.pollInterval();
                 if (!saturated) {
                     waiter.await(idleWait(claim));
                 }
@@ -199,15 +209,15 @@ public final class SynthesisPool implements Managed {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                LOG.warn("Synthesis pool {}: claiming failed, retrying in {}", settings.owner(),
-                        PoolSettings.show(errorPause), e);
+                // Short pauses, so that work resumes within seconds of the database's return; the listener's
+                // reconnection wakes the loop sooner still. The streak keeps the log to a few lines.
+                Duration pause = errorPause.next();
+                claimFailures.failed(e, pause);
                 try {
-                    waiter.await(errorPause);
+                    waiter.await(pause);
                 } catch (InterruptedException interrupted) {
                     return;
                 }
-                errorPause = errorPause.multipliedBy(2).compareTo(CLAIM_ERROR_PAUSE_CAP) < 0
-                        ? errorPause.multipliedBy(2) : CLAIM_ERROR_PAUSE_CAP;
             }
         }
     }

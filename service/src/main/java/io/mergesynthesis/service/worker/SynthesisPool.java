@@ -137,14 +137,17 @@ public final class SynthesisPool implements Managed {
         if (listener.isPresent()) {
             listener.get().stop();
         }
+        // One grace for the whole stop: reading back the last claim and finishing the work share it, so an
+        // operator's termination timeout of a little more than the grace is always enough.
+        long graceEnds = System.nanoTime() + settings.shutdownGrace().toNanos();
         if (reading != null) {
             // Claims already made are read and dispatched before the workers stop taking work.
             reading.shutdown();
-            reading.awaitTermination(settings.shutdownGrace().toNanos(), TimeUnit.NANOSECONDS);
+            reading.awaitTermination(graceEnds - System.nanoTime(), TimeUnit.NANOSECONDS);
         }
         if (workers != null) {
             workers.shutdown();
-            if (!workers.awaitTermination(settings.shutdownGrace().toNanos(), TimeUnit.NANOSECONDS)) {
+            if (!workers.awaitTermination(graceEnds - System.nanoTime(), TimeUnit.NANOSECONDS)) {
                 LOG.warn("Synthesis pool {}: work still running after the shutdown grace of {}; interrupting it, "
                         + "its leases will expire", settings.owner(), PoolSettings.show(settings.shutdownGrace()));
                 workers.shutdownNow();

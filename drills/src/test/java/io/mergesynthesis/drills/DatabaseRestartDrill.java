@@ -83,13 +83,23 @@ class DatabaseRestartDrill {
                 long doneAtStop = done(database);
                 long inProgressAtStop = database.count(
                         "SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'in_progress'");
+                String inboxToken = ApiClient.mintToken(database, "org_admin", UUID.randomUUID());
                 database.stop();
                 long stopped = System.nanoTime();
+                // A client asking meanwhile is told to come back (503, Retry-After), not that the service broke.
+                Thread.sleep(1000);
+                List<String> apiDuringOutage = new ArrayList<>();
+                for (Replica replica : replicas) {
+                    HttpResponse<String> answer = ApiClient.get(replica.api("/v1/conflicts"), inboxToken);
+                    apiDuringOutage.add(answer.statusCode() + " Retry-After="
+                            + answer.headers().firstValue("Retry-After").orElse("none"));
+                }
                 report.line("database stopped with " + doneAtStop + " merged, " + inProgressAtStop
                         + " leased, " + (CONFLICTS - doneAtStop) + " to go");
                 assertThat(CONFLICTS - doneAtStop).as("work left for after the restart")
                         .isGreaterThan((long) REPLICAS * WORKERS);
 
+                report.figure("inbox reads during the outage", apiDuringOutage);
                 Map<Replica, List<Replica.Health>> duringOutage = sampleHealth(replicas, stopped, OUTAGE);
                 database.startServer();
                 long restarted = System.nanoTime();
@@ -147,6 +157,8 @@ class DatabaseRestartDrill {
                             .isNotEmpty()
                             .allMatch(health -> health.status() != 200 && !health.healthy("postgresql"));
                 }
+                assertThat(apiDuringOutage).as("inbox reads during the outage")
+                        .allMatch(answer -> answer.equals("503 Retry-After=5"));
                 // Work came back by itself, promptly.
                 assertThat(healthyAfter).as("replicas healthy again within " + RESUME_BOUND.toSeconds() + " s")
                         .hasSize(REPLICAS)

@@ -13,6 +13,7 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.service.api.BodyLimitFilter;
+import io.mergesynthesis.service.api.DatabaseUnavailableMapper;
 import io.mergesynthesis.service.api.MalformedJsonMapper;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
@@ -108,6 +109,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
         environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes()));
         environment.jersey().register(new MalformedJsonMapper());
+        environment.jersey().register(new DatabaseUnavailableMapper(Clock.systemUTC()));
 
         ConflictIntake intake = new ConflictIntake(transactions, json);
         environment.jersey().register(new ConflictResource(transactions, intake,

@@ -13,6 +13,7 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.service.api.BodyLimitFilter;
+import io.mergesynthesis.service.api.ExactHeaderValues;
 import io.mergesynthesis.service.api.MalformedJsonMapper;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
@@ -101,6 +102,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 .buildAuthFilter()));
         environment.jersey().register(RolesAllowedDynamicFeature.class);
         environment.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
+        environment.lifecycle().addEventListener(new ExactHeaderValues());
         environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes()));
         environment.jersey().register(new MalformedJsonMapper());
 

@@ -66,12 +66,19 @@ class BadInputTest {
                 "/v1/events?org_id=nope", "org_id");
         events.forEach((path, what) -> assertRefused(APP.get(siem, path), 400, what));
 
+        // Cursors in the right shape whose time PostgreSQL cannot hold answered 500.
+        String cursorBeforeTime = Base64.getUrlEncoder().withoutPadding().encodeToString(
+                ("c1:" + Long.MIN_VALUE + ":" + conflict).getBytes(StandardCharsets.US_ASCII));
+        String cursorAfterTime = Base64.getUrlEncoder().withoutPadding().encodeToString(
+                ("c1:" + Long.MAX_VALUE + ":" + conflict).getBytes(StandardCharsets.US_ASCII));
         Map<String, String> inbox = Map.of(
                 "/v1/conflicts?inbox_status=closed", "inbox_status",
                 "/v1/conflicts?synthesis_state=finished", "synthesis_state",
                 "/v1/conflicts?limit=0", "limit",
                 "/v1/conflicts?limit=201", "limit",
-                "/v1/conflicts?cursor=abc", "cursor");
+                "/v1/conflicts?cursor=abc", "cursor",
+                "/v1/conflicts?cursor=" + cursorBeforeTime, "cursor",
+                "/v1/conflicts?cursor=" + cursorAfterTime, "cursor");
         inbox.forEach((path, what) -> assertRefused(APP.get(admin, path), 400, what));
 
         assertThat(APP.get(siem, "/v1/events?limit=10000").statusCode()).isEqualTo(200);
@@ -92,6 +99,10 @@ class BadInputTest {
         assertRefused(APP.post(admin, path, "{\"resolution\": \"manual\", \"note\": 7}"), 422, "note");
         assertRefused(APP.post(admin, path, "{\"resolution\": \"manual\", \"notes\": \"typo\"}"), 422, "notes");
         assertRefused(APP.post(admin, path, "[\"manual\"]"), 422, "object");
+        // PostgreSQL text holds no NUL (this answered 500); an unpaired surrogate was stored as '?'.
+        assertRefused(APP.post(admin, path, "{\"resolution\": \"manual\", \"note\": \"a\\u0000b\"}"), 422, "NUL");
+        assertRefused(APP.post(admin, path, "{\"resolution\": \"manual\", \"note\": \"bad\\udc00pair\"}"), 422,
+                "surrogate");
         assertThat(APP.post(admin, path, "{\"resolution\": \"manual\"").statusCode()).isEqualTo(400);
         assertThat(APP.post(admin, path, "").statusCode()).isEqualTo(400);
         assertRefused(APP.post(admin, "/v1/conflicts/12/resolve", "{\"resolution\": \"manual\"}"), 400, "UUID");

@@ -140,6 +140,29 @@ class IngestTest {
         assertThat(rows()).isZero();
     }
 
+    /** Values PostgreSQL would refuse or silently change are a 422 naming the field, and nothing is stored. */
+    @Test
+    void valuesTheDatabaseCannotKeepExactlyAre422() throws Exception {
+        // An unpaired surrogate has no UTF-8 form; the driver stored it as "?", so the first two were one key.
+        for (String key : List.of("k\\ud800z", "k\\udbffz", "k\\udc00")) {
+            HttpResponse<String> response = APP.post(ingest, "/v1/conflicts", report(org, key));
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(422);
+            assertThat(response.body()).contains("\"field\":\"dedup_key\"").contains("unpaired surrogate");
+        }
+        // Years timestamptz cannot hold answered 500; years before 1970 are no detection time either.
+        for (String at : List.of("+999999-01-01T00:00:00Z", "-999999-01-01T00:00:00Z", "1969-12-31T23:59:59Z")) {
+            HttpResponse<String> response = APP.post(ingest, "/v1/conflicts",
+                    report(org, "k-at").replace("2026-11-20T10:15:00Z", at));
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(422);
+            assertThat(response.body()).contains("\"field\":\"detected_at\"");
+        }
+        assertThat(rows()).isZero();
+        // A surrogate pair is an ordinary character.
+        HttpResponse<String> emoji = APP.post(ingest, "/v1/conflicts", report(org, "k\\ud83d\\ude00"));
+        assertThat(emoji.statusCode()).as(emoji.body()).isEqualTo(201);
+        assertThat(JSON.readTree(emoji.body()).get("dedup_key").asText()).isEqualTo("k\ud83d\ude00");
+    }
+
     @Test
     void aBodyThatIsNotAConflictIs422() throws Exception {
         HttpResponse<String> response = APP.post(ingest, "/v1/conflicts", "[1, 2, 3]");

@@ -14,7 +14,9 @@ import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.service.api.BodyLimitFilter;
 import io.mergesynthesis.service.api.ExactHeaderValues;
+import io.mergesynthesis.service.api.JsonLimitMapper;
 import io.mergesynthesis.service.api.MalformedJsonMapper;
+import io.mergesynthesis.service.api.UndecodableTextMapper;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
 import io.mergesynthesis.service.auth.TokenAuthenticator;
@@ -105,6 +107,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.lifecycle().addEventListener(new ExactHeaderValues());
         environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes()));
         environment.jersey().register(new MalformedJsonMapper());
+        environment.jersey().register(new JsonLimitMapper());
+        environment.jersey().register(new UndecodableTextMapper());
 
         ConflictIntake intake = new ConflictIntake(transactions, json);
         environment.jersey().register(new ConflictResource(transactions, intake,

@@ -2,17 +2,27 @@ package io.mergesynthesis.service.api;
 
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
+import java.util.zip.ZipException;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.io.EofException;
 
 /**
  * Refuses request bodies over the configured size with 413, before any of it is parsed or stored. A declared
  * Content-Length is checked up front; a chunked body is counted as it is read.
+ *
+ * <p>The body is only wrapped here, never read: reading even its first byte would wait for it and decode it
+ * (Content-Encoding: gzip) before the caller is known. Whoever reads it later gets a 4xx instead of a failure
+ * when the body cannot be read to its end: gzip that is not gzip, broken chunked framing, a body cut short.
  */
 @PreMatching
 @Priority(Priorities.AUTHENTICATION - 100)
@@ -26,18 +36,51 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        if (request.getLength() > maxBytes) {
+        // As text: JAX-RS's getLength() is an int and throws on a longer Content-Length, which was a 500.
+        String declared = request.getHeaderString(HttpHeaders.CONTENT_LENGTH);
+        if (declared != null && declaredLength(declared) > maxBytes) {
             request.abortWith(tooLarge());
             return;
         }
-        if (request.hasEntity()) {
-            request.setEntityStream(new Bounded(request.getEntityStream(), maxBytes));
+        request.setEntityStream(new Bounded(request.getEntityStream(), maxBytes));
+    }
+
+    /** Jetty has refused any Content-Length that is not a number; only the size is left to judge. */
+    private static long declaredLength(String header) {
+        try {
+            return Long.parseLong(header.trim());
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
         }
     }
 
     private Response tooLarge() {
         return ErrorBody.response(Response.Status.REQUEST_ENTITY_TOO_LARGE,
                 "request body is larger than " + maxBytes + " bytes: nothing was stored; send a smaller batch");
+    }
+
+    /**
+     * The 4xx for a body that failed while being read, or null when the failure is not the client's doing. The
+     * failures arrive as Jetty raises them: a ZipException inside a RuntimeException, Jetty's HTTP exceptions
+     * (which carry their status), an end of stream before the declared end.
+     */
+    static WebApplicationException unreadable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ZipException) {
+                return ErrorBody.exception(Response.Status.BAD_REQUEST,
+                        "request body is not valid gzip data, although sent with Content-Encoding: gzip; nothing was stored");
+            }
+        }
+        if (failure instanceof HttpException http && http.getCode() >= 400 && http.getCode() < 500) {
+            String reason = http.getReason() == null ? "" : ": " + http.getReason();
+            return new WebApplicationException(failure, ErrorBody.response(http.getCode(),
+                    "request body could not be read" + reason + "; nothing was stored", List.of()));
+        }
+        if (failure instanceof EofException) {
+            return ErrorBody.exception(Response.Status.BAD_REQUEST,
+                    "request body ended before its declared end; nothing was stored");
+        }
+        return null;
     }
 
     private final class Bounded extends FilterInputStream {
@@ -50,7 +93,7 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
 
         @Override
         public int read() throws IOException {
-            int b = super.read();
+            int b = guarded(super::read);
             if (b >= 0) {
                 count(1);
             }
@@ -59,18 +102,47 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
 
         @Override
         public int read(byte[] buffer, int offset, int length) throws IOException {
-            int n = super.read(buffer, offset, length);
+            int n = guarded(() -> super.read(buffer, offset, length));
             if (n > 0) {
                 count(n);
             }
             return n;
         }
 
+        @Override
+        public int available() throws IOException {
+            return guarded(super::available);
+        }
+
+        private int guarded(StreamCall call) throws IOException {
+            try {
+                return call.run();
+            } catch (WebApplicationException e) {
+                throw e;
+            } catch (IOException e) {
+                throw answerOr(e);
+            } catch (RuntimeException e) {
+                throw answerOr(e);
+            }
+        }
+
+        private <E extends Exception> E answerOr(E failure) {
+            WebApplicationException answer = unreadable(failure);
+            if (answer != null) {
+                throw answer;
+            }
+            return failure;
+        }
+
         private void count(int n) {
             remaining -= n;
             if (remaining < 0) {
-                throw new jakarta.ws.rs.WebApplicationException(tooLarge());
+                throw new WebApplicationException(tooLarge());
             }
         }
+    }
+
+    private interface StreamCall {
+        int run() throws IOException;
     }
 }

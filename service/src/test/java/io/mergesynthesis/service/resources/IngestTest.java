@@ -10,6 +10,7 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.testing.OneConnection;
 import io.mergesynthesis.service.testing.TestApp;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -161,6 +162,49 @@ class IngestTest {
         HttpResponse<String> emoji = APP.post(ingest, "/v1/conflicts", report(org, "k\\ud83d\\ude00"));
         assertThat(emoji.statusCode()).as(emoji.body()).isEqualTo(201);
         assertThat(JSON.readTree(emoji.body()).get("dedup_key").asText()).isEqualTo("k\ud83d\ude00");
+    }
+
+    /**
+     * Bodies that fail while being read are the client's fault: each answered 500 and logged an ERROR before
+     * (the body was read ahead of authentication, and read failures were not mapped).
+     */
+    @Test
+    void anUnreadableBodyIs400AndStoresNothing() throws Exception {
+        String valid = report(org, "k-unreadable");
+        HttpResponse<String> notGzip = APP.send(HttpRequest.newBuilder(APP.uri("/v1/conflicts"))
+                .header("Authorization", "Bearer " + ingest).header("Content-Type", "application/json")
+                .header("Content-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofString(valid)).build());
+        assertThat(notGzip.statusCode()).as(notGzip.body()).isEqualTo(400);
+        assertThat(notGzip.body()).contains("gzip");
+        HttpResponse<String> notGzipNorToken = APP.send(HttpRequest.newBuilder(APP.uri("/v1/conflicts"))
+                .header("Authorization", "Bearer msk_forged").header("Content-Type", "application/json")
+                .header("Content-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofString(valid)).build());
+        assertThat(notGzipNorToken.statusCode()).isEqualTo(401);
+
+        byte[] brokenUtf32 = {0, 0, 0, '{', 0, 0, 0, '"', 0, (byte) 0xD8, 0, 0};
+        HttpResponse<String> notUnicode = APP.send(HttpRequest.newBuilder(APP.uri("/v1/conflicts"))
+                .header("Authorization", "Bearer " + ingest).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(brokenUtf32)).build());
+        assertThat(notUnicode.statusCode()).as(notUnicode.body()).isEqualTo(400);
+        assertThat(notUnicode.body()).contains("UTF-32");
+
+        HttpResponse<String> deep = APP.post(ingest, "/v1/conflicts", "[".repeat(5000) + "]".repeat(5000));
+        assertThat(deep.statusCode()).isEqualTo(400);
+        assertThat(deep.body()).contains("nesting depth");
+
+        String head = "POST /v1/conflicts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + ingest
+                + "\r\nContent-Type: application/json\r\nConnection: close\r\n";
+        String cutShort = OneConnection.exchange(EXT.getLocalPort(),
+                (head + "Content-Length: 5000\r\n\r\n" + valid.substring(0, 40)).getBytes(StandardCharsets.UTF_8));
+        assertThat(cutShort).startsWith("HTTP/1.1 400").contains("\"message\"");
+        String badChunk = OneConnection.exchange(EXT.getLocalPort(),
+                (head + "Transfer-Encoding: chunked\r\n\r\nzz\r\n" + valid + "\r\n0\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        assertThat(badChunk).startsWith("HTTP/1.1 400").contains("\"message\"");
+        // JAX-RS reads Content-Length as an int; a longer one answered 500 instead of 413.
+        String tooLong = OneConnection.exchange(EXT.getLocalPort(),
+                (head + "Content-Length: 9223372036854775807\r\n\r\n{}").getBytes(StandardCharsets.UTF_8));
+        assertThat(tooLong).startsWith("HTTP/1.1 413");
+        assertThat(rows()).isZero();
     }
 
     @Test

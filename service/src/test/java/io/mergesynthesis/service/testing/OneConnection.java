@@ -28,6 +28,23 @@ public final class OneConnection {
                 + (authorization == null ? "" : "Authorization: " + authorization + "\r\n") + "\r\n";
     }
 
+    /**
+     * Sends {@code request} exactly as given, then closes the sending side (a body cut short ends there) and
+     * returns the whole answer as text.
+     */
+    public static String exchange(int port, byte[] request) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(request);
+            socket.shutdownOutput();
+            ByteArrayOutputStream received = new ByteArrayOutputStream();
+            socket.getInputStream().transferTo(received);
+            return received.toString(StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Sends the requests one after the other on one connection and returns the status of each answer. */
     public static List<Integer> statuses(int port, String... requests) {
         try (Socket socket = new Socket("127.0.0.1", port)) {

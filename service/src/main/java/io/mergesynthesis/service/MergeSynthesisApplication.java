@@ -14,6 +14,7 @@ import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.service.api.BodyLimitFilter;
 import io.mergesynthesis.service.api.ExactHeaderValues;
+import io.mergesynthesis.service.api.JsonErrors;
 import io.mergesynthesis.service.api.JsonLimitMapper;
 import io.mergesynthesis.service.api.MalformedJsonMapper;
 import io.mergesynthesis.service.api.UndecodableTextMapper;
@@ -105,6 +106,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(RolesAllowedDynamicFeature.class);
         environment.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
         environment.lifecycle().addEventListener(new ExactHeaderValues());
+        JsonErrors.install(environment);
         environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes()));
         environment.jersey().register(new MalformedJsonMapper());
         environment.jersey().register(new JsonLimitMapper());

@@ -7,6 +7,7 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.testing.OneConnection;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import java.net.http.HttpResponse;
@@ -83,6 +84,35 @@ class BadInputTest {
 
         assertThat(APP.get(siem, "/v1/events?limit=10000").statusCode()).isEqualTo(200);
         assertThat(APP.get(admin, "/v1/conflicts?limit=200").statusCode()).isEqualTo(200);
+    }
+
+    /**
+     * Errors Jetty answers before Jersey sees the request had HTML bodies, or none (an unknown method, an Accept
+     * naming nothing Jetty writes); they share the API's error body now.
+     */
+    @Test
+    void errorsTheHttpLayerAnswersAreJsonToo() {
+        int port = EXT.getLocalPort();
+        Map<String, Integer> requests = Map.of(
+                "FOO /v1/conflicts HTTP/1.1\r\nHost: x\r\n", 405,
+                "GET /v1/conflicts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + admin + "\r\nAccept: ;;;\r\n", 400,
+                "POST /v1/conflicts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ingest
+                        + "\r\nContent-Type: /\r\nContent-Length: 2\r\n\r\n{}", 400,
+                "GET /v1/conflicts HTTP/1.1\r\nHost: x\r\nX-Broken header line\r\n", 400,
+                "GET /v1/conflicts HTTP/1.1\r\n", 400,
+                "GET /v1/conflicts?q=" + "q".repeat(100_000) + " HTTP/1.1\r\nHost: x\r\n", 414,
+                "GET /v1/conflicts HTTP/1.1\r\nHost: x\r\nX-Filler: " + "f".repeat(20_000) + "\r\n", 431);
+        requests.forEach((request, status) -> {
+            String head = request.contains("\r\n\r\n") ? request.replaceFirst("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
+                    : request + "Connection: close\r\n\r\n";
+            String answer = OneConnection.exchange(port, head.getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(answer).as(request).startsWith("HTTP/1.1 " + status);
+            assertThat(answer.lines().filter(l -> l.regionMatches(true, 0, "Content-Type:", 0, 13)).findFirst())
+                    .as(request).hasValueSatisfying(t -> assertThat(t).contains("application/json"));
+            JsonNode body = Seed.parse(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+            assertThat(body.get("code").asInt()).isEqualTo(status);
+            assertThat(body.get("message").asText()).as(request).isNotBlank();
+        });
     }
 
     @Test

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
-import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
@@ -18,6 +17,7 @@ import io.mergesynthesis.service.api.JsonErrors;
 import io.mergesynthesis.service.api.JsonLimitMapper;
 import io.mergesynthesis.service.api.MalformedJsonMapper;
 import io.mergesynthesis.service.api.UndecodableTextMapper;
+import io.mergesynthesis.service.auth.BearerHeaderFilter;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
 import io.mergesynthesis.service.auth.TokenAuthenticator;
@@ -96,7 +96,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         CollectorRegistry metrics = new CollectorRegistry(true);
 
         TokenAuthenticator authenticator = new TokenAuthenticator(new TokenStore(transactions));
-        environment.jersey().register(new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
+        environment.jersey().register(new AuthDynamicFeature(new BearerHeaderFilter.Builder()
                 .setAuthenticator(authenticator)
                 .setAuthorizer(authenticator)
                 .setPrefix("Bearer")

@@ -87,6 +87,17 @@ class AuthAndReadTest {
         assertThat(APP.get(token, "/v1/conflicts?limit=1").statusCode()).isEqualTo(401);
     }
 
+    /** Only the Authorization header carries a token: in a URL it would be logged in clear. */
+    @Test
+    void aTokenOnlyCountsInTheAuthorizationHeader() {
+        assertThat(APP.get(null, "/v1/conflicts?access_token=" + adminA).statusCode()).isEqualTo(401);
+        String path = "/v1/conflicts/" + conflictOfB;
+        int port = EXT.getLocalPort();
+        assertThat(OneConnection.statuses(port,
+                OneConnection.get(path, "Bearer " + adminB + "\r\nAuthorization: Bearer " + adminA),
+                OneConnection.get(path, "bearer " + adminB))).containsExactly(401, 200);
+    }
+
     /**
      * On a kept-alive connection a token that differs from the one before it only in letter case is another
      * token: it must not be read as the earlier one (which would let it in), nor the earlier one as it.

@@ -5,6 +5,8 @@ import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
@@ -23,10 +25,17 @@ import org.eclipse.jetty.io.EofException;
  * <p>The body is only wrapped here, never read: reading even its first byte would wait for it and decode it
  * (Content-Encoding: gzip) before the caller is known. Whoever reads it later gets a 4xx instead of a failure
  * when the body cannot be read to its end: gzip that is not gzip, broken chunked framing, a body cut short.
+ *
+ * <p>An answer given before the body was read to its end (413, 401 for a bad token, any answer that needs no
+ * body) says {@code Connection: close}. Jetty closes such a connection rather than read the rest, but once the
+ * answer is sent it can no longer say so, and a client that reuses the connection as HTTP/1.1 allows loses its
+ * next request.
  */
 @PreMatching
 @Priority(Priorities.AUTHENTICATION - 100)
-public final class BodyLimitFilter implements ContainerRequestFilter {
+public final class BodyLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
+
+    private static final String BODY = BodyLimitFilter.class.getName() + ".body";
 
     private final long maxBytes;
 
@@ -38,11 +47,22 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
     public void filter(ContainerRequestContext request) {
         // As text: JAX-RS's getLength() is an int and throws on a longer Content-Length, which was a 500.
         String declared = request.getHeaderString(HttpHeaders.CONTENT_LENGTH);
-        if (declared != null && declaredLength(declared) > maxBytes) {
+        long length = declared == null ? -1 : declaredLength(declared);
+        boolean hasBody = length > 0 || request.getHeaderString("Transfer-Encoding") != null;
+        Bounded body = new Bounded(request.getEntityStream(), maxBytes, length);
+        request.setProperty(BODY, hasBody ? body : null);
+        if (length > maxBytes) {
             request.abortWith(tooLarge());
             return;
         }
-        request.setEntityStream(new Bounded(request.getEntityStream(), maxBytes));
+        request.setEntityStream(body);
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        if (request.getProperty(BODY) instanceof Bounded body && !body.ended()) {
+            response.getHeaders().putSingle("Connection", "close");
+        }
     }
 
     /** Jetty has refused any Content-Length that is not a number; only the size is left to judge. */
@@ -84,11 +104,20 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
     }
 
     private final class Bounded extends FilterInputStream {
+        private final long declared;
         private long remaining;
+        private long read;
+        private boolean atEnd;
 
-        Bounded(InputStream in, long limit) {
+        Bounded(InputStream in, long limit, long declared) {
             super(in);
             this.remaining = limit;
+            this.declared = declared;
+        }
+
+        /** Whether the whole body came off the connection: every declared byte, or the end of a chunked one. */
+        boolean ended() {
+            return atEnd || declared >= 0 && read >= declared;
         }
 
         @Override
@@ -96,6 +125,8 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
             int b = guarded(super::read);
             if (b >= 0) {
                 count(1);
+            } else {
+                atEnd = true;
             }
             return b;
         }
@@ -105,6 +136,8 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
             int n = guarded(() -> super.read(buffer, offset, length));
             if (n > 0) {
                 count(n);
+            } else if (n < 0) {
+                atEnd = true;
             }
             return n;
         }
@@ -135,6 +168,7 @@ public final class BodyLimitFilter implements ContainerRequestFilter {
         }
 
         private void count(int n) {
+            read += n;
             remaining -= n;
             if (remaining < 0) {
                 throw new WebApplicationException(tooLarge());

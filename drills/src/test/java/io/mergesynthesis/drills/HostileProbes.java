@@ -839,8 +839,8 @@ final class HostileProbes {
                         new Header("Authorization", "Bearer " + other.token(role)));
                 default -> List.of(new Header("Authorization", "Bearer " + real + " trailing"));
             };
-            // With two Authorization headers the server may take the first, own's: other's data must stay out.
-            return new Auth(caller, headers);
+            // Two credentials at once are ambiguous: the server must refuse, not pick one for the client.
+            return new Auth(headers.size() > 1 ? Caller.nobody("two tokens at once") : caller, headers);
         }
 
         // ---- ids and cursors ----

@@ -94,6 +94,7 @@ class HostileInputDrill {
                 report.figure("fuzz", String.format("%d requests in %.1f s (%.0f/s), %d threads, %d sent raw over a socket",
                         ledger.sent(), seconds, ledger.sent() / seconds, threads, ledger.sentRaw()));
                 reportCounts(report);
+                report.figure("slowest answer", ledger.slowest());
 
                 for (Replica replica : replicas) {
                     int health = replica.healthStatus();
@@ -155,8 +156,9 @@ class HostileInputDrill {
         a = withInboxHistory(a, replica);
         b = withInboxHistory(b, replica);
         String platformCursor = eventCursor(replica, platform, null);
+        // api_tokens has revoked_at but no expiry: a revoked token is the only kind of dead token there is.
         report.figure("seeded", "orgs A " + a.id() + " and B " + b.id() + ", " + SEEDED_PER_ORG
-                + " conflicts each, tokens of every role and revoked ones, "
+                + " conflicts each, tokens of every role and a revoked one of each, "
                 + database.count("SELECT count(*) FROM conflict_events") + " events");
         return new Targets(a, b, platform, revokedPlatform, platformCursor);
     }

@@ -100,6 +100,8 @@ final class HostileLedger {
     private final LongAdder errorBodiesChecked = new LongAdder();
     private final LongAdder hungUpOnGarbage = new LongAdder();
     private final LongAdder versionsRefused = new LongAdder();
+    private final AtomicLong slowestMillis = new AtomicLong();
+    private volatile String slowest = "none";
 
     // What accepted requests changed, by their answers.
     private final AtomicLong created = new AtomicLong();
@@ -124,6 +126,9 @@ final class HostileLedger {
         sent.increment();
         if (outcome.raw()) {
             sentRaw.increment();
+        }
+        if (outcome.millis() > slowestMillis.getAndAccumulate(outcome.millis(), Math::max)) {
+            slowest = outcome.millis() + " ms, #" + probe.index() + " " + probe.kind();
         }
         Endpoint endpoint = probe.endpoint();
         count(endpoints, endpoint.label);
@@ -441,6 +446,11 @@ final class HostileLedger {
 
     long sentRaw() {
         return sentRaw.sum();
+    }
+
+    /** The longest a request waited for its answer (or for giving up), and which request it was. */
+    String slowest() {
+        return slowest;
     }
 
     /** 505 answers to request lines naming an HTTP version other than 1.x. */

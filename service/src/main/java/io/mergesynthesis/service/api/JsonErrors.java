@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -71,7 +73,11 @@ public final class JsonErrors {
         }
     }
 
-    /** For requests Jetty refused while parsing them, which no context sees. */
+    /**
+     * For requests Jetty refused while parsing them, which no context sees. Jetty closes the connection after
+     * such an answer (what follows the broken part cannot be parsed), so the answer says so: a client that took
+     * the connection for reusable lost its next request.
+     */
     static final class InServer extends org.eclipse.jetty.server.handler.ErrorHandler {
 
         @Override
@@ -82,6 +88,7 @@ public final class JsonErrors {
         @Override
         protected void generateResponse(Request request, Response response, int code, String message,
                                         Throwable cause, Callback callback) throws IOException {
+            response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
             if (!generateAcceptableResponse(request, response, callback, "application/json",
                     List.of(StandardCharsets.UTF_8), code, message, cause)) {
                 callback.succeeded();

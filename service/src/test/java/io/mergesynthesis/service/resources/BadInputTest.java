@@ -113,6 +113,11 @@ class BadInputTest {
             assertThat(body.get("code").asInt()).isEqualTo(status);
             assertThat(body.get("message").asText()).as(request).isNotBlank();
         });
+        // Jetty closes the connection after a request it could not parse; the answer must say so.
+        String tooLong = OneConnection.exchange(port, ("GET /" + "a".repeat(70_000) + " HTTP/1.1\r\nHost: x\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(tooLong).startsWith("HTTP/1.1 414");
+        assertThat(tooLong.substring(0, tooLong.indexOf("\r\n\r\n"))).containsIgnoringCase("Connection: close");
     }
 
     @Test

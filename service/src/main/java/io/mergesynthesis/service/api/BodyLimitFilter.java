@@ -30,17 +30,25 @@ import org.eclipse.jetty.io.EofException;
  * body) says {@code Connection: close}. Jetty closes such a connection rather than read the rest, but once the
  * answer is sent it can no longer say so, and a client that reuses the connection as HTTP/1.1 allows loses its
  * next request.
+ *
+ * <p>Before a 413, the rest of the body is read and thrown away, up to {@value #DRAIN_FACTOR} times the limit in
+ * all. A client still uploading when the answer comes and the connection closes under it often never reads the
+ * answer (java.net.http reports an empty response), and so never learns to send smaller batches. Past that
+ * much, the sender is not worth the reading and the connection is closed on it.
  */
 @PreMatching
 @Priority(Priorities.AUTHENTICATION - 100)
 public final class BodyLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
     private static final String BODY = BodyLimitFilter.class.getName() + ".body";
+    static final int DRAIN_FACTOR = 4;
 
     private final long maxBytes;
+    private final long drainLimit;
 
     public BodyLimitFilter(long maxBytes) {
         this.maxBytes = maxBytes;
+        this.drainLimit = maxBytes * DRAIN_FACTOR;
     }
 
     @Override
@@ -52,6 +60,9 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
         Bounded body = new Bounded(request.getEntityStream(), maxBytes, length);
         request.setProperty(BODY, hasBody ? body : null);
         if (length > maxBytes) {
+            if (length <= drainLimit) {
+                body.drain();
+            }
             request.abortWith(tooLarge());
             return;
         }
@@ -171,7 +182,25 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
             read += n;
             remaining -= n;
             if (remaining < 0) {
+                drain();
                 throw new WebApplicationException(tooLarge());
+            }
+        }
+
+        /** Reads what is left of the body, up to the drain limit in all, and throws it away. */
+        void drain() {
+            byte[] sink = new byte[64 * 1024];
+            try {
+                while (read < drainLimit) {
+                    int n = in.read(sink, 0, (int) Math.min(sink.length, drainLimit - read));
+                    if (n < 0) {
+                        atEnd = true;
+                        return;
+                    }
+                    read += n;
+                }
+            } catch (IOException | RuntimeException e) {
+                // The client stopped sending or sent something unreadable: the 413 goes out all the same.
             }
         }
     }

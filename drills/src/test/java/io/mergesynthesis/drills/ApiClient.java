@@ -56,6 +56,19 @@ final class ApiClient {
         return secret;
     }
 
+    /** Revokes a token minted by {@link #mintToken}, as an operator would: it stays in the table, refused. */
+    static void revokeToken(DrillDatabase database, String secret) {
+        try (Connection c = database.connect(); PreparedStatement s = c.prepareStatement(
+                "UPDATE api_tokens SET revoked_at = now() WHERE token_sha256 = ?")) {
+            s.setBytes(1, MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.US_ASCII)));
+            if (s.executeUpdate() != 1) {
+                throw new IllegalStateException("no such drill token to revoke");
+            }
+        } catch (SQLException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException("cannot revoke a drill token", e);
+        }
+    }
+
     /** One conflict in the ingest format; {@code n} makes the dedup key (and so the conflict) unique. */
     static String conflictJson(UUID org, String target, long n) {
         return """

@@ -161,6 +161,34 @@ final class DrillDatabase implements AutoCloseable {
         }
     }
 
+    /** The first column of the first row of {@code sql}, as text (null for SQL NULL). */
+    String text(String sql) {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("drill query failed: " + sql, e);
+        }
+    }
+
+    /** Every row of {@code sql}, each column as text (null for SQL NULL). */
+    List<String[]> rows(String sql) {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            int columns = r.getMetaData().getColumnCount();
+            List<String[]> rows = new ArrayList<>();
+            while (r.next()) {
+                String[] row = new String[columns];
+                for (int i = 0; i < columns; i++) {
+                    row[i] = r.getString(i + 1);
+                }
+                rows.add(row);
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException("drill query failed: " + sql, e);
+        }
+    }
+
     void execute(String sql) {
         try (Connection c = connect(); Statement s = c.createStatement()) {
             s.execute(sql);

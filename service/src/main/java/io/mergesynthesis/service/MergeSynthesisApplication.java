@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
-import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
@@ -14,7 +13,12 @@ import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.service.api.BodyLimitFilter;
 import io.mergesynthesis.service.api.DatabaseUnavailableMapper;
+import io.mergesynthesis.service.api.ExactHeaderValues;
+import io.mergesynthesis.service.api.JsonErrors;
+import io.mergesynthesis.service.api.JsonLimitMapper;
 import io.mergesynthesis.service.api.MalformedJsonMapper;
+import io.mergesynthesis.service.api.UndecodableTextMapper;
+import io.mergesynthesis.service.auth.BearerHeaderFilter;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
 import io.mergesynthesis.service.auth.TokenAuthenticator;
@@ -98,7 +102,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         CollectorRegistry metrics = new CollectorRegistry(true);
 
         TokenAuthenticator authenticator = new TokenAuthenticator(new TokenStore(transactions));
-        environment.jersey().register(new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
+        environment.jersey().register(new AuthDynamicFeature(new BearerHeaderFilter.Builder()
                 .setAuthenticator(authenticator)
                 .setAuthorizer(authenticator)
                 .setPrefix("Bearer")
@@ -107,9 +111,13 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 .buildAuthFilter()));
         environment.jersey().register(RolesAllowedDynamicFeature.class);
         environment.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
+        environment.lifecycle().addEventListener(new ExactHeaderValues());
+        JsonErrors.install(environment);
         environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes()));
         environment.jersey().register(new MalformedJsonMapper());
         environment.jersey().register(new DatabaseUnavailableMapper(Clock.systemUTC()));
+        environment.jersey().register(new JsonLimitMapper());
+        environment.jersey().register(new UndecodableTextMapper());
 
         ConflictIntake intake = new ConflictIntake(transactions, json);
         environment.jersey().register(new ConflictResource(transactions, intake,

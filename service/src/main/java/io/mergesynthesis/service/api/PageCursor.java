@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.api;
 
+import io.mergesynthesis.service.core.Storable;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
@@ -29,6 +30,11 @@ public record PageCursor(Instant receivedAt, UUID id) {
             }
             long micros = Long.parseLong(parts[1]);
             Instant at = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
+            // Every cursor this service issues holds a stored received_at; any other instant (some PostgreSQL
+            // cannot even compare with) is a forged or damaged cursor.
+            if (!Storable.instant(at)) {
+                throw new IllegalArgumentException("cursor time out of range");
+            }
             return new PageCursor(at, UUID.fromString(parts[2]));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("cursor is not one this service issued: pass back next_cursor unchanged", e);

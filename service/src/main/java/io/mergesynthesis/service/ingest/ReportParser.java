@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.mergesynthesis.service.core.Storable;
 import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.Effect;
 import io.mergesynthesis.synthesis.PolicyRule;
@@ -195,6 +196,11 @@ public final class ReportParser {
             errors.add(new FieldError(at + field, "must not contain control characters"));
             return null;
         }
+        String unstorable = Storable.textProblem(text);
+        if (unstorable != null) {
+            errors.add(new FieldError(at + field, unstorable));
+            return null;
+        }
         return text;
     }
 
@@ -236,11 +242,17 @@ public final class ReportParser {
         if (text == null) {
             return null;
         }
+        Instant parsed;
         try {
-            return Instant.parse(text);
+            parsed = Instant.parse(text);
         } catch (DateTimeParseException e) {
             errors.add(new FieldError(at + field, "must be an ISO-8601 UTC timestamp such as 2026-11-20T10:15:00Z"));
             return null;
         }
+        if (!Storable.instant(parsed)) {
+            errors.add(new FieldError(at + field, "must be between " + Storable.EARLIEST + " and " + Storable.LATEST));
+            return null;
+        }
+        return parsed;
     }
 }

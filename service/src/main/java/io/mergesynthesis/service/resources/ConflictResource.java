@@ -12,6 +12,7 @@ import io.mergesynthesis.service.api.RefusedAction;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.core.Resolution;
+import io.mergesynthesis.service.core.Storable;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ScopedTransactions;
@@ -203,7 +204,12 @@ public class ConflictResource {
                     problems.add(new FieldProblem("note", "is " + n.textValue().length()
                             + " characters long; at most " + MAX_NOTE_LENGTH + " are kept"));
                 } else {
-                    note = n.textValue();
+                    String unstorable = Storable.textProblem(n.textValue());
+                    if (unstorable != null) {
+                        problems.add(new FieldProblem("note", unstorable));
+                    } else {
+                        note = n.textValue();
+                    }
                 }
             }
         }

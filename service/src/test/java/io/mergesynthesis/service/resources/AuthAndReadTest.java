@@ -10,6 +10,7 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.testing.OneConnection;
 import io.mergesynthesis.service.testing.TestApp;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -84,6 +85,33 @@ class AuthAndReadTest {
         APP.database().jdbi().useHandle(h -> h.createUpdate(
                 "UPDATE api_tokens SET revoked_at = now() WHERE token_sha256 = :hash").bind("hash", sha256(token)).execute());
         assertThat(APP.get(token, "/v1/conflicts?limit=1").statusCode()).isEqualTo(401);
+    }
+
+    /** Only the Authorization header carries a token: in a URL it would be logged in clear. */
+    @Test
+    void aTokenOnlyCountsInTheAuthorizationHeader() {
+        assertThat(APP.get(null, "/v1/conflicts?access_token=" + adminA).statusCode()).isEqualTo(401);
+        String path = "/v1/conflicts/" + conflictOfB;
+        int port = EXT.getLocalPort();
+        assertThat(OneConnection.statuses(port,
+                OneConnection.get(path, "Bearer " + adminB + "\r\nAuthorization: Bearer " + adminA),
+                OneConnection.get(path, "bearer " + adminB))).containsExactly(401, 200);
+    }
+
+    /**
+     * On a kept-alive connection a token that differs from the one before it only in letter case is another
+     * token: it must not be read as the earlier one (which would let it in), nor the earlier one as it.
+     */
+    @Test
+    void aTokenIsReadExactlyAsSentOnAKeptAliveConnection() {
+        String path = "/v1/conflicts/" + conflictOfB;
+        String real = APP.token(Role.ORG_ADMIN, ORG_B);
+        String upper = real.toUpperCase(java.util.Locale.ROOT);
+        int port = EXT.getLocalPort();
+        assertThat(OneConnection.statuses(port, OneConnection.get(path, "Bearer " + real),
+                OneConnection.get(path, "Bearer " + upper))).containsExactly(200, 401);
+        assertThat(OneConnection.statuses(port, OneConnection.get(path, "Bearer " + upper),
+                OneConnection.get(path, "Bearer " + real))).containsExactly(401, 200);
     }
 
     @Test

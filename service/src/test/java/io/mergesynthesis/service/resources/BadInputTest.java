@@ -7,6 +7,7 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.testing.OneConnection;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import java.net.http.HttpResponse;
@@ -66,16 +67,57 @@ class BadInputTest {
                 "/v1/events?org_id=nope", "org_id");
         events.forEach((path, what) -> assertRefused(APP.get(siem, path), 400, what));
 
+        // Cursors in the right shape whose time PostgreSQL cannot hold answered 500.
+        String cursorBeforeTime = Base64.getUrlEncoder().withoutPadding().encodeToString(
+                ("c1:" + Long.MIN_VALUE + ":" + conflict).getBytes(StandardCharsets.US_ASCII));
+        String cursorAfterTime = Base64.getUrlEncoder().withoutPadding().encodeToString(
+                ("c1:" + Long.MAX_VALUE + ":" + conflict).getBytes(StandardCharsets.US_ASCII));
         Map<String, String> inbox = Map.of(
                 "/v1/conflicts?inbox_status=closed", "inbox_status",
                 "/v1/conflicts?synthesis_state=finished", "synthesis_state",
                 "/v1/conflicts?limit=0", "limit",
                 "/v1/conflicts?limit=201", "limit",
-                "/v1/conflicts?cursor=abc", "cursor");
+                "/v1/conflicts?cursor=abc", "cursor",
+                "/v1/conflicts?cursor=" + cursorBeforeTime, "cursor",
+                "/v1/conflicts?cursor=" + cursorAfterTime, "cursor");
         inbox.forEach((path, what) -> assertRefused(APP.get(admin, path), 400, what));
 
         assertThat(APP.get(siem, "/v1/events?limit=10000").statusCode()).isEqualTo(200);
         assertThat(APP.get(admin, "/v1/conflicts?limit=200").statusCode()).isEqualTo(200);
+    }
+
+    /**
+     * Errors Jetty answers before Jersey sees the request had HTML bodies, or none (an unknown method, an Accept
+     * naming nothing Jetty writes); they share the API's error body now.
+     */
+    @Test
+    void errorsTheHttpLayerAnswersAreJsonToo() {
+        int port = EXT.getLocalPort();
+        Map<String, Integer> requests = Map.of(
+                "FOO /v1/conflicts HTTP/1.1\r\nHost: x\r\n", 405,
+                "GET /v1/conflicts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + admin + "\r\nAccept: ;;;\r\n", 400,
+                "POST /v1/conflicts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ingest
+                        + "\r\nContent-Type: /\r\nContent-Length: 2\r\n\r\n{}", 400,
+                "GET /v1/conflicts HTTP/1.1\r\nHost: x\r\nX-Broken header line\r\n", 400,
+                "GET /v1/conflicts HTTP/1.1\r\n", 400,
+                "GET /v1/conflicts?q=" + "q".repeat(100_000) + " HTTP/1.1\r\nHost: x\r\n", 414,
+                "GET /v1/conflicts HTTP/1.1\r\nHost: x\r\nX-Filler: " + "f".repeat(20_000) + "\r\n", 431);
+        requests.forEach((request, status) -> {
+            String head = request.contains("\r\n\r\n") ? request.replaceFirst("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
+                    : request + "Connection: close\r\n\r\n";
+            String answer = OneConnection.exchange(port, head.getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(answer).as(request).startsWith("HTTP/1.1 " + status);
+            assertThat(answer.lines().filter(l -> l.regionMatches(true, 0, "Content-Type:", 0, 13)).findFirst())
+                    .as(request).hasValueSatisfying(t -> assertThat(t).contains("application/json"));
+            JsonNode body = Seed.parse(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+            assertThat(body.get("code").asInt()).isEqualTo(status);
+            assertThat(body.get("message").asText()).as(request).isNotBlank();
+        });
+        // Jetty closes the connection after a request it could not parse; the answer must say so.
+        String tooLong = OneConnection.exchange(port, ("GET /" + "a".repeat(70_000) + " HTTP/1.1\r\nHost: x\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(tooLong).startsWith("HTTP/1.1 414");
+        assertThat(tooLong.substring(0, tooLong.indexOf("\r\n\r\n"))).containsIgnoringCase("Connection: close");
     }
 
     @Test
@@ -92,6 +134,10 @@ class BadInputTest {
         assertRefused(APP.post(admin, path, "{\"resolution\": \"manual\", \"note\": 7}"), 422, "note");
         assertRefused(APP.post(admin, path, "{\"resolution\": \"manual\", \"notes\": \"typo\"}"), 422, "notes");
         assertRefused(APP.post(admin, path, "[\"manual\"]"), 422, "object");
+        // PostgreSQL text holds no NUL (this answered 500); an unpaired surrogate was stored as '?'.
+        assertRefused(APP.post(admin, path, "{\"resolution\": \"manual\", \"note\": \"a\\u0000b\"}"), 422, "NUL");
+        assertRefused(APP.post(admin, path, "{\"resolution\": \"manual\", \"note\": \"bad\\udc00pair\"}"), 422,
+                "surrogate");
         assertThat(APP.post(admin, path, "{\"resolution\": \"manual\"").statusCode()).isEqualTo(400);
         assertThat(APP.post(admin, path, "").statusCode()).isEqualTo(400);
         assertRefused(APP.post(admin, "/v1/conflicts/12/resolve", "{\"resolution\": \"manual\"}"), 400, "UUID");

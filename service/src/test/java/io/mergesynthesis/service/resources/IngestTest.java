@@ -10,6 +10,7 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.testing.OneConnection;
 import io.mergesynthesis.service.testing.TestApp;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -138,6 +139,118 @@ class IngestTest {
         assertThat(JSON.readTree(response.body()).get("message").asText())
                 .startsWith("request body is not valid JSON at line 1");
         assertThat(rows()).isZero();
+    }
+
+    /** Values PostgreSQL would refuse or silently change are a 422 naming the field, and nothing is stored. */
+    @Test
+    void valuesTheDatabaseCannotKeepExactlyAre422() throws Exception {
+        // An unpaired surrogate has no UTF-8 form; the driver stored it as "?", so the first two were one key.
+        for (String key : List.of("k\\ud800z", "k\\udbffz", "k\\udc00")) {
+            HttpResponse<String> response = APP.post(ingest, "/v1/conflicts", report(org, key));
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(422);
+            assertThat(response.body()).contains("\"field\":\"dedup_key\"").contains("unpaired surrogate");
+        }
+        // Years timestamptz cannot hold answered 500; years before 1970 are no detection time either.
+        for (String at : List.of("+999999-01-01T00:00:00Z", "-999999-01-01T00:00:00Z", "1969-12-31T23:59:59Z")) {
+            HttpResponse<String> response = APP.post(ingest, "/v1/conflicts",
+                    report(org, "k-at").replace("2026-11-20T10:15:00Z", at));
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(422);
+            assertThat(response.body()).contains("\"field\":\"detected_at\"");
+        }
+        assertThat(rows()).isZero();
+        // A surrogate pair is an ordinary character.
+        HttpResponse<String> emoji = APP.post(ingest, "/v1/conflicts", report(org, "k\\ud83d\\ude00"));
+        assertThat(emoji.statusCode()).as(emoji.body()).isEqualTo(201);
+        assertThat(JSON.readTree(emoji.body()).get("dedup_key").asText()).isEqualTo("k\ud83d\ude00");
+    }
+
+    /**
+     * Bodies that fail while being read are the client's fault: each answered 500 and logged an ERROR before
+     * (the body was read ahead of authentication, and read failures were not mapped).
+     */
+    @Test
+    void anUnreadableBodyIs400AndStoresNothing() throws Exception {
+        String valid = report(org, "k-unreadable");
+        HttpResponse<String> notGzip = APP.send(HttpRequest.newBuilder(APP.uri("/v1/conflicts"))
+                .header("Authorization", "Bearer " + ingest).header("Content-Type", "application/json")
+                .header("Content-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofString(valid)).build());
+        assertThat(notGzip.statusCode()).as(notGzip.body()).isEqualTo(400);
+        assertThat(notGzip.body()).contains("gzip");
+        HttpResponse<String> notGzipNorToken = APP.send(HttpRequest.newBuilder(APP.uri("/v1/conflicts"))
+                .header("Authorization", "Bearer msk_forged").header("Content-Type", "application/json")
+                .header("Content-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofString(valid)).build());
+        assertThat(notGzipNorToken.statusCode()).isEqualTo(401);
+
+        byte[] brokenUtf32 = {0, 0, 0, '{', 0, 0, 0, '"', 0, (byte) 0xD8, 0, 0};
+        HttpResponse<String> notUnicode = APP.send(HttpRequest.newBuilder(APP.uri("/v1/conflicts"))
+                .header("Authorization", "Bearer " + ingest).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(brokenUtf32)).build());
+        assertThat(notUnicode.statusCode()).as(notUnicode.body()).isEqualTo(400);
+        assertThat(notUnicode.body()).contains("UTF-32");
+
+        HttpResponse<String> deep = APP.post(ingest, "/v1/conflicts", "[".repeat(5000) + "]".repeat(5000));
+        assertThat(deep.statusCode()).isEqualTo(400);
+        assertThat(deep.body()).contains("nesting depth");
+
+        String head = "POST /v1/conflicts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + ingest
+                + "\r\nContent-Type: application/json\r\nConnection: close\r\n";
+        String cutShort = OneConnection.exchange(EXT.getLocalPort(),
+                (head + "Content-Length: 5000\r\n\r\n" + valid.substring(0, 40)).getBytes(StandardCharsets.UTF_8));
+        assertThat(cutShort).startsWith("HTTP/1.1 400").contains("\"message\"");
+        String badChunk = OneConnection.exchange(EXT.getLocalPort(),
+                (head + "Transfer-Encoding: chunked\r\n\r\nzz\r\n" + valid + "\r\n0\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        assertThat(badChunk).startsWith("HTTP/1.1 400").contains("\"message\"");
+        // JAX-RS reads Content-Length as an int; a longer one answered 500 instead of 413.
+        String tooLong = OneConnection.exchange(EXT.getLocalPort(),
+                (head + "Content-Length: 9223372036854775807\r\n\r\n{}").getBytes(StandardCharsets.UTF_8));
+        assertThat(tooLong).startsWith("HTTP/1.1 413");
+        assertThat(rows()).isZero();
+    }
+
+    /**
+     * Jetty closes a connection whose request body it did not read rather than read it, but after an answer is
+     * sent it cannot say so: the answer must, or a client reusing the connection loses its next request.
+     */
+    @Test
+    void anAnswerGivenBeforeTheBodyWasReadClosesTheConnection() {
+        String body = report(org, "k-" + "x".repeat(190), "y".repeat(200)).repeat(1000);
+        String forged = "POST /v1/conflicts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer msk_forged\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+        String refused = OneConnection.exchange(EXT.getLocalPort(), forged.getBytes(StandardCharsets.UTF_8));
+        assertThat(refused).startsWith("HTTP/1.1 401");
+        assertThat(head(refused)).containsIgnoringCase("Connection: close");
+
+        String valid = report(org, "k-read-whole");
+        String accepted = OneConnection.exchange(EXT.getLocalPort(), ("POST /v1/conflicts HTTP/1.1\r\nHost: localhost\r\n"
+                + "Authorization: Bearer " + ingest + "\r\nContent-Type: application/json\r\nContent-Length: "
+                + valid.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + valid).getBytes(StandardCharsets.UTF_8));
+        assertThat(accepted).startsWith("HTTP/1.1 201");
+        assertThat(head(accepted)).doesNotContainIgnoringCase("Connection: close");
+    }
+
+    /**
+     * A client still uploading when the 413 comes and the connection closes under it often loses the answer:
+     * a body not far over the limit is read to its end first, so the connection even stays usable. A body
+     * declared absurdly large is not worth the reading.
+     */
+    @Test
+    void anOversizeBodyIsReadToItsEndBeforeThe413() {
+        String huge = report(org, "k-huge", "x".repeat(3 * 1024 * 1024));
+        String head = "POST /v1/conflicts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + ingest
+                + "\r\nContent-Type: application/json\r\n";
+        String drained = OneConnection.exchange(EXT.getLocalPort(),
+                (head + "Content-Length: " + huge.length() + "\r\n\r\n" + huge).getBytes(StandardCharsets.UTF_8));
+        assertThat(drained).startsWith("HTTP/1.1 413");
+        assertThat(head(drained)).doesNotContainIgnoringCase("Connection: close");
+
+        String absurd = OneConnection.exchange(EXT.getLocalPort(),
+                (head + "Content-Length: 99999999999\r\n\r\n{}").getBytes(StandardCharsets.UTF_8));
+        assertThat(absurd).startsWith("HTTP/1.1 413");
+        assertThat(head(absurd)).containsIgnoringCase("Connection: close");
+    }
+
+    private static String head(String answer) {
+        return answer.substring(0, answer.indexOf("\r\n\r\n"));
     }
 
     @Test

@@ -3,8 +3,6 @@ package io.mergesynthesis.drills;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -53,7 +51,7 @@ final class DrillDatabase implements AutoCloseable {
             all.put("max_connections", "200");
             all.put("synchronous_commit", "off");
             all.putAll(settings);
-            DrillDatabase database = new DrillDatabase(data, freePort(), all);
+            DrillDatabase database = new DrillDatabase(data, Replica.freePort(), all);
             database.startServer();
             return database;
         } catch (IOException e) {
@@ -200,13 +198,5 @@ final class DrillDatabase implements AutoCloseable {
     @Override
     public void close() {
         stop();
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
-        }
     }
 }

@@ -35,6 +35,7 @@ import java.util.regex.Pattern;
 final class Replica {
 
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,8 +49,8 @@ final class Replica {
     private final DrillDatabase database;
     private final Map<String, String> settings;
     private final Path log;
-    private final int httpPort;
-    private final int adminPort;
+    private volatile int httpPort;
+    private volatile int adminPort;
     // Volatile: a drill may restart a replica on one thread while another (a load feed, say) looks at it.
     private volatile Process process;
     private long logOffsetAtStart;
@@ -113,6 +114,13 @@ final class Replica {
     void awaitHealthy(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
+            if (!process.isAlive() && lostItsPorts()) {
+                // Another process took a port between our pick and the replica's bind: pick again.
+                httpPort = freePort();
+                adminPort = freePort();
+                launch();
+                continue;
+            }
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited with status " + process.exitValue()
                         + " before it was healthy; its log ends with:\n" + logTail(40));
@@ -280,12 +288,26 @@ final class Replica {
         }
     }
 
+    /** True when the process that just ended could not bind one of its ports. */
+    private boolean lostItsPorts() {
+        return logSinceStart().contains("Failed to bind to /127.0.0.1:");
+    }
+
+    /**
+     * A loopback port free at this moment and not handed out before by this JVM: the operating system may offer
+     * the port it just gave back to the next ask, and two replicas picked in a row must not share one.
+     */
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
+        for (int tries = 0; tries < 100; tries++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                if (HANDED_OUT.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free loopback port", e);
+            }
         }
+        throw new IllegalStateException("no loopback port left that was not handed out already");
     }
 
     static void sleep(long millis) {

@@ -21,10 +21,23 @@ public record ErrorBody(
         return response(status.getStatusCode(), message, List.of());
     }
 
+    /**
+     * The most field problems one answer lists. A body of thousands of bad fields (easy to send within the size
+     * limit) would otherwise get an answer larger than itself; the first ones are enough to fix a client, and
+     * the message says how many there were.
+     */
+    public static final int MOST_PROBLEMS_LISTED = 100;
+
     public static Response response(int status, String message, List<FieldProblem> errors) {
+        String said = message;
+        List<FieldProblem> listed = errors;
+        if (errors.size() > MOST_PROBLEMS_LISTED) {
+            said = message + " (the first " + MOST_PROBLEMS_LISTED + " of " + errors.size() + " problems are listed)";
+            listed = List.copyOf(errors.subList(0, MOST_PROBLEMS_LISTED));
+        }
         return Response.status(status)
                 .type(MediaType.APPLICATION_JSON_TYPE)
-                .entity(new ErrorBody(status, message, errors))
+                .entity(new ErrorBody(status, said, listed))
                 .build();
     }
 

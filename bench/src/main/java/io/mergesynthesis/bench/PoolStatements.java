@@ -12,7 +12,7 @@ package io.mergesynthesis.bench;
 final class PoolStatements {
 
     /** Printed with the figures, so that two runs against different statement sets are not compared. */
-    static final String VERSION = "pool-sql-3";
+    static final String VERSION = "pool-sql-4";
 
     /** The pool claims up to as many rows as it has free workers in one statement. */
     static final int CLAIM_BATCH = 4;
@@ -27,7 +27,8 @@ final class PoolStatements {
     /** Leases up to {@code ?} claimable rows to the owner {@code ?}, skipping rows another claim holds. */
     static final String CLAIM = """
             WITH picked AS (
-                SELECT id, synthesis_state = 'in_progress' AS recovered
+                SELECT id, synthesis_state = 'in_progress' AS recovered,
+                       synthesis_state = 'in_progress' AND updated_at < pg_postmaster_start_time() AS cut_by_restart
                 FROM policy_conflicts
                 WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
                 ORDER BY not_before
@@ -42,7 +43,7 @@ final class PoolStatements {
                 updated_at = now()
             FROM picked
             WHERE c.id = picked.id
-            RETURNING c.id, c.org_id, c.attempts, picked.recovered""".formatted(LEASE);
+            RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart""".formatted(LEASE);
 
     /**
      * Opens a transaction scoped to one org ({@code ?}) under row-level security. The pool reads back all rows

@@ -182,25 +182,8 @@ final class ConflictLeases {
      * {@code last_failure_reason}. False when the lease was no longer this worker's.
      */
     static boolean releaseUncounted(Handle handle, Lease lease, FailureReason reason, Duration delay) {
-        return handle.createUpdate("""
-                        UPDATE policy_conflicts
-                        SET synthesis_state = 'pending',
-                            attempts = attempts - 1,
-                            last_failure_reason = :reason,
-                            lease_owner = NULL,
-                            lease_expires_at = NULL,
-                            not_before = now() + :delayMicros * interval '1 microsecond',
-                            updated_at = now()
-                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                          AND synthesis_state = 'in_progress'""")
-                .bind("reason", reason.label())
-                .bind("delayMicros", micros(delay))
-                .bind("id", lease.conflictId())
-                .bind("owner", lease.owner())
-                .bind("attempts", lease.attempts())
-                .execute() == 1;
+        return giveBackUncounted(handle, lease, reason.label(), delay);
     }
-
     /** Stamps the permanent marker: no claim picks the row again. False when the lease was lost. */
     static boolean markPermanent(Handle handle, Lease lease, FailureReason reason) {
         return handle.createUpdate("""
@@ -225,16 +208,27 @@ final class ConflictLeases {
      * taken back since nothing was attempted. False when the lease was no longer this worker's.
      */
     static boolean releaseUnstarted(Handle handle, Lease lease) {
+        return giveBackUncounted(handle, lease, null, Duration.ZERO);
+    }
+
+    /**
+     * The one statement behind both uncounted hand-backs: the row pending again after {@code delay}, its
+     * attempt taken back, and {@code reason} recorded when there is one (an unstarted lease keeps the last).
+     */
+    private static boolean giveBackUncounted(Handle handle, Lease lease, String reason, Duration delay) {
         return handle.createUpdate("""
                         UPDATE policy_conflicts
                         SET synthesis_state = 'pending',
                             attempts = attempts - 1,
+                            last_failure_reason = coalesce(CAST(:reason AS text), last_failure_reason),
                             lease_owner = NULL,
                             lease_expires_at = NULL,
-                            not_before = now(),
+                            not_before = now() + :delayMicros * interval '1 microsecond',
                             updated_at = now()
                         WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
                           AND synthesis_state = 'in_progress'""")
+                .bind("reason", reason)
+                .bind("delayMicros", micros(delay))
                 .bind("id", lease.conflictId())
                 .bind("owner", lease.owner())
                 .bind("attempts", lease.attempts())

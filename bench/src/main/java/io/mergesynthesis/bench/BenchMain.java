@@ -67,7 +67,7 @@ public final class BenchMain {
 
     private static Map<String, Object> settings(Options o) {
         Map<String, Object> s = new LinkedHashMap<>();
-        s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote)" : "full");
+        s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote)" : o.headline() ? "headline" : "full");
         s.put("rows_per_drain", o.rows());
         s.put("workers_per_replica", o.workers());
         s.put("warm_up_rows_before_each_timed_drain", o.warmUpRows());

@@ -39,6 +39,13 @@ final class BenchPlan {
 
         step("ceiling", this::ceiling, Metric.CEILING);
         step("db-scheduler peer", this::peer, Metric.PEER);
+        if (options.headline()) {
+            step("drain, 1 replica", this::headlineDrain, Metric.DRAIN_ONE_REPLICA);
+            results.ratio(Metric.POOL_TO_CEILING, Metric.DRAIN_ONE_REPLICA, Metric.CEILING);
+            results.ratio(Metric.POOL_TO_PEER, Metric.DRAIN_ONE_REPLICA, Metric.PEER);
+            results.skipRemaining("not measured with --headline", Metric.values());
+            return;
+        }
         step("scale, ceiling", this::scaleCeiling, Metric.SCALE_CEILING);
         step("replica steps", this::withPrimaryReplica, Metric.IDLE, Metric.DRAIN_ONE_REPLICA,
                 Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL, Metric.PICKUP_P50, Metric.PICKUP_P99,
@@ -111,6 +118,20 @@ final class BenchPlan {
             step("inbox", () -> inbox(primary), Metric.INBOX_P50, Metric.INBOX_P99);
             step("export", () -> export(primary), Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
                     Metric.EXPORT_HEAP_MAX);
+        }
+    }
+
+    /** One replica's drain alone, right after the ceiling and the peer: the headline ratios and nothing else. */
+    private void headlineDrain() throws Exception {
+        db.reset();
+        progress("starting replica-1");
+        try (Replica primary = startReplica("replica-1", Map.of())) {
+            Optional<String> poolMissing = Capabilities.poolMissing(primary);
+            if (poolMissing.isPresent()) {
+                results.skipRemaining(poolMissing.get(), Metric.DRAIN_ONE_REPLICA);
+                return;
+            }
+            drainOne();
         }
     }
 

@@ -5,7 +5,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * connection each, with no framework, no synthesizer and no queue between claim and work. Whatever the pool
  * adds on top of these statements shows up as the gap between its throughput and this one's. Each thread batches
  * as the pool does: it claims {@link PoolStatements#CLAIM_BATCH} rows, reads them all back in one tenant
- * transaction and stores them all in another, each row under its own org.
+ * transaction and stores them all in another, each row under its own org, each of the three a single
+ * multi-statement text sent in one round trip.
  */
 final class CeilingLoop {
 
@@ -70,69 +73,95 @@ final class CeilingLoop {
     private record Leased(UUID id, UUID org, int attempts) {
     }
 
-    private static void scopeTo(PreparedStatement setOrg, Leased row) throws SQLException {
-        setOrg.setString(1, row.org().toString());
-        setOrg.executeQuery().close();
-    }
-
+    /**
+     * One thread's drain, the texts prepared once per batch size as the driver would cache the pool's. Auto-commit
+     * stays on: each text is one round trip and one implicit transaction, as the pool sends it.
+     */
     private void runWorker(String owner, AtomicLong finalized) throws SQLException {
         String details = "{\"synthesizer\":\"stub\",\"lease_owner\":\"" + owner + "\"}";
         try (Connection c = db.connect()) {
-            c.setAutoCommit(false);
-            try (PreparedStatement enterSweep = c.prepareStatement(PoolStatements.ENTER_SWEEP);
-                 PreparedStatement claim = c.prepareStatement(PoolStatements.CLAIM);
-                 PreparedStatement enterOrg = c.prepareStatement(PoolStatements.ENTER_ORG);
-                 PreparedStatement switchOrg = c.prepareStatement(PoolStatements.SWITCH_ORG);
-                 PreparedStatement load = c.prepareStatement(PoolStatements.LOAD);
-                 PreparedStatement store = c.prepareStatement(PoolStatements.STORE)) {
+            c.setAutoCommit(true);
+            Map<Integer, PreparedStatement> reads = new HashMap<>();
+            Map<Integer, PreparedStatement> stores = new HashMap<>();
+            try (PreparedStatement claim = c.prepareStatement(PoolStatements.claimTrip())) {
                 while (true) {
-                    List<Leased> leased = new ArrayList<>();
-                    enterSweep.executeQuery().close();
-                    claim.setInt(1, PoolStatements.CLAIM_BATCH);
-                    claim.setString(2, owner);
-                    try (ResultSet rs = claim.executeQuery()) {
-                        while (rs.next()) {
-                            leased.add(new Leased(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                                    rs.getInt(3)));
-                        }
-                    }
-                    c.commit();
+                    List<Leased> leased = claim(claim, owner);
                     if (leased.isEmpty()) {
                         return;
                     }
-                    for (int i = 0; i < leased.size(); i++) {
-                        Leased row = leased.get(i);
-                        scopeTo(i == 0 ? enterOrg : switchOrg, row);
-                        load.setObject(1, row.id());
-                        try (ResultSet rs = load.executeQuery()) {
-                            if (!rs.next()) {
-                                throw new IllegalStateException(
-                                        "leased row " + row.id() + " is not visible in its org");
-                            }
-                            rs.getString("rules");
-                        }
+                    PreparedStatement read = reads.computeIfAbsent(leased.size(),
+                            n -> prepare(c, PoolStatements.readTrip(n)));
+                    int p = 1;
+                    for (Leased row : leased) {
+                        read.setString(p++, row.org().toString());
+                        read.setObject(p++, row.id());
                     }
-                    c.commit();
+                    boolean rows = read.execute();
+                    for (int part = 0; part < 1 + 2 * leased.size(); part++) {
+                        if (part > 0 && part % 2 == 0) {
+                            try (ResultSet rs = read.getResultSet()) {
+                                if (!rs.next()) {
+                                    throw new IllegalStateException("a leased row is not visible in its org");
+                                }
+                                rs.getString("rules");
+                            }
+                        }
+                        rows = read.getMoreResults();
+                    }
 
-                    for (int i = 0; i < leased.size(); i++) {
-                        Leased row = leased.get(i);
-                        scopeTo(i == 0 ? enterOrg : switchOrg, row);
-                        store.setString(1, fixture.mergeJson());
-                        store.setObject(2, row.id());
-                        store.setString(3, owner);
-                        store.setInt(4, row.attempts());
-                        store.setObject(5, row.org());
-                        store.setString(6, details);
-                        if (store.executeUpdate() == 1) {
+                    PreparedStatement store = stores.computeIfAbsent(leased.size(),
+                            n -> prepare(c, PoolStatements.storeTrip(n)));
+                    p = 1;
+                    for (Leased row : leased) {
+                        store.setString(p++, row.org().toString());
+                        store.setString(p++, fixture.mergeJson());
+                        store.setObject(p++, row.id());
+                        store.setString(p++, owner);
+                        store.setInt(p++, row.attempts());
+                        store.setObject(p++, row.org());
+                        store.setString(p++, details);
+                    }
+                    rows = store.execute();
+                    for (int part = 0; part < 1 + 2 * leased.size(); part++) {
+                        if (part > 0 && part % 2 == 0 && !rows && store.getUpdateCount() == 1) {
                             finalized.incrementAndGet();
                         }
+                        rows = store.getMoreResults();
                     }
-                    c.commit();
                 }
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
+            } finally {
+                for (PreparedStatement statement : reads.values()) {
+                    statement.close();
+                }
+                for (PreparedStatement statement : stores.values()) {
+                    statement.close();
+                }
             }
+        }
+    }
+
+    /** Claims up to a batch; the text's results are the settings row, the leased rows, the next due time. */
+    private static List<Leased> claim(PreparedStatement claim, String owner) throws SQLException {
+        claim.setInt(1, PoolStatements.CLAIM_BATCH);
+        claim.setString(2, owner);
+        List<Leased> leased = new ArrayList<>();
+        claim.execute();
+        claim.getMoreResults();
+        try (ResultSet rs = claim.getResultSet()) {
+            while (rs.next()) {
+                leased.add(new Leased(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getInt(3)));
+            }
+        }
+        claim.getMoreResults();
+        claim.getResultSet().close();
+        return leased;
+    }
+
+    private static PreparedStatement prepare(Connection c, String text) {
+        try {
+            return c.prepareStatement(text);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot prepare " + text, e);
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.List;
 record Options(
         int rows,
         boolean quick,
+        boolean headline,
         Path out,
         Path productRoot,
         String databaseUrl,
@@ -29,10 +30,12 @@ record Options(
         int exportEvents) {
 
     static final String USAGE = """
-            usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--out DIR]
-                                                                  [--product-root DIR] [--wipe]
+            usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
+                                                                  [--out DIR] [--product-root DIR] [--wipe]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
               --quick             tiny sizes for a smoke run (about two minutes)
+              --headline          only the two headline ratios: the ceiling, the peer and one replica's
+                                  drain, side by side (a few minutes; for comparing two builds)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)
@@ -44,6 +47,7 @@ record Options(
     static Options parse(String[] args) {
         Integer rows = null;
         boolean quick = false;
+        boolean headline = false;
         boolean wipe = false;
         Path out = Path.of("bench-results");
         Path root = null;
@@ -51,6 +55,7 @@ record Options(
             switch (args[i]) {
                 case "--rows" -> rows = Integer.parseInt(value(args, ++i, "--rows"));
                 case "--quick" -> quick = true;
+                case "--headline" -> headline = true;
                 case "--wipe" -> wipe = true;
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
@@ -68,6 +73,7 @@ record Options(
         return new Options(
                 n,
                 quick,
+                headline,
                 out.toAbsolutePath(),
                 ProductFiles.findRoot(root),
                 url,

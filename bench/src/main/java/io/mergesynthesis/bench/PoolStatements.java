@@ -2,7 +2,9 @@ package io.mergesynthesis.bench;
 
 /**
  * The statements the worker pool sends for one conflict, batched as the pool batches them, for the ceiling loop
- * to replay with nothing in between.
+ * to replay with nothing in between. The pool sends each batch as one multi-statement text with auto-commit on
+ * (its {@code db.OneTripBatch}): one round trip and one implicit transaction per batch. {@link #claimTrip},
+ * {@link #readTrip} and {@link #storeTrip} build the same texts.
  *
  * <p>THESE MUST MIRROR THE POOL'S SQL. The ceiling is only a ceiling of the pool if it issues the same
  * statements in the same transactions: when the pool's claim, load, finalize or event insert changes (its
@@ -12,7 +14,7 @@ package io.mergesynthesis.bench;
 final class PoolStatements {
 
     /** Printed with the figures, so that two runs against different statement sets are not compared. */
-    static final String VERSION = "pool-sql-4";
+    static final String VERSION = "pool-sql-5";
 
     /** The pool claims up to as many rows as it has free workers in one statement. */
     static final int CLAIM_BATCH = 4;
@@ -20,7 +22,7 @@ final class PoolStatements {
     /** How long a claim leases a row (the product's default {@code synthesis.leaseDuration}). */
     static final String LEASE = "60 seconds";
 
-    /** Opens a cross-tenant transaction: the sweep role, with row-level security made to fail rather than filter. */
+    /** Opens a cross-tenant batch: the sweep role, with row-level security made to fail rather than filter. */
     static final String ENTER_SWEEP =
             "SELECT set_config('role', 'merge_synthesis_sweep', true), set_config('row_security', 'off', true)";
 
@@ -46,16 +48,20 @@ final class PoolStatements {
             RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart""".formatted(LEASE);
 
     /**
-     * Opens a transaction scoped to one org ({@code ?}) under row-level security. The pool reads back all rows
-     * of a claim in one such transaction, and stores the merges that are ready together in another: the first
-     * row's org comes with the role switch, each further row's org is set with {@link #SWITCH_ORG} right before
-     * that row's statement.
+     * Opens a tenant batch under row-level security, scoped to no org yet: each row's statement is preceded by
+     * {@link #SWITCH_ORG} naming that row's org.
      */
-    static final String ENTER_ORG =
-            "SELECT set_config('role', 'merge_synthesis_tenant', true), set_config('app.org_id', ?, true)";
+    static final String ENTER_TENANT =
+            "SELECT set_config('role', 'merge_synthesis_tenant', true), set_config('app.org_id', '', true)";
 
-    /** Points the open tenant transaction at the next row's org ({@code ?}). */
+    /** Points the open tenant batch at the next row's org ({@code ?}). */
     static final String SWITCH_ORG = "SELECT set_config('app.org_id', ?, true)";
+
+    /** How long until the next row waiting out a backoff or a lease is claimable; sent with every claim. */
+    static final String NEXT_DUE_IN = """
+            SELECT (extract(epoch FROM min(not_before) - now()) * 1000000)::bigint
+            FROM policy_conflicts
+            WHERE synthesis_state IN ('pending', 'in_progress') AND not_before > now()""";
 
     /** Reads the leased row back, as the synthesizer's input, inside the org's scope. */
     static final String LOAD = """
@@ -83,6 +89,29 @@ final class PoolStatements {
                 RETURNING id)
             INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
             SELECT ?, id, 'merge_synthesized', CAST(? AS jsonb) FROM stored""";
+
+    /** The claim as one text: results are the settings row, the leased rows, and the next due time. */
+    static String claimTrip() {
+        return ENTER_SWEEP + ";\n" + CLAIM + ";\n" + NEXT_DUE_IN + ";\n";
+    }
+
+    /** The read-back of {@code rows} leased rows as one text: per row, its org switch and then its load. */
+    static String readTrip(int rows) {
+        return tenantTrip(LOAD, rows);
+    }
+
+    /** The store of {@code rows} merges as one text: per row, its org switch and then its store. */
+    static String storeTrip(int rows) {
+        return tenantTrip(STORE, rows);
+    }
+
+    private static String tenantTrip(String perRow, int rows) {
+        StringBuilder text = new StringBuilder(ENTER_TENANT).append(";\n");
+        for (int i = 0; i < rows; i++) {
+            text.append(SWITCH_ORG).append(";\n").append(perRow).append(";\n");
+        }
+        return text.toString();
+    }
 
     private PoolStatements() {
     }

@@ -1,13 +1,18 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.service.db.EventLog;
+import io.mergesynthesis.service.db.EventLog.EventType;
+import io.mergesynthesis.service.db.OneTripBatch;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import io.mergesynthesis.service.db.EventLog;
-import io.mergesynthesis.service.db.EventLog.EventType;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -56,33 +61,53 @@ final class ConflictLeases {
     static List<Lease> claim(Handle handle, String owner, int limit, Duration leaseDuration) {
         // Reckoned before the statement is sent, so it cannot fall after the expiry the database writes.
         Deadline heldUntil = Deadline.in(leaseDuration);
-        return handle.createQuery("""
-                        WITH picked AS (
-                            SELECT id, synthesis_state = 'in_progress' AS recovered,
-                                   synthesis_state = 'in_progress' AND updated_at < pg_postmaster_start_time()
-                                       AS cut_by_restart
-                            FROM policy_conflicts
-                            WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
-                            ORDER BY not_before
-                            LIMIT :limit
-                            FOR UPDATE SKIP LOCKED)
-                        UPDATE policy_conflicts c
-                        SET synthesis_state = 'in_progress',
-                            lease_owner = :owner,
-                            lease_expires_at = now() + :leaseMicros * interval '1 microsecond',
-                            not_before = now() + :leaseMicros * interval '1 microsecond',
-                            attempts = c.attempts + 1,
-                            updated_at = now()
-                        FROM picked
-                        WHERE c.id = picked.id
-                        RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart""")
-                .bind("limit", limit)
-                .bind("owner", owner)
-                .bind("leaseMicros", micros(leaseDuration))
-                .map((rs, ctx) -> new Lease(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class),
-                        owner, rs.getInt("attempts"), rs.getBoolean("recovered"), rs.getBoolean("cut_by_restart"),
-                        heldUntil))
+        return handle.createQuery(CLAIM)
+                .bindMap(claimParams(owner, limit, leaseDuration))
+                .map((rs, ctx) -> lease(rs, owner, heldUntil))
                 .list();
+    }
+
+    /** {@link #claim(Handle, String, int, Duration)} as one statement of a cross-tenant batch. */
+    static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
+                                                  Duration leaseDuration) {
+        Deadline heldUntil = Deadline.in(leaseDuration);
+        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration), rs -> {
+            List<Lease> leases = new ArrayList<>();
+            while (rs.next()) {
+                leases.add(lease(rs, owner, heldUntil));
+            }
+            return leases;
+        });
+    }
+
+    private static final String CLAIM = """
+            WITH picked AS (
+                SELECT id, synthesis_state = 'in_progress' AS recovered,
+                       synthesis_state = 'in_progress' AND updated_at < pg_postmaster_start_time()
+                           AS cut_by_restart
+                FROM policy_conflicts
+                WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
+                ORDER BY not_before
+                LIMIT :limit
+                FOR UPDATE SKIP LOCKED)
+            UPDATE policy_conflicts c
+            SET synthesis_state = 'in_progress',
+                lease_owner = :owner,
+                lease_expires_at = now() + :leaseMicros * interval '1 microsecond',
+                not_before = now() + :leaseMicros * interval '1 microsecond',
+                attempts = c.attempts + 1,
+                updated_at = now()
+            FROM picked
+            WHERE c.id = picked.id
+            RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart""";
+
+    private static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration) {
+        return Map.of("limit", limit, "owner", owner, "leaseMicros", micros(leaseDuration));
+    }
+
+    private static Lease lease(ResultSet rs, String owner, Deadline heldUntil) throws SQLException {
+        return new Lease(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class), owner,
+                rs.getInt("attempts"), rs.getBoolean("recovered"), rs.getBoolean("cut_by_restart"), heldUntil);
     }
 
     /**
@@ -91,67 +116,91 @@ final class ConflictLeases {
      * until there is work instead of polling for it. Runs cross-tenant, on the same partial index as the claim.
      */
     static Optional<Duration> nextDueIn(Handle handle) {
-        return handle.createQuery("""
-                        SELECT (extract(epoch FROM min(not_before) - now()) * 1000000)::bigint
-                        FROM policy_conflicts
-                        WHERE synthesis_state IN ('pending', 'in_progress') AND not_before > now()""")
-                .mapTo(Long.class)
-                .findOne()
-                .map(micros -> Duration.of(micros, ChronoUnit.MICROS));
+        return handle.createQuery(NEXT_DUE_IN).mapTo(Long.class).findOne().map(ConflictLeases::fromMicros);
+    }
+
+    /** {@link #nextDueIn(Handle)} as one statement of a cross-tenant batch. */
+    static OneTripBatch.Result<Optional<Duration>> nextDueIn(OneTripBatch batch) {
+        return batch.query(NEXT_DUE_IN, Map.of(), rs -> {
+            rs.next();
+            long micros = rs.getLong(1);
+            return rs.wasNull() ? Optional.empty() : Optional.of(fromMicros(micros));
+        });
+    }
+
+    private static final String NEXT_DUE_IN = """
+            SELECT (extract(epoch FROM min(not_before) - now()) * 1000000)::bigint
+            FROM policy_conflicts
+            WHERE synthesis_state IN ('pending', 'in_progress') AND not_before > now()""";
+
+    private static Duration fromMicros(long micros) {
+        return Duration.of(micros, ChronoUnit.MICROS);
     }
 
     /** The row as this transaction's org scope lets it be seen; empty when it cannot be seen at all. */
     static Optional<LeasedRow> load(Handle handle, UUID conflictId) {
-        return handle.createQuery("""
-                        SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id,
-                               detected_at, synthesis_state, lease_owner, attempts
-                        FROM policy_conflicts WHERE id = :id""")
-                .bind("id", conflictId)
-                .map((rs, ctx) -> new LeasedRow(
-                        rs.getObject("id", UUID.class),
-                        rs.getObject("org_id", UUID.class),
-                        rs.getString("dedup_key"),
-                        rs.getString("action"),
-                        rs.getString("target"),
-                        rs.getString("rules"),
-                        rs.getString("winner_policy_id"),
-                        rs.getTimestamp("detected_at").toInstant(),
-                        rs.getString("synthesis_state"),
-                        rs.getString("lease_owner"),
-                        rs.getInt("attempts")))
-                .findOne();
+        return handle.createQuery(LOAD).bind("id", conflictId).map((rs, ctx) -> leasedRow(rs)).findOne();
+    }
+
+    /** {@link #load(Handle, UUID)} as one statement of a tenant batch, under {@code scopeOrg}. */
+    static OneTripBatch.Result<Optional<LeasedRow>> load(OneTripBatch batch, UUID scopeOrg, UUID conflictId) {
+        return batch.query(scopeOrg, LOAD, Map.of("id", conflictId),
+                rs -> rs.next() ? Optional.of(leasedRow(rs)) : Optional.empty());
+    }
+
+    private static final String LOAD = """
+            SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id,
+                   detected_at, synthesis_state, lease_owner, attempts
+            FROM policy_conflicts WHERE id = :id""";
+
+    private static LeasedRow leasedRow(ResultSet rs) throws SQLException {
+        return new LeasedRow(
+                rs.getObject("id", UUID.class),
+                rs.getObject("org_id", UUID.class),
+                rs.getString("dedup_key"),
+                rs.getString("action"),
+                rs.getString("target"),
+                rs.getString("rules"),
+                rs.getString("winner_policy_id"),
+                rs.getTimestamp("detected_at").toInstant(),
+                rs.getString("synthesis_state"),
+                rs.getString("lease_owner"),
+                rs.getInt("attempts"));
     }
 
     /**
      * Stores the merge, ends the lease and appends the "merge synthesized" event, all in one statement: the
      * event is inserted from the rows the fenced update returned, so it exists exactly when the merge was
-     * stored. False when the lease is no longer this worker's (then neither is written).
+     * stored. Added to a tenant batch under {@code scopeOrg}; its result is 1 when stored, 0 when the lease is no
+     * longer this worker's (then neither is written).
      */
-    static boolean storeMerge(Handle handle, Lease lease, String mergeJson, String eventDetailsJson) {
-        return handle.createUpdate("""
-                        WITH stored AS (
-                            UPDATE policy_conflicts
-                            SET suggested_merge = CAST(:merge AS jsonb),
-                                synthesis_state = 'done',
-                                synthesized_at = now(),
-                                last_failure_reason = NULL,
-                                lease_owner = NULL,
-                                lease_expires_at = NULL,
-                                not_before = now(),
-                                updated_at = now()
-                            WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                              AND synthesis_state = 'in_progress'
-                            RETURNING id)
-                        """ + EventLog.INSERT_FROM_ROWS + " stored")
-                .bind("merge", mergeJson)
-                .bind("id", lease.conflictId())
-                .bind("owner", lease.owner())
-                .bind("attempts", lease.attempts())
-                .bind("org", lease.orgId())
-                .bind("type", EventType.MERGE_SYNTHESIZED.dbName())
-                .bind("details", eventDetailsJson)
-                .execute() == 1;
+    static OneTripBatch.Result<Integer> storeMerge(OneTripBatch batch, UUID scopeOrg, Lease lease, String mergeJson,
+                                                   String eventDetailsJson) {
+        return batch.update(scopeOrg, STORE_MERGE, Map.of(
+                "merge", mergeJson,
+                "id", lease.conflictId(),
+                "owner", lease.owner(),
+                "attempts", lease.attempts(),
+                "org", lease.orgId(),
+                "type", EventType.MERGE_SYNTHESIZED.dbName(),
+                "details", eventDetailsJson));
     }
+
+    private static final String STORE_MERGE = """
+            WITH stored AS (
+                UPDATE policy_conflicts
+                SET suggested_merge = CAST(:merge AS jsonb),
+                    synthesis_state = 'done',
+                    synthesized_at = now(),
+                    last_failure_reason = NULL,
+                    lease_owner = NULL,
+                    lease_expires_at = NULL,
+                    not_before = now(),
+                    updated_at = now()
+                WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                  AND synthesis_state = 'in_progress'
+                RETURNING id)
+            """ + EventLog.INSERT_FROM_ROWS + " stored";
 
     /** Puts the row back to pending, claimable after {@code delay}; empty when the lease was lost. */
     static Optional<Release> releaseForRetry(Handle handle, Lease lease, FailureReason reason, Duration delay) {

@@ -1,14 +1,15 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Claims conflicts for this replica in one short cross-tenant transaction: the sweep identity with
- * {@code row_security = off}, so that a claim which could not see every org's rows fails instead of quietly
- * working on a subset.
+ * Claims conflicts for this replica in one short cross-tenant transaction, sent as one round trip: the sweep
+ * identity with {@code row_security = off}, so that a claim which could not see every org's rows fails instead
+ * of quietly working on a subset.
  */
 final class LeaseClaimer {
 
@@ -33,10 +34,13 @@ final class LeaseClaimer {
 
     /** Up to {@code limit} leases; fewer (or none) when fewer conflicts are claimable. */
     Claim claim(int limit) {
-        Claim claim = transactions.crossTenant(handle -> {
-            List<Lease> leases = ConflictLeases.claim(handle, owner, limit, leaseDuration);
-            return new Claim(leases, leases.size() < limit ? ConflictLeases.nextDueIn(handle) : Optional.empty());
-        });
+        // The claim and the look at what comes due next go in one round trip; the second matters only when
+        // the claim came back short, and costs one index probe when it did not.
+        OneTripBatch batch = OneTripBatch.crossTenant();
+        OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration);
+        OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextDueIn(batch);
+        batch.run(transactions.jdbi());
+        Claim claim = new Claim(leases.get(), leases.get().size() < limit ? nextDue.get() : Optional.empty());
         claim.leases().stream().filter(Lease::recovered).forEach(lease -> metrics.leaseRecovered());
         return claim;
     }

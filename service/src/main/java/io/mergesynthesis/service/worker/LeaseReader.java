@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.ConflictLeases.LeasedRow;
 import java.util.HashMap;
@@ -12,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads back every row of one claim in a single tenant transaction, each row under its own org scope
- * ({@code app.org_id} set to that row's org right before that row's read), so that a claim of several conflicts
- * costs one commit rather than one each. What it read goes to the workers with their leases.
+ * Reads back every row of one claim in a single tenant transaction sent as one round trip ({@link OneTripBatch}),
+ * each row under its own org scope ({@code app.org_id} set to that row's org right before that row's read), so
+ * that a claim of several conflicts costs one commit and one round trip rather than several each. What it read goes to the workers with their leases.
  *
  * <p>When the batch read fails, nothing is read ahead and each worker reads its own row in a transaction of its
  * own, as it would without this class: the failure is then reported against the row that causes it, with the
@@ -48,17 +49,16 @@ final class LeaseReader {
             return ReadAhead.NONE;
         }
         try {
-            return transactions.inOrg(orgScope.apply(leases.get(0).orgId()), handle -> {
-                Map<UUID, Optional<LeasedRow>> rows = new HashMap<>();
-                for (int i = 0; i < leases.size(); i++) {
-                    Lease lease = leases.get(i);
-                    if (i > 0) {
-                        ScopedTransactions.switchOrg(handle, orgScope.apply(lease.orgId()));
-                    }
-                    rows.put(lease.conflictId(), ConflictLeases.load(handle, lease.conflictId()));
-                }
-                return new ReadAhead(rows);
-            });
+            OneTripBatch batch = OneTripBatch.tenant();
+            Map<UUID, OneTripBatch.Result<Optional<LeasedRow>>> reads = new HashMap<>();
+            for (Lease lease : leases) {
+                reads.put(lease.conflictId(),
+                        ConflictLeases.load(batch, orgScope.apply(lease.orgId()), lease.conflictId()));
+            }
+            batch.run(transactions.jdbi());
+            Map<UUID, Optional<LeasedRow>> rows = new HashMap<>();
+            reads.forEach((id, read) -> rows.put(id, read.get()));
+            return new ReadAhead(rows);
         } catch (RuntimeException e) {
             LOG.debug("Reading back {} claimed conflicts together failed; each is read on its own", leases.size(), e);
             return ReadAhead.NONE;

@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.worker;
 
 import io.mergesynthesis.service.db.DatabaseUnavailable;
+import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Stores finished merges, several to a commit when several are ready. A worker hands its validated merge in and
  * its thread moves on (the pool still counts the worker busy, and claims nothing for it, until the merge is
- * stored); the completer's threads write every merge queued so far in one transaction,
- * each row under its own org scope ({@code app.org_id} set to that row's org right before that row's
+ * stored); the completer's threads write every merge queued so far in one transaction sent as one round trip
+ * ({@link OneTripBatch}), each row under its own org scope ({@code app.org_id} set to that row's org right before that row's
  * statement) and each fenced on its own lease, then complete each merge's future with whether it was stored.
  * Nothing waits to fill a batch: a lone merge is written at once, and merges that arrive during a write go
  * together in the next.
@@ -206,22 +207,18 @@ final class MergeCompleter {
         }
     }
 
-    /** One transaction for the whole batch; completes the futures only when it committed. */
+    /** One transaction, and one round trip, for the whole batch; completes the futures only when it committed. */
     private void writeTogether(List<Pending> batch) {
-        boolean[] stored = new boolean[batch.size()];
-        transactions.inOrg(batch.get(0).merge().scopeOrg(), handle -> {
-            for (int i = 0; i < batch.size(); i++) {
-                Finished merge = batch.get(i).merge();
-                if (i > 0) {
-                    ScopedTransactions.switchOrg(handle, merge.scopeOrg());
-                }
-                stored[i] = ConflictLeases.storeMerge(handle, merge.lease(), merge.mergeJson(),
-                        merge.eventDetailsJson());
-            }
-            return null;
-        });
+        OneTripBatch trip = OneTripBatch.tenant();
+        List<OneTripBatch.Result<Integer>> stored = new ArrayList<>(batch.size());
+        for (Pending pending : batch) {
+            Finished merge = pending.merge();
+            stored.add(ConflictLeases.storeMerge(trip, merge.scopeOrg(), merge.lease(), merge.mergeJson(),
+                    merge.eventDetailsJson()));
+        }
+        trip.run(transactions.jdbi());
         for (int i = 0; i < batch.size(); i++) {
-            batch.get(i).stored().complete(stored[i]);
+            batch.get(i).stored().complete(stored.get(i).get() == 1);
         }
     }
 }

@@ -3,49 +3,59 @@ package io.mergesynthesis.service.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.jdbi.v3.core.statement.StatementContext;
-import org.jdbi.v3.core.statement.StatementCustomizer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Each conflict's transactions run under its own org's scope and the tenant role; a wrong scope fails closed. */
 class OrgScopeTest {
 
-    /** What the database said about the session just before one of the worker's statements ran. */
+    /** What the database said about the session as one of the worker's statements touched the conflict. */
     record Seen(String statement, String role, String orgId, String rowSecurity) {
     }
 
-    /** Asks the session, on the statement's own connection and transaction, who it is and what it may see. */
-    static final class SessionProbe implements StatementCustomizer {
-        final List<Seen> seen = new CopyOnWriteArrayList<>();
+    /**
+     * Installs, in this test's database only, a probe that records who the session is and what it may see at
+     * the moment a statement touches a conflict: a restrictive row-level security policy whose check writes a
+     * "read" line whenever the tenant role reads a row (a load, or the store reading the row it updates), and an
+     * update trigger that writes a "claim" or "store" line by the state the update leaves. The worker sends
+     * several statements in one round trip, so the session can only be asked from inside the database.
+     */
+    private static void installScopeProbe(WorkerFixture fixture) {
+        fixture.admin.useHandle(handle -> handle.execute("""
+                CREATE TABLE scope_probe (
+                    seq bigserial PRIMARY KEY, statement text, role text, org_id text, row_security text);
+                GRANT INSERT ON scope_probe TO merge_synthesis_tenant, merge_synthesis_sweep;
+                GRANT USAGE ON SEQUENCE scope_probe_seq_seq TO merge_synthesis_tenant, merge_synthesis_sweep;
+                CREATE FUNCTION record_scope(statement text) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+                BEGIN
+                    INSERT INTO scope_probe (statement, role, org_id, row_security)
+                    VALUES (statement, current_user, current_setting('app.org_id', true),
+                            current_setting('row_security'));
+                    RETURN true;
+                END $$;
+                CREATE POLICY scope_probe_read ON policy_conflicts AS RESTRICTIVE FOR SELECT
+                    TO merge_synthesis_tenant USING (record_scope('read'));
+                CREATE FUNCTION record_update_scope() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM record_scope(CASE NEW.synthesis_state WHEN 'in_progress' THEN 'claim'
+                                                                  WHEN 'done' THEN 'store'
+                                                                  ELSE NEW.synthesis_state END);
+                    RETURN NULL;
+                END $$;
+                CREATE TRIGGER scope_probe_update AFTER UPDATE ON policy_conflicts
+                    FOR EACH ROW EXECUTE FUNCTION record_update_scope();
+                """));
+    }
 
-        @Override
-        public void beforeExecution(PreparedStatement statement, StatementContext ctx) throws SQLException {
-            String sql = ctx.getRenderedSql();
-            String kind = sql.contains("FOR UPDATE SKIP LOCKED") ? "claim"
-                    : sql.contains("SET suggested_merge") ? "store"
-                    : sql.contains("FROM policy_conflicts WHERE id") ? "load" : null;
-            if (kind == null) {
-                return;
-            }
-            Connection connection = ctx.getConnection();
-            try (Statement probe = connection.createStatement();
-                 ResultSet rs = probe.executeQuery("SELECT current_user, current_setting('app.org_id', true), "
-                         + "current_setting('row_security')")) {
-                rs.next();
-                seen.add(new Seen(kind, rs.getString(1), rs.getString(2), rs.getString(3)));
-            }
-        }
+    private static List<Seen> seen(WorkerFixture fixture) {
+        return fixture.admin.withHandle(handle -> handle.createQuery(
+                        "SELECT statement, role, org_id, row_security FROM scope_probe ORDER BY seq")
+                .map((rs, ctx) -> new Seen(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)))
+                .list());
     }
 
     @Test
@@ -54,21 +64,22 @@ class OrgScopeTest {
         try (WorkerFixture fixture = new WorkerFixture()) {
             UUID id = fixture.insertConflict("jira.create_issue");
             String org = fixture.column(id, "org_id");
-            SessionProbe probe = new SessionProbe();
+            installScopeProbe(fixture);
             Replica replica = fixture.replica(WorkerFixture.settings("scoped"), WorkerFixture.stub());
-            replica.transactions().jdbi().addCustomizer(probe);
             replica.pool().start();
             WorkerFixture.await("the conflict done", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
+            replica.pool().stop();
 
-            assertThat(probe.seen).filteredOn(s -> s.statement().equals("claim")).isNotEmpty()
-                    .allSatisfy(s -> {
-                        assertThat(s.role()).isEqualTo("merge_synthesis_sweep");
-                        assertThat(s.rowSecurity()).isEqualTo("off");
-                    });
-            assertThat(probe.seen).filteredOn(s -> !s.statement().equals("claim"))
-                    .extracting(Seen::statement).containsExactly("load", "store");
-            assertThat(probe.seen).filteredOn(s -> !s.statement().equals("claim")).allSatisfy(s -> {
+            List<Seen> seen = seen(fixture);
+            assertThat(seen).extracting(Seen::statement).as("claimed, read back, then stored")
+                    .startsWith("claim", "read").endsWith("store").containsOnlyOnce("claim", "store")
+                    .containsOnly("claim", "read", "store");
+            assertThat(seen).filteredOn(s -> s.statement().equals("claim")).allSatisfy(s -> {
+                assertThat(s.role()).isEqualTo("merge_synthesis_sweep");
+                assertThat(s.rowSecurity()).isEqualTo("off");
+            });
+            assertThat(seen).filteredOn(s -> !s.statement().equals("claim")).allSatisfy(s -> {
                 assertThat(s.role()).isEqualTo("merge_synthesis_tenant");
                 assertThat(s.orgId()).isEqualTo(org);
                 assertThat(s.rowSecurity()).isEqualTo("on");

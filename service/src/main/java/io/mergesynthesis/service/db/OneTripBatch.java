@@ -1,0 +1,212 @@
+package io.mergesynthesis.service.db;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.ColonPrefixSqlParser;
+import org.jdbi.v3.core.statement.ParsedSql;
+import org.jdbi.v3.core.statement.SqlParser;
+
+/**
+ * Several statements sent to PostgreSQL as one multi-statement text, so that they cost one round trip and one
+ * commit however many there are. The driver sends every statement of such a text before the protocol's Sync,
+ * and PostgreSQL runs everything before a Sync in one implicit transaction: the statements commit together or
+ * not at all, and transaction-local settings ({@code role}, {@code app.org_id}, {@code row_security}) hold from
+ * the statement that sets them to the end of the batch and no further.
+ *
+ * <p>A tenant batch ({@link #tenant()}) runs as {@value ScopedTransactions#TENANT_ROLE} and sets
+ * {@code app.org_id} right before each statement to the org that statement names, so that row-level security
+ * holds every statement to its own org. A cross-tenant batch ({@link #crossTenant()}) runs as
+ * {@value ScopedTransactions#SWEEP_ROLE} with {@code row_security = off}, as
+ * {@link ScopedTransactions#crossTenant} does.
+ *
+ * <p>Statements are written with JDBI's {@code :name} parameters, each statement binding its own values. The
+ * batch needs a connection in auto-commit mode (an open transaction would keep it from committing on its own),
+ * so it takes one from the pool rather than joining a JDBI transaction.
+ */
+public final class OneTripBatch {
+
+    private static final SqlParser PARSER = new ColonPrefixSqlParser();
+    private static final String ENTER_TENANT =
+            "SELECT set_config('role', :role, true), set_config('app.org_id', '', true)";
+    private static final String ENTER_SWEEP =
+            "SELECT set_config('role', :role, true), set_config('row_security', 'off', true)";
+    private static final String SCOPE_TO_ORG = "SELECT set_config('app.org_id', :org, true)";
+
+    /** Reads one statement's rows into what the caller wants of them. */
+    @FunctionalInterface
+    public interface RowsReader<T> {
+        T read(ResultSet rows) throws SQLException;
+    }
+
+    /** Where the result of one statement lands once the batch has run. */
+    public static final class Result<T> {
+        private T value;
+        private boolean set;
+
+        public T get() {
+            if (!set) {
+                throw new IllegalStateException("the batch has not run yet");
+            }
+            return value;
+        }
+
+        private void set(Object value) {
+            @SuppressWarnings("unchecked")
+            T typed = (T) value;
+            this.value = typed;
+            this.set = true;
+        }
+    }
+
+    /** One statement of the text: its positional SQL, its values in order, and what to do with its result. */
+    private record Part(String sql, List<Object> values, RowsReader<?> reader, Result<?> result) {
+    }
+
+    private final boolean tenant;
+    private final List<Part> parts = new ArrayList<>();
+
+    private OneTripBatch(boolean tenant, String enter, String role) {
+        this.tenant = tenant;
+        add(enter, Map.of("role", role), null, null);
+    }
+
+    /** A batch whose every statement runs under row-level security, scoped to the org given with it. */
+    public static OneTripBatch tenant() {
+        return new OneTripBatch(true, ENTER_TENANT, ScopedTransactions.TENANT_ROLE);
+    }
+
+    /** A batch that sees every org's rows (the worker's claim), failing rather than filtering if it could not. */
+    public static OneTripBatch crossTenant() {
+        return new OneTripBatch(false, ENTER_SWEEP, ScopedTransactions.SWEEP_ROLE);
+    }
+
+    /** Adds a statement returning rows, read by {@code reader}, in a tenant batch under {@code orgId}'s scope. */
+    public <T> Result<T> query(UUID orgId, String sql, Map<String, ?> params, RowsReader<T> reader) {
+        scopeTo(orgId);
+        return add(sql, params, reader, new Result<>());
+    }
+
+    /** Adds a statement whose result is the number of rows it changed, under {@code orgId}'s scope. */
+    public Result<Integer> update(UUID orgId, String sql, Map<String, ?> params) {
+        scopeTo(orgId);
+        return add(sql, params, null, new Result<>());
+    }
+
+    /** Adds a statement returning rows to a cross-tenant batch. */
+    public <T> Result<T> query(String sql, Map<String, ?> params, RowsReader<T> reader) {
+        if (tenant) {
+            throw new IllegalStateException("a tenant batch scopes every statement to an org: name one");
+        }
+        return add(sql, params, reader, new Result<>());
+    }
+
+    /**
+     * Runs the batch on a connection of its own from {@code jdbi}'s pool: one round trip, one commit.
+     *
+     * @throws Failed when a statement failed; nothing of the batch was then committed
+     */
+    public void run(Jdbi jdbi) {
+        jdbi.useHandle(this::run);
+    }
+
+    /**
+     * Runs the batch on {@code handle}'s connection, which must not be in a transaction.
+     *
+     * @throws Failed when a statement failed; nothing of the batch was then committed
+     */
+    public void run(Handle handle) {
+        try {
+            run(handle.getConnection());
+        } catch (SQLException e) {
+            throw new Failed(parts.size(), e);
+        }
+    }
+
+    /** A batch that failed as a whole: the driver's error is the cause, so its SQLSTATE can be looked at. */
+    public static final class Failed extends RuntimeException {
+        private Failed(int statements, SQLException cause) {
+            super("a batch of " + statements + " statements failed and was rolled back: " + cause.getMessage(),
+                    cause);
+        }
+    }
+
+    private void run(Connection connection) throws SQLException {
+        if (!connection.getAutoCommit()) {
+            throw new IllegalStateException("a one-trip batch commits on its own; it cannot run inside an open "
+                    + "transaction");
+        }
+        StringBuilder text = new StringBuilder();
+        for (Part part : parts) {
+            text.append(part.sql()).append(";\n");
+        }
+        try (PreparedStatement statement = connection.prepareStatement(text.toString())) {
+            int index = 1;
+            for (Part part : parts) {
+                for (Object value : part.values()) {
+                    bind(statement, index++, value);
+                }
+            }
+            boolean rows = statement.execute();
+            for (Part part : parts) {
+                if (rows) {
+                    try (ResultSet resultSet = statement.getResultSet()) {
+                        if (part.result() != null) {
+                            part.result().set(part.reader().read(resultSet));
+                        }
+                    }
+                } else if (part.result() != null) {
+                    part.result().set(statement.getUpdateCount());
+                }
+                rows = statement.getMoreResults();
+            }
+        }
+    }
+
+    private void scopeTo(UUID orgId) {
+        if (!tenant) {
+            throw new IllegalStateException("a cross-tenant batch has no org scope");
+        }
+        add(SCOPE_TO_ORG, Map.of("org", orgId == null ? "" : orgId.toString()), null, null);
+    }
+
+    private <T> Result<T> add(String sql, Map<String, ?> params, RowsReader<?> reader, Result<T> result) {
+        if (sql.indexOf(';') >= 0) {
+            throw new IllegalArgumentException("one statement at a time, without ';': " + sql);
+        }
+        ParsedSql parsed = PARSER.parse(sql, null);
+        List<Object> values = new ArrayList<>();
+        for (String name : parsed.getParameters().getParameterNames()) {
+            if (!params.containsKey(name)) {
+                throw new IllegalArgumentException("no value for :" + name + " in " + sql);
+            }
+            values.add(params.get(name));
+        }
+        parts.add(new Part(parsed.getSql(), values, reader, result));
+        return result;
+    }
+
+    private static void bind(PreparedStatement statement, int index, Object value) throws SQLException {
+        if (value == null) {
+            statement.setNull(index, Types.OTHER);
+        } else if (value instanceof String s) {
+            statement.setString(index, s);
+        } else if (value instanceof Integer i) {
+            statement.setInt(index, i);
+        } else if (value instanceof Long l) {
+            statement.setLong(index, l);
+        } else if (value instanceof UUID u) {
+            statement.setObject(index, u);
+        } else {
+            throw new IllegalArgumentException("cannot bind a " + value.getClass().getName() + " as a parameter");
+        }
+    }
+}

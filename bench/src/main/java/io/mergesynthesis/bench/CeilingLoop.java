@@ -27,11 +27,21 @@ final class CeilingLoop {
     private final BenchDatabase db;
     private final Fixture fixture;
     private final int threads;
+    private final int claimBatch;
 
     CeilingLoop(BenchDatabase db, Fixture fixture, int threads) {
+        this(db, fixture, threads, PoolStatements.CLAIM_BATCH);
+    }
+
+    /**
+     * @param claimBatch the most rows one thread claims at a time; {@code threads x claimBatch} conflicts are in
+     *     flight at most
+     */
+    CeilingLoop(BenchDatabase db, Fixture fixture, int threads, int claimBatch) {
         this.db = db;
         this.fixture = fixture;
         this.threads = threads;
+        this.claimBatch = claimBatch;
     }
 
     /** What one drain did: rows finalized and the wall-clock time it took. */
@@ -85,7 +95,7 @@ final class CeilingLoop {
             Map<Integer, PreparedStatement> stores = new HashMap<>();
             try (PreparedStatement claim = c.prepareStatement(PoolStatements.claimTrip())) {
                 while (true) {
-                    List<Leased> leased = claim(claim, owner);
+                    List<Leased> leased = claim(claim, owner, claimBatch);
                     if (leased.isEmpty()) {
                         return;
                     }
@@ -141,8 +151,8 @@ final class CeilingLoop {
     }
 
     /** Claims up to a batch; the text's results are the settings row, the leased rows, the next due time. */
-    private static List<Leased> claim(PreparedStatement claim, String owner) throws SQLException {
-        claim.setInt(1, PoolStatements.CLAIM_BATCH);
+    private static List<Leased> claim(PreparedStatement claim, String owner, int batch) throws SQLException {
+        claim.setInt(1, batch);
         claim.setString(2, owner);
         List<Leased> leased = new ArrayList<>();
         claim.execute();

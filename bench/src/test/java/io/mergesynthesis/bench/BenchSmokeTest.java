@@ -23,6 +23,7 @@ class BenchSmokeTest {
     /** The keys of results.json that readers and dashboards rely on. */
     private static final List<String> FIGURES = List.of(
             "drain_1_replica_per_s", "drain_3_replicas_per_s", "ceiling_per_s", "pool_to_ceiling_ratio",
+            "ceiling_4_in_flight_per_s", "pool_to_ceiling_4_in_flight_ratio",
             "db_scheduler_per_s", "pool_to_db_scheduler_ratio", "pickup_latency_p50_ms", "pickup_latency_p99_ms",
             "scale_pool_largest_to_smallest_ratio", "scale_ceiling_largest_to_smallest_ratio",
             "idle_queries_per_s", "slow_synth_per_s", "slow_synth_target_per_s", "slow_synth_peak_connections",
@@ -54,6 +55,7 @@ class BenchSmokeTest {
         }
         // The ceiling needs nothing but the schema, so the quick run always measures it.
         assertThat(figures.get("ceiling_per_s").get("value").asDouble()).isPositive();
+        assertThat(figures.get("ceiling_4_in_flight_per_s").get("value").asDouble()).isPositive();
         assertThat(results.get("scale")).isNotEmpty();
 
         Path chart = out.resolve("scale.png");
@@ -61,5 +63,27 @@ class BenchSmokeTest {
         byte[] head = Files.readAllBytes(chart);
         assertThat(head.length).isGreaterThan(1_000);
         assertThat(new String(head, 1, 3, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("PNG");
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void headlineRunMeasuresTheRatiosAndSaysWhyTheRestIsMissing(@TempDir Path out) throws Exception {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        int status = BenchMain.run(new String[] {"--quick", "--headline", "--out", out.toString(),
+                "--product-root", root.toString()}, System.out);
+
+        JsonNode results = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(results.get("errors")).as("steps that failed").isEmpty();
+        assertThat(status).isZero();
+        JsonNode figures = results.get("figures");
+        for (String key : List.of("drain_1_replica_per_s", "ceiling_per_s", "ceiling_4_in_flight_per_s",
+                "db_scheduler_per_s", "pool_to_ceiling_ratio", "pool_to_ceiling_4_in_flight_ratio",
+                "pool_to_db_scheduler_ratio")) {
+            assertThat(figures.get(key).get("value").asDouble()).as(key).isPositive();
+        }
+        for (String key : List.of("drain_3_replicas_per_s", "pickup_latency_p50_ms", "inbox_p99_ms",
+                "export_events_per_s")) {
+            assertThat(figures.get(key).get("skipped").asText()).as(key).isEqualTo("not measured with --headline");
+        }
     }
 }

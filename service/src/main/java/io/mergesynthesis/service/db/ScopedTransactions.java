@@ -6,13 +6,15 @@ import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * The one place that decides which database identity a transaction runs as.
+ * Decides which database identity a transaction runs as (with {@link OneTripBatch}, its one-round-trip
+ * counterpart).
  *
  * <p>Whatever role the service logs in with (a superuser, in the embedded default), each transaction first
  * switches with {@code SET LOCAL ROLE}: tenant work to {@value #TENANT_ROLE}, which row-level security holds
  * to the org in {@code app.org_id}; the worker's cross-tenant claim to {@value #SWEEP_ROLE} with
  * {@code row_security = off}, which makes a sweep that would silently see a subset of rows fail instead.
  * Every setting is transaction-local, so nothing leaks to the next user of a pooled connection.
+ * {@link OneTripBatch} makes the same switches for statements sent together in one round trip.
  */
 public final class ScopedTransactions {
 

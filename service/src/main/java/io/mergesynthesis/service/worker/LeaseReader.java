@@ -13,9 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads back every row of one claim in a single tenant transaction sent as one round trip ({@link OneTripBatch}),
- * each row under its own org scope ({@code app.org_id} set to that row's org right before that row's read), so
- * that a claim of several conflicts costs one commit and one round trip rather than several each. What it read goes to the workers with their leases.
+ * Reads back every row of one claim in a single tenant transaction sent as one round trip
+ * ({@link OneTripBatch}), each row under its own org scope ({@code app.org_id} set to that row's org right
+ * before that row's read), so that a claim of several conflicts costs one commit and one round trip rather than
+ * several each. What it read goes to the workers with their leases.
  *
  * <p>When the batch read fails, nothing is read ahead and each worker reads its own row in a transaction of its
  * own, as it would without this class: the failure is then reported against the row that causes it, with the

@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * Stores finished merges, several to a commit when several are ready. A worker hands its validated merge in and
  * its thread moves on (the pool still counts the worker busy, and claims nothing for it, until the merge is
  * stored); the completer's threads write every merge queued so far in one transaction sent as one round trip
- * ({@link OneTripBatch}), each row under its own org scope ({@code app.org_id} set to that row's org right before that row's
- * statement) and each fenced on its own lease, then complete each merge's future with whether it was stored.
+ * ({@link OneTripBatch}), each row under its own org scope ({@code app.org_id} set to that row's org right
+ * before that row's statement) and each fenced on its own lease, then complete each merge's future with whether
+ * it was stored.
  * Nothing waits to fill a batch: a lone merge is written at once, and merges that arrive during a write go
  * together in the next.
  *

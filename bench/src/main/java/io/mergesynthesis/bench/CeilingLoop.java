@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * connection each, with no framework, no synthesizer and no queue between claim and work. Whatever the pool
  * adds on top of these statements shows up as the gap between its throughput and this one's. Each thread batches
  * as the pool does: it claims {@link PoolStatements#CLAIM_BATCH} rows, reads them all back in one tenant
- * transaction and stores them all in another, each row under its own org, each of the three a single
- * multi-statement text sent in one round trip.
+ * transaction and stores them all in another that also claims the next batch, each row under its own org, each
+ * transaction a single multi-statement text sent in one round trip.
  */
 final class CeilingLoop {
 
@@ -85,7 +85,8 @@ final class CeilingLoop {
 
     /**
      * One thread's drain, the texts prepared once per batch size as the driver would cache the pool's. Auto-commit
-     * stays on: each text is one round trip and one implicit transaction, as the pool sends it.
+     * stays on: each text is one round trip and one implicit transaction, as the pool sends it. As in the pool,
+     * the store of a batch claims the next one in the same round trip.
      */
     private void runWorker(String owner, AtomicLong finalized) throws SQLException {
         String details = "{\"synthesizer\":\"stub\",\"lease_owner\":\"" + owner + "\"}";
@@ -94,11 +95,8 @@ final class CeilingLoop {
             Map<Integer, PreparedStatement> reads = new HashMap<>();
             Map<Integer, PreparedStatement> stores = new HashMap<>();
             try (PreparedStatement claim = c.prepareStatement(PoolStatements.claimTrip())) {
-                while (true) {
-                    List<Leased> leased = claim(claim, owner, claimBatch);
-                    if (leased.isEmpty()) {
-                        return;
-                    }
+                List<Leased> leased = claim(claim, owner, claimBatch);
+                while (!leased.isEmpty()) {
                     PreparedStatement read = reads.computeIfAbsent(leased.size(),
                             n -> prepare(c, PoolStatements.readTrip(n)));
                     int p = 1;
@@ -106,7 +104,7 @@ final class CeilingLoop {
                         read.setString(p++, row.org().toString());
                         read.setObject(p++, row.id());
                     }
-                    boolean rows = read.execute();
+                    read.execute();
                     for (int part = 0; part < 1 + 2 * leased.size(); part++) {
                         if (part > 0 && part % 2 == 0) {
                             try (ResultSet rs = read.getResultSet()) {
@@ -116,11 +114,11 @@ final class CeilingLoop {
                                 rs.getString("rules");
                             }
                         }
-                        rows = read.getMoreResults();
+                        read.getMoreResults();
                     }
 
                     PreparedStatement store = stores.computeIfAbsent(leased.size(),
-                            n -> prepare(c, PoolStatements.storeTrip(n)));
+                            n -> prepare(c, PoolStatements.storeAndClaimTrip(n)));
                     p = 1;
                     for (Leased row : leased) {
                         store.setString(p++, row.org().toString());
@@ -131,13 +129,18 @@ final class CeilingLoop {
                         store.setObject(p++, row.org());
                         store.setString(p++, details);
                     }
-                    rows = store.execute();
+                    store.setInt(p++, leased.size());
+                    store.setString(p, owner);
+                    boolean rows = store.execute();
                     for (int part = 0; part < 1 + 2 * leased.size(); part++) {
                         if (part > 0 && part % 2 == 0 && !rows && store.getUpdateCount() == 1) {
                             finalized.incrementAndGet();
                         }
                         rows = store.getMoreResults();
                     }
+                    store.getResultSet().close();
+                    store.getMoreResults();
+                    leased = leasedRows(store.getResultSet());
                 }
             } finally {
                 for (PreparedStatement statement : reads.values()) {
@@ -150,18 +153,23 @@ final class CeilingLoop {
         }
     }
 
-    /** Claims up to a batch; the text's results are the settings row, the leased rows, the next due time. */
-    private static List<Leased> claim(PreparedStatement claim, String owner, int batch) throws SQLException {
-        claim.setInt(1, batch);
-        claim.setString(2, owner);
+    private static List<Leased> leasedRows(ResultSet rs) throws SQLException {
         List<Leased> leased = new ArrayList<>();
-        claim.execute();
-        claim.getMoreResults();
-        try (ResultSet rs = claim.getResultSet()) {
+        try (rs) {
             while (rs.next()) {
                 leased.add(new Leased(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getInt(3)));
             }
         }
+        return leased;
+    }
+
+    /** Claims up to a batch; the text's results are the settings row, the leased rows, the next due time. */
+    private static List<Leased> claim(PreparedStatement claim, String owner, int batch) throws SQLException {
+        claim.setInt(1, batch);
+        claim.setString(2, owner);
+        claim.execute();
+        claim.getMoreResults();
+        List<Leased> leased = leasedRows(claim.getResultSet());
         claim.getMoreResults();
         claim.getResultSet().close();
         return leased;

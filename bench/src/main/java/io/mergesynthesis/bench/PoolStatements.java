@@ -4,7 +4,8 @@ package io.mergesynthesis.bench;
  * The statements the worker pool sends for one conflict, batched as the pool batches them, for the ceiling loop
  * to replay with nothing in between. The pool sends each batch as one multi-statement text with auto-commit on
  * (its {@code db.OneTripBatch}): one round trip and one implicit transaction per batch. {@link #claimTrip},
- * {@link #readTrip} and {@link #storeTrip} build the same texts.
+ * {@link #readTrip} and {@link #storeAndClaimTrip} build the same texts. The pool's store also claims work for
+ * the workers it frees, in the same round trip; its claim loop claims only when workers free up otherwise.
  *
  * <p>THESE MUST MIRROR THE POOL'S SQL. The ceiling is only a ceiling of the pool if it issues the same
  * statements in the same transactions: when the pool's claim, load, finalize or event insert changes (its
@@ -14,7 +15,7 @@ package io.mergesynthesis.bench;
 final class PoolStatements {
 
     /** Printed with the figures, so that two runs against different statement sets are not compared. */
-    static final String VERSION = "pool-sql-5";
+    static final String VERSION = "pool-sql-6";
 
     /** The pool claims up to as many rows as it has free workers in one statement. */
     static final int CLAIM_BATCH = 4;
@@ -53,6 +54,10 @@ final class PoolStatements {
      */
     static final String ENTER_TENANT =
             "SELECT set_config('role', 'merge_synthesis_tenant', true), set_config('app.org_id', '', true)";
+
+    /** Turns a tenant batch cross-tenant for a claim at its end: the sweep role, row security off, no org. */
+    static final String LEAVE_TENANT = "SELECT set_config('role', 'merge_synthesis_sweep', true), "
+            + "set_config('row_security', 'off', true), set_config('app.org_id', '', true)";
 
     /** Points the open tenant batch at the next row's org ({@code ?}). */
     static final String SWITCH_ORG = "SELECT set_config('app.org_id', ?, true)";
@@ -100,9 +105,12 @@ final class PoolStatements {
         return tenantTrip(LOAD, rows);
     }
 
-    /** The store of {@code rows} merges as one text: per row, its org switch and then its store. */
-    static String storeTrip(int rows) {
-        return tenantTrip(STORE, rows);
+    /**
+     * The store of {@code rows} merges as one text, per row its org switch and then its store, ending with a
+     * claim of as many conflicts for the workers the store frees ({@code LIMIT ?} and owner {@code ?} last).
+     */
+    static String storeAndClaimTrip(int rows) {
+        return tenantTrip(STORE, rows) + LEAVE_TENANT + ";\n" + CLAIM + ";\n";
     }
 
     private static String tenantTrip(String perRow, int rows) {

@@ -39,6 +39,8 @@ public final class OneTripBatch {
             "SELECT set_config('role', :role, true), set_config('app.org_id', '', true)";
     private static final String ENTER_SWEEP =
             "SELECT set_config('role', :role, true), set_config('row_security', 'off', true)";
+    private static final String LEAVE_TENANT = "SELECT set_config('role', :role, true), "
+            + "set_config('row_security', 'off', true), set_config('app.org_id', '', true)";
     private static final String SCOPE_TO_ORG = "SELECT set_config('app.org_id', :org, true)";
 
     /** Reads one statement's rows into what the caller wants of them. */
@@ -71,7 +73,7 @@ public final class OneTripBatch {
     private record Part(String sql, List<Object> values, RowsReader<?> reader, Result<?> result) {
     }
 
-    private final boolean tenant;
+    private boolean tenant;
     private final List<Part> parts = new ArrayList<>();
 
     private OneTripBatch(boolean tenant, String enter, String role) {
@@ -87,6 +89,19 @@ public final class OneTripBatch {
     /** A batch that sees every org's rows (the worker's claim), failing rather than filtering if it could not. */
     public static OneTripBatch crossTenant() {
         return new OneTripBatch(false, ENTER_SWEEP, ScopedTransactions.SWEEP_ROLE);
+    }
+
+    /**
+     * Turns a tenant batch cross-tenant for the statements added after this: the sweep role, row-level security
+     * off, no org. For a claim sent in the same round trip as the tenant statements before it.
+     */
+    public OneTripBatch crossTenantFromHere() {
+        if (!tenant) {
+            throw new IllegalStateException("the batch is cross-tenant already");
+        }
+        add(LEAVE_TENANT, Map.of("role", ScopedTransactions.SWEEP_ROLE), null, null);
+        tenant = false;
+        return this;
     }
 
     /** Adds a statement returning rows, read by {@code reader}, in a tenant batch under {@code orgId}'s scope. */

@@ -41,8 +41,18 @@ final class LeaseClaimer {
         OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextDueIn(batch);
         batch.run(transactions.jdbi());
         Claim claim = new Claim(leases.get(), leases.get().size() < limit ? nextDue.get() : Optional.empty());
-        claim.leases().stream().filter(Lease::recovered).forEach(lease -> metrics.leaseRecovered());
+        counted(claim.leases());
         return claim;
+    }
+
+    /** Adds a claim of up to {@code limit} conflicts to a cross-tenant {@code trip}, sent by its owner. */
+    OneTripBatch.Result<List<Lease>> claimInto(OneTripBatch trip, int limit) {
+        return ConflictLeases.claim(trip, owner, limit, leaseDuration);
+    }
+
+    /** Counts the recovered leases among {@code leases}, as {@link #claim} does for its own. */
+    void counted(List<Lease> leases) {
+        leases.stream().filter(Lease::recovered).forEach(lease -> metrics.leaseRecovered());
     }
 
     String owner() {

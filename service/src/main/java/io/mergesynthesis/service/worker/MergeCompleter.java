@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * before that row's statement) and each fenced on its own lease, then complete each merge's future with whether
  * it was stored.
  * Nothing waits to fill a batch: a lone merge is written at once, and merges that arrive during a write go
- * together in the next.
+ * together in the next. Unless the pool is stopping, the same round trip ends with a claim of as many conflicts
+ * as the batch frees workers ({@link Refill}), so that during a drain a freed worker's next conflict comes with
+ * the store of its last one.
  *
  * <p>One bad row never costs the others their write: when a batch fails, it is rolled back whole and every merge
  * in it is written again in a transaction of its own, so the rows that can be stored are stored and only the bad
@@ -46,6 +48,7 @@ final class MergeCompleter {
     private static final Duration STORE_RETRY_LAST = Duration.ofSeconds(1);
 
     private final ScopedTransactions transactions;
+    private final Refill refill;
     private final FailureStreak storeFailures;
     private final int maxBatch;
     private final int writers;
@@ -57,12 +60,31 @@ final class MergeCompleter {
      * @param writers threads writing batches side by side, each on a connection of its own while it writes
      * @param maxBatch the most merges one commit stores; also how many may wait to be written
      */
-    MergeCompleter(ScopedTransactions transactions, int writers, int maxBatch, Clock clock) {
+    MergeCompleter(ScopedTransactions transactions, int writers, int maxBatch, Clock clock, Refill refill) {
         this.transactions = transactions;
+        this.refill = refill;
         this.storeFailures = new FailureStreak(LOG, "Storing suggested merges", clock);
         this.writers = writers;
         this.maxBatch = maxBatch;
         this.queue = new ArrayBlockingQueue<>(maxBatch);
+    }
+
+    /**
+     * Claims work for the workers a store frees, in the store's own round trip, so that a freed worker need not
+     * wait for the claim loop to notice it and claim in a round trip of its own.
+     */
+    interface Refill {
+        /** False while the pool stops: then stores claim nothing. */
+        boolean wanted();
+
+        /** Adds a claim of up to {@code limit} conflicts to {@code trip}, which has turned cross-tenant. */
+        OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit);
+
+        /**
+         * Takes what a store's trip claimed, once it committed and before the stored merges are reported: the
+         * workers those merges free go on to these conflicts.
+         */
+        void claimed(List<Lease> leases);
     }
 
     /** A merge ready to store: the lease that fences it, the org scope it is written under, and its texts. */
@@ -98,7 +120,7 @@ final class MergeCompleter {
     CompletableFuture<Boolean> store(Finished merge) {
         Pending pending = new Pending(merge, new CompletableFuture<>());
         if (stopped) {
-            write(List.of(pending));
+            write(List.of(pending), false);
             return pending.stored();
         }
         boolean interrupted = false;
@@ -140,14 +162,14 @@ final class MergeCompleter {
             batch.clear();
             batch.add(first);
             queue.drainTo(batch, maxBatch - 1);
-            write(batch);
+            write(batch, true);
         }
     }
 
     private void writeLeftovers() {
         List<Pending> left = new ArrayList<>();
         queue.drainTo(left);
-        left.forEach(pending -> write(List.of(pending)));
+        left.forEach(pending -> write(List.of(pending), false));
     }
 
     /**
@@ -155,13 +177,16 @@ final class MergeCompleter {
      * again after a short pause, for as long as each merge's lease lasts: the synthesizer call behind a merge may
      * have been expensive, and a database that is back within the lease should not cost it again. A merge whose
      * lease runs out meanwhile (or any merge once the completer is stopping) fails with the last error.
+     *
+     * @param refill whether the trip may also claim work for the workers it frees; rows written one by one
+     *     after a failed batch claim nothing, so that a claim that fails cannot fail their stores
      */
-    private void write(List<Pending> batch) {
+    private void write(List<Pending> batch, boolean refill) {
         RetryPause pause = new RetryPause(STORE_RETRY_FIRST, STORE_RETRY_LAST);
         List<Pending> left = batch;
         while (true) {
             try {
-                writeTogether(left);
+                writeTogether(left, refill);
                 storeFailures.succeeded();
                 return;
             } catch (RuntimeException | Error e) {
@@ -204,12 +229,15 @@ final class MergeCompleter {
             return;
         }
         for (Pending pending : batch) {
-            write(List.of(pending));
+            write(List.of(pending), false);
         }
     }
 
-    /** One transaction, and one round trip, for the whole batch; completes the futures only when it committed. */
-    private void writeTogether(List<Pending> batch) {
+    /**
+     * One transaction, and one round trip, for the whole batch, ending with a claim for the workers it frees when
+     * {@code claim} is set and the pool wants more work; completes the futures only when it committed.
+     */
+    private void writeTogether(List<Pending> batch, boolean claim) {
         OneTripBatch trip = OneTripBatch.tenant();
         List<OneTripBatch.Result<Integer>> stored = new ArrayList<>(batch.size());
         for (Pending pending : batch) {
@@ -217,7 +245,14 @@ final class MergeCompleter {
             stored.add(ConflictLeases.storeMerge(trip, merge.scopeOrg(), merge.lease(), merge.mergeJson(),
                     merge.eventDetailsJson()));
         }
+        OneTripBatch.Result<List<Lease>> next = null;
+        if (claim && refill.wanted()) {
+            next = refill.claim(trip.crossTenantFromHere(), batch.size());
+        }
         trip.run(transactions.jdbi());
+        if (next != null && !next.get().isEmpty()) {
+            refill.claimed(next.get());
+        }
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).stored().complete(stored.get(i).get() == 1);
         }

@@ -15,6 +15,8 @@ package io.mergesynthesis.service.worker;
  */
 
 import io.dropwizard.lifecycle.Managed;
+import io.mergesynthesis.service.db.DatabaseUnavailable;
+import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
@@ -28,6 +30,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,6 +73,10 @@ public final class SynthesisPool implements Managed {
     private final Semaphore freeWorkers;
     private final FailureStreak claimFailures;
     private final AtomicInteger lostWorkers = new AtomicInteger();
+    /** Permits that finished workers hand straight on to the leases their store claimed, instead of releasing. */
+    private final AtomicInteger handedOver = new AtomicInteger();
+    private final ScopedTransactions transactions;
+    private final UnaryOperator<UUID> orgScope;
     private volatile boolean stopping;
     private volatile boolean saturated;
     private volatile Thread loop;
@@ -86,7 +93,9 @@ public final class SynthesisPool implements Managed {
         this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
         this.reader = new LeaseReader(builder.transactions, builder.orgScope);
         this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
-                builder.clock);
+                builder.clock, new StoreRefill());
+        this.transactions = builder.transactions;
+        this.orgScope = builder.orgScope;
         this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
                 failures, tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
         this.listener = settings.listen() && builder.listenConnection != null
@@ -246,10 +255,19 @@ public final class SynthesisPool implements Managed {
             return;
         }
         freeWorkers.acquireUninterruptibly(leases.size());
-        reading.execute(() -> {
-            LeaseReader.ReadAhead readAhead = reader.read(leases);
-            leases.forEach(lease -> dispatch(lease, readAhead));
-        });
+        readAndDispatch(leases);
+    }
+
+    /** Hands leases whose workers are already counted busy to the reader thread, which passes them on. */
+    private void readAndDispatch(List<Lease> leases) {
+        try {
+            reading.execute(() -> {
+                LeaseReader.ReadAhead readAhead = reader.read(leases);
+                leases.forEach(lease -> dispatch(lease, readAhead));
+            });
+        } catch (RejectedExecutionException stopped) {
+            leases.forEach(this::handBackUnstarted);
+        }
     }
 
     /**
@@ -259,6 +277,14 @@ public final class SynthesisPool implements Managed {
      * synthesizer calls than that.
      */
     private void dispatch(Lease lease, LeaseReader.ReadAhead readAhead) {
+        try {
+            runOnWorker(lease, readAhead);
+        } catch (RejectedExecutionException stopped) {
+            handBackUnstarted(lease);
+        }
+    }
+
+    private void runOnWorker(Lease lease, LeaseReader.ReadAhead readAhead) {
         workers.execute(() -> {
             CompletableFuture<Optional<Outcome>> attempt;
             try {
@@ -281,10 +307,50 @@ public final class SynthesisPool implements Managed {
         });
     }
 
+    /**
+     * A lease that arrived as the pool stopped, which no worker will take: given back at once and uncounted, so
+     * it need not wait for its expiry, and its worker freed.
+     */
+    private void handBackUnstarted(Lease lease) {
+        try {
+            transactions.inOrg(orgScope.apply(lease.orgId()), handle -> ConflictLeases.releaseUnstarted(handle, lease));
+        } catch (RuntimeException e) {
+            LOG.warn("Synthesis pool {}: could not hand back conflict {} as it stopped; its lease will expire: {}",
+                    settings.owner(), lease.conflictId(), DatabaseUnavailable.describe(e));
+        }
+        freeWorker();
+    }
+
     private void freeWorker() {
+        // A store that also claimed work hands the permits of the workers it freed on to the new leases.
+        if (handedOver.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            return;
+        }
         freeWorkers.release();
         if (saturated) {
             waiter.wake();
+        }
+    }
+
+    /** What the merge completer claims for the workers its stores free (see {@link MergeCompleter.Refill}). */
+    private final class StoreRefill implements MergeCompleter.Refill {
+        @Override
+        public boolean wanted() {
+            return !stopping;
+        }
+
+        @Override
+        public OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit) {
+            return claimer.claimInto(trip, limit);
+        }
+
+        @Override
+        public void claimed(List<Lease> leases) {
+            claimer.counted(leases);
+            // Called before the stores that freed these workers are reported: their permits go on to these
+            // leases, so the claim loop never sees them free.
+            handedOver.addAndGet(leases.size());
+            readAndDispatch(leases);
         }
     }
 

@@ -1,0 +1,123 @@
+package io.mergesynthesis.service.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.service.db.OneTripBatch;
+import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** A store claims the next conflicts for the workers it frees in its own transaction, and never at its cost. */
+class StoreRefillTest {
+
+    /** Records, inside the database, which transaction each claim and store of a conflict ran in. */
+    private static void installTransactionProbe(WorkerFixture fixture) {
+        fixture.admin.useHandle(handle -> handle.execute("""
+                CREATE TABLE tx_probe (seq bigserial PRIMARY KEY, statement text, conflict_id uuid, tx bigint);
+                GRANT INSERT ON tx_probe TO merge_synthesis_tenant, merge_synthesis_sweep;
+                GRANT USAGE ON SEQUENCE tx_probe_seq_seq TO merge_synthesis_tenant, merge_synthesis_sweep;
+                CREATE FUNCTION record_tx() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO tx_probe (statement, conflict_id, tx)
+                    VALUES (CASE NEW.synthesis_state WHEN 'in_progress' THEN 'claim' WHEN 'done' THEN 'store'
+                                                     ELSE NEW.synthesis_state END,
+                            NEW.id, txid_current());
+                    RETURN NULL;
+                END $$;
+                CREATE TRIGGER tx_probe_update AFTER UPDATE ON policy_conflicts
+                    FOR EACH ROW EXECUTE FUNCTION record_tx();
+                """));
+    }
+
+    private record Seen(String statement, UUID conflictId, long tx) {
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aStoreClaimsTheFreedWorkersNextConflictInTheSameTransaction() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            installTransactionProbe(fixture);
+            List<UUID> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ids.add(fixture.insertConflict("jira.create_issue", "org-" + i));
+            }
+            Replica replica = fixture.replica(WorkerFixture.settings("refill").workers(1), WorkerFixture.stub());
+            replica.pool().start();
+            WorkerFixture.await("all three done", Duration.ofSeconds(20),
+                    () -> fixture.count("synthesis_state = 'done'") == 3);
+            replica.pool().stop();
+
+            List<Seen> seen = fixture.admin.withHandle(handle -> handle.createQuery(
+                            "SELECT statement, conflict_id, tx FROM tx_probe ORDER BY seq")
+                    .map((rs, ctx) -> new Seen(rs.getString(1), rs.getObject(2, UUID.class), rs.getLong(3)))
+                    .list());
+            assertThat(seen).filteredOn(s -> s.statement().equals("store")).hasSize(3);
+            assertThat(seen).filteredOn(s -> s.statement().equals("claim")).hasSize(3);
+            // One worker: the claim loop claims the first conflict; each store then claims the next one.
+            List<Seen> claimsInStores = seen.stream()
+                    .filter(s -> s.statement().equals("claim"))
+                    .filter(claim -> seen.stream().anyMatch(s -> s.statement().equals("store")
+                            && s.tx() == claim.tx() && !s.conflictId().equals(claim.conflictId())))
+                    .toList();
+            assertThat(claimsInStores).as("claims made in the transaction of the store before them").hasSize(2);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aClaimThatFailsCostsTheStoresInItsTripNothing() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            fixture.insertConflict("jira.create_issue", "org-a");
+            fixture.insertConflict("jira.create_issue", "org-b");
+            Replica replica = fixture.replica(WorkerFixture.settings("direct"), WorkerFixture.stub());
+            List<Lease> leases = replica.transactions().crossTenant(
+                    handle -> ConflictLeases.claim(handle, "direct", 10, Duration.ofSeconds(30)));
+            assertThat(leases).hasSize(2);
+
+            AtomicInteger claimsTried = new AtomicInteger();
+            AtomicInteger claimsTaken = new AtomicInteger();
+            MergeCompleter.Refill failingClaim = new MergeCompleter.Refill() {
+                @Override
+                public boolean wanted() {
+                    return true;
+                }
+
+                @Override
+                public OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit) {
+                    claimsTried.incrementAndGet();
+                    return trip.query("SELECT 1 / :zero", Map.of("zero", 0), rs -> List.of());
+                }
+
+                @Override
+                public void claimed(List<Lease> claimed) {
+                    claimsTaken.incrementAndGet();
+                }
+            };
+            MergeCompleter completer = new MergeCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
+                    failingClaim);
+            completer.start("failing-claim");
+            List<CompletableFuture<Boolean>> stored = new ArrayList<>();
+            for (Lease lease : leases) {
+                stored.add(completer.store(new MergeCompleter.Finished(lease, lease.orgId(),
+                        "{\"merge\": \"stored\"}", "{\"attempt\": 1}")));
+            }
+            for (CompletableFuture<Boolean> future : stored) {
+                assertThat(future.get(20, TimeUnit.SECONDS)).isTrue();
+            }
+            completer.stop();
+
+            assertThat(claimsTried.get()).as("the claim was tried with the stores").isPositive();
+            assertThat(claimsTaken.get()).isZero();
+            assertThat(fixture.count("synthesis_state = 'done'")).isEqualTo(2);
+            assertThat(fixture.events("merge_synthesized")).isEqualTo(2);
+        }
+    }
+}

@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * to free up when the last claim filled every free worker (more may be waiting), otherwise for a NOTIFY from
  * ingest or the poll interval, whichever comes first. Workers hand their merges to the {@link MergeCompleter},
  * which stores those that are ready at the same moment in one commit; a worker is free again once its merge is
- * stored, so a replica never has more conflicts in hand than it has workers. Any number of replicas may run
- * against one database.
+ * stored, so a replica never has more conflicts in hand than it has workers. The completer's commit also claims
+ * as many conflicts as it frees workers, and those workers go straight on to them; the claim loop claims for
+ * workers freed any other way. Any number of replicas may run against one database.
  *
  * <p>On stop it claims nothing more, lets work already in the synthesizer finish within the shutdown grace,
  * and hands back leases whose synthesizer call had not started.

@@ -62,7 +62,10 @@ class CrashRecoveryTest {
             rescuer.pool().start();
             WorkerFixture.await("the rescuer finishing all three", Duration.ofSeconds(30),
                     () -> fixture.count("synthesis_state = 'done'") == ids.size());
-            assertThat(rescuer.attempts(Outcome.SUCCESS)).isEqualTo(3);
+            // The rows show as done at the commit; each outcome is counted a moment later, when the store is
+            // reported back to its worker.
+            WorkerFixture.await("the rescuer's three successes counted", Duration.ofSeconds(10),
+                    () -> rescuer.attempts(Outcome.SUCCESS) == 3);
             assertThat(rescuer.registry().getSampleValue("synthesis_lease_recoveries_total")).isEqualTo(3.0);
             // The abandoned claim counted as an attempt: the rescuer's claim was the second.
             assertThat(fixture.count("attempts = 2")).isEqualTo(3);

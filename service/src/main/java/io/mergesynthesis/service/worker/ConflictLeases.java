@@ -113,13 +113,9 @@ final class ConflictLeases {
     /**
      * How long until the next row not claimable yet becomes claimable (a retry's backoff ends, or a lease
      * expires), by the database clock; empty when no such row exists. Lets an idle claim loop sleep exactly
-     * until there is work instead of polling for it. Runs cross-tenant, on the same partial index as the claim.
+     * until there is work instead of polling for it. Runs cross-tenant, on the same partial index as the claim,
+     * as one statement of the claim's batch.
      */
-    static Optional<Duration> nextDueIn(Handle handle) {
-        return handle.createQuery(NEXT_DUE_IN).mapTo(Long.class).findOne().map(ConflictLeases::fromMicros);
-    }
-
-    /** {@link #nextDueIn(Handle)} as one statement of a cross-tenant batch. */
     static OneTripBatch.Result<Optional<Duration>> nextDueIn(OneTripBatch batch) {
         return batch.query(NEXT_DUE_IN, Map.of(), rs -> {
             rs.next();

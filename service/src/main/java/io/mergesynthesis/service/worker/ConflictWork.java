@@ -217,6 +217,11 @@ final class ConflictWork {
                 .toString();
     }
 
+    /** Gives back a lease no worker started, under the lease's own org scope; see {@link #handBack(Lease, UUID)}. */
+    void handBack(Lease lease) {
+        handBack(lease, orgScope.apply(lease.orgId()));
+    }
+
     /** Gives an unused lease back: claimable at once, and its attempt not counted. */
     private void handBack(Lease lease, UUID scopeOrg) {
         transactions.inOrg(scopeOrg, handle -> ConflictLeases.releaseUnstarted(handle, lease));

@@ -178,15 +178,15 @@ final class MergeCompleter {
      * have been expensive, and a database that is back within the lease should not cost it again. A merge whose
      * lease runs out meanwhile (or any merge once the completer is stopping) fails with the last error.
      *
-     * @param refill whether the trip may also claim work for the workers it frees; rows written one by one
+     * @param mayClaim whether the trip may also claim work for the workers it frees; rows written one by one
      *     after a failed batch claim nothing, so that a claim that fails cannot fail their stores
      */
-    private void write(List<Pending> batch, boolean refill) {
+    private void write(List<Pending> batch, boolean mayClaim) {
         RetryPause pause = new RetryPause(STORE_RETRY_FIRST, STORE_RETRY_LAST);
         List<Pending> left = batch;
         while (true) {
             try {
-                writeTogether(left, refill);
+                writeTogether(left, mayClaim);
                 storeFailures.succeeded();
                 return;
             } catch (RuntimeException | Error e) {

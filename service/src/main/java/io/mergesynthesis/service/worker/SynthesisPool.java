@@ -76,8 +76,6 @@ public final class SynthesisPool implements Managed {
     private final AtomicInteger lostWorkers = new AtomicInteger();
     /** Permits that finished workers hand straight on to the leases their store claimed, instead of releasing. */
     private final AtomicInteger handedOver = new AtomicInteger();
-    private final ScopedTransactions transactions;
-    private final UnaryOperator<UUID> orgScope;
     private volatile boolean stopping;
     private volatile boolean saturated;
     private volatile Thread loop;
@@ -95,8 +93,6 @@ public final class SynthesisPool implements Managed {
         this.reader = new LeaseReader(builder.transactions, builder.orgScope);
         this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
                 builder.clock, new StoreRefill());
-        this.transactions = builder.transactions;
-        this.orgScope = builder.orgScope;
         this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
                 failures, tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
         this.listener = settings.listen() && builder.listenConnection != null
@@ -314,7 +310,7 @@ public final class SynthesisPool implements Managed {
      */
     private void handBackUnstarted(Lease lease) {
         try {
-            transactions.inOrg(orgScope.apply(lease.orgId()), handle -> ConflictLeases.releaseUnstarted(handle, lease));
+            work.handBack(lease);
         } catch (RuntimeException e) {
             LOG.warn("Synthesis pool {}: could not hand back conflict {} as it stopped; its lease will expire: {}",
                     settings.owner(), lease.conflictId(), DatabaseUnavailable.describe(e));

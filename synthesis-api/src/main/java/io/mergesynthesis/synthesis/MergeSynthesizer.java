@@ -1,5 +1,7 @@
 package io.mergesynthesis.synthesis;
 
+import java.util.Optional;
+
 /**
  * Writes a suggested merge for one conflict. This is the seam where a real LLM synthesizer replaces the stub.
  *
@@ -7,6 +9,10 @@ package io.mergesynthesis.synthesis;
  * touch the database: the worker holds no transaction or connection while a synthesizer runs, and it
  * validates the returned merge against {@code suggested-merge.schema.json} before storing anything. A call
  * may be interrupted when it exceeds the configured invoke timeout.
+ *
+ * <p>A synthesizer that pays for provider calls implements {@link #synthesizeWithCalls} as well, so that the
+ * worker can write each call to the usage ledger; one that does not (the stub, most third-party ones) only
+ * implements {@link #synthesize}. See docs/adr on the seam's growth.
  */
 public interface MergeSynthesizer {
 
@@ -19,4 +25,24 @@ public interface MergeSynthesizer {
      */
     SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
             throws SynthesisException, InterruptedException;
+
+    /**
+     * The merge and the provider calls paid for on the way. The worker calls this one.
+     *
+     * @throws SynthesisDeferred  when the provider asks to wait: the conflict is handed back, no attempt counted
+     * @throws SynthesisException when no merge can be written this time; {@link SynthesisException#calls()}
+     *                            carries the calls paid for anyway
+     */
+    default Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
+            throws SynthesisException, InterruptedException {
+        return Synthesis.free(synthesize(conflict, model));
+    }
+
+    /**
+     * A problem that stops this synthesizer from working at all (for example a provider that refuses its key),
+     * for the health check; empty when it can work.
+     */
+    default Optional<String> problem() {
+        return Optional.empty();
+    }
 }

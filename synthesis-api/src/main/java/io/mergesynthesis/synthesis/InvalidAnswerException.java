@@ -1,0 +1,15 @@
+package io.mergesynthesis.synthesis;
+
+import java.util.List;
+
+/**
+ * A model answered, but its answer cannot be made into a merge for this conflict: not JSON, fields missing or
+ * extra, a policy id the conflict does not have, a losing rule without exactly one action, or too large. The
+ * worker counts it as the failure reason {@code invalid_json}, a transient failure.
+ */
+public final class InvalidAnswerException extends SynthesisException {
+
+    public InvalidAnswerException(String message, List<ProviderCall> calls) {
+        super(message, null, calls);
+    }
+}

@@ -1,0 +1,53 @@
+package io.mergesynthesis.synthesis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The synthesizer could not try this conflict now for a reason that is not the conflict's: the provider
+ * answered with a rate limit or an overload, asked to wait, or cannot be used at all (a rejected key). The
+ * worker hands the conflict back without counting an attempt, claimable again after {@link #retryAfter()}.
+ */
+public final class SynthesisDeferred extends SynthesisException {
+
+    /** Why the call was put off. */
+    public enum Cause {
+        /** The provider answered 429, or a pause it asked for earlier has not ended. */
+        RATE_LIMITED,
+        /** The provider answered that it is overloaded (529, or an "overloaded" error). */
+        OVERLOADED,
+        /** The provider refused the key (401, 403): a configuration problem, not the conflict's. */
+        REFUSED_KEY,
+        /** The provider says the account's own spend limit is reached: no retry helps until someone acts. */
+        PROVIDER_SPEND_LIMIT,
+        /** This replica already has as many calls in flight to the provider as it allows itself. */
+        AT_CONCURRENCY_LIMIT
+    }
+
+    private final Cause deferral;
+    private final String provider;
+    private final Duration retryAfter;
+
+    public SynthesisDeferred(Cause deferral, String provider, Duration retryAfter, String message,
+                             List<ProviderCall> calls) {
+        super(message, null, calls);
+        this.deferral = Objects.requireNonNull(deferral, "deferral");
+        this.provider = Objects.requireNonNull(provider, "provider");
+        this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
+    }
+
+    public Cause deferral() {
+        return deferral;
+    }
+
+    /** The configured provider name that asked for the pause. */
+    public String provider() {
+        return provider;
+    }
+
+    /** How long to wait before the conflict is tried again; zero for at once. */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+}

@@ -6,10 +6,13 @@
 --   waiting_budget             a synthesis state for conflicts of an org whose month-to-date spend reached its
 --                              budget; such rows are outside the claimable index, so they cost no claim
 --                              until the budget rises or a new month begins.
+--   not_needed                 a synthesis state for conflicts resolved before their synthesis began: no call
+--                              is paid for a decision already taken.
 
 ALTER TABLE policy_conflicts DROP CONSTRAINT policy_conflicts_synthesis_state_check;
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_synthesis_state_check
-    CHECK (synthesis_state IN ('pending', 'in_progress', 'done', 'max_attempts_exceeded', 'waiting_budget'));
+    CHECK (synthesis_state IN ('pending', 'in_progress', 'done', 'max_attempts_exceeded', 'waiting_budget',
+                               'not_needed'));
 
 -- Rows parked for a budget, per org: found again in one index range when the budget rises.
 CREATE INDEX policy_conflicts_waiting_budget ON policy_conflicts (org_id) WHERE synthesis_state = 'waiting_budget';

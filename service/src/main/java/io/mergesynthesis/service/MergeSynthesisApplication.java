@@ -27,7 +27,9 @@ import io.mergesynthesis.service.cli.ExportEventsCommand;
 import io.mergesynthesis.service.cli.MigrateCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
 import io.mergesynthesis.service.core.SampleConflicts;
+import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.db.DatabaseWait;
+import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.Databases;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.ScopedTransactions;
@@ -38,8 +40,16 @@ import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.resources.ConflictResource;
 import io.mergesynthesis.service.resources.EventResource;
 import io.mergesynthesis.service.resources.OpenApiResource;
+import io.mergesynthesis.service.resources.OrgSynthesisResource;
+import io.mergesynthesis.service.resources.UsageResource;
+import io.mergesynthesis.service.synthesis.ConfiguredRouter;
 import io.mergesynthesis.service.worker.PoolHealthCheck;
 import io.mergesynthesis.service.worker.SynthesisPool;
+import io.mergesynthesis.service.worker.SynthesizerCatalog;
+import io.mergesynthesis.service.worker.SynthesizerHealthCheck;
+import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.Router;
+import io.mergesynthesis.synthesis.StubRouter;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.servlet.jakarta.exporter.MetricsServlet;
 import java.time.Clock;
@@ -56,6 +66,9 @@ import org.slf4j.LoggerFactory;
 
 /** Wires the service by hand: database, auth, API, worker pool, metrics. */
 public class MergeSynthesisApplication extends Application<MergeSynthesisConfiguration> {
+
+    /** How long a replica's router remembers an org's model override before reading it again. */
+    private static final java.time.Duration ORG_SETTINGS_REMEMBERED = java.time.Duration.ofSeconds(5);
 
     private static final Logger LOG = LoggerFactory.getLogger(MergeSynthesisApplication.class);
 
@@ -123,11 +136,23 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new ConflictResource(transactions, intake,
                 new ReportParser(config.getIngest().getMaxBatchSize()), new ConflictInbox(transactions, json)));
 
+        ModelCatalog models = ModelCatalog.empty();
+        // The stub, or a synthesizer of one's own with no model configured, keeps the stub's fixed route.
+        Router router = config.getSynthesis().stubSynthesizer() || models.primary() == null ? new StubRouter()
+                : new ConfiguredRouter(models, org -> transactions.inOrg(org,
+                        handle -> OrgSynthesisSettings.of(handle, org).model()), ORG_SETTINGS_REMEMBERED);
+        environment.jersey().register(new OrgSynthesisResource(transactions, models, org -> {
+            if (router instanceof ConfiguredRouter configured) {
+                configured.forget(org);
+            }
+        }));
+        environment.jersey().register(new UsageResource(transactions, models));
+
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
-        manageSynthesisPool(config, environment, transactions, metrics);
+        manageSynthesisPool(config, environment, transactions, router, metrics);
 
         if (embedded.isPresent() && config.isLoadSamples()) {
             Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);
@@ -147,12 +172,17 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
     /** The worker pool, when this replica runs one, and its health check either way. */
     private static void manageSynthesisPool(MergeSynthesisConfiguration config, Environment environment,
-                                            ScopedTransactions transactions, CollectorRegistry metrics) {
+                                            ScopedTransactions transactions, Router router,
+                                            CollectorRegistry metrics) {
         if (!config.getSynthesis().isEnabled()) {
             environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.disabled());
             return;
         }
-        SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), metrics, Clock.systemUTC());
+        Clock clock = Clock.systemUTC();
+        MergeSynthesizer synthesizer = config.getSynthesis().synthesizer(SynthesizerCatalog.discover(), clock);
+        SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), synthesizer, router,
+                metrics, clock);
+        environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));
         environment.lifecycle().manage(pool);
         environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
     }

@@ -5,7 +5,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.db.AttemptHistory;
+import io.mergesynthesis.service.db.UsageLedger;
+import java.math.BigDecimal;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 /** A conflict as the admin inbox sees it. */
@@ -24,16 +28,62 @@ public record ConflictView(
         @JsonProperty("synthesis") Synthesis synthesis,
         @JsonProperty("inbox") Inbox inbox) {
 
-    /** Where the worker pool is with this conflict. Written only by the workers. */
+    /**
+     * Where the worker pool is with this conflict. Written only by the workers. {@code calls} and
+     * {@code attempt_history} are shown for one conflict, not in pages of them.
+     */
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    @JsonPropertyOrder({"state", "attempts", "last_failure_reason", "failure_marker", "synthesized_at", "suggested_merge"})
+    @JsonPropertyOrder({"state", "attempts", "last_failure_reason", "failure_marker", "synthesized_at", "suggested_merge",
+            "calls", "attempt_history"})
     public record Synthesis(
             @JsonProperty("state") String state,
             @JsonProperty("attempts") int attempts,
             @JsonProperty("last_failure_reason") String lastFailureReason,
             @JsonProperty("failure_marker") String failureMarker,
             @JsonProperty("synthesized_at") Instant synthesizedAt,
-            @JsonProperty("suggested_merge") @JsonRawValue String suggestedMerge) {
+            @JsonProperty("suggested_merge") @JsonRawValue String suggestedMerge,
+            @JsonProperty("calls") @JsonInclude(JsonInclude.Include.NON_NULL) List<Call> calls,
+            @JsonProperty("attempt_history") @JsonInclude(JsonInclude.Include.NON_NULL) List<HistoryLine> history) {
+    }
+
+    /** One provider call from the usage ledger. */
+    @JsonPropertyOrder({"attempt", "pass", "model", "input_tokens", "output_tokens", "cache_read_tokens",
+            "cache_write_tokens", "cost_usd", "latency_ms", "outcome", "at"})
+    public record Call(
+            @JsonProperty("attempt") int attempt,
+            @JsonProperty("pass") String pass,
+            @JsonProperty("model") String model,
+            @JsonProperty("input_tokens") long inputTokens,
+            @JsonProperty("output_tokens") long outputTokens,
+            @JsonProperty("cache_read_tokens") long cacheReadTokens,
+            @JsonProperty("cache_write_tokens") long cacheWriteTokens,
+            @JsonProperty("cost_usd") BigDecimal costUsd,
+            @JsonProperty("latency_ms") int latencyMs,
+            @JsonProperty("outcome") String outcome,
+            @JsonProperty("at") Instant at) {
+
+        static Call of(UsageLedger.Call call) {
+            return new Call(call.attempt(), call.pass(), call.provider() + "/" + call.model(), call.inputTokens(),
+                    call.outputTokens(), call.cacheReadTokens(), call.cacheWriteTokens(), call.costUsd(),
+                    call.latencyMs(), call.outcome(), call.createdAt());
+        }
+    }
+
+    /** How one attempt that stored no merge ended. */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    @JsonPropertyOrder({"attempt", "outcome", "reason", "detail", "at", "not_before"})
+    public record HistoryLine(
+            @JsonProperty("attempt") int attempt,
+            @JsonProperty("outcome") String outcome,
+            @JsonProperty("reason") String reason,
+            @JsonProperty("detail") String detail,
+            @JsonProperty("at") Instant at,
+            @JsonProperty("not_before") Instant notBefore) {
+
+        static HistoryLine of(AttemptHistory.Line line) {
+            return new HistoryLine(line.attempt(), line.outcome(), line.reason(), line.detail(), line.finishedAt(),
+                    line.notBefore());
+        }
     }
 
     /** Where the org's admins are with this conflict. Written only through the API. */
@@ -47,11 +97,19 @@ public record ConflictView(
             @JsonProperty("note") String note) {
     }
 
+    /** A conflict as a page of the inbox lists it. */
     public static ConflictView of(StoredConflict c) {
+        return of(c, null, null);
+    }
+
+    /** One conflict on its own, with its provider calls and attempt history, oldest first. */
+    public static ConflictView of(StoredConflict c, List<UsageLedger.Call> calls, List<AttemptHistory.Line> history) {
         return new ConflictView(c.id(), c.orgId(), c.dedupKey(), c.action(), c.target(), c.rulesJson(),
                 c.winnerPolicyId(), c.detectedAt(), c.receivedAt(),
                 new Synthesis(c.synthesisState(), c.attempts(), c.lastFailureReason(), c.failureMarker(),
-                        c.synthesizedAt(), c.suggestedMergeJson()),
+                        c.synthesizedAt(), c.suggestedMergeJson(),
+                        calls == null ? null : calls.stream().map(Call::of).toList(),
+                        history == null ? null : history.stream().map(HistoryLine::of).toList()),
                 new Inbox(c.inboxStatus(), c.acknowledgedAt(), c.resolvedAt(), c.resolution(), c.resolutionNote()));
     }
 }

@@ -14,7 +14,9 @@ import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.Storable;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.ConflictStore;
+import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.ingest.ConflictIntake;
@@ -47,7 +49,8 @@ public class ConflictResource {
     public static final int MAX_PAGE_SIZE = 200;
 
     static final Set<String> INBOX_STATUSES = Set.of("open", "acknowledged", "resolved");
-    static final Set<String> SYNTHESIS_STATES = Set.of("pending", "in_progress", "done", "max_attempts_exceeded");
+    static final List<String> SYNTHESIS_STATES = List.of("pending", "in_progress", "done", "max_attempts_exceeded",
+            "waiting_budget", "not_needed");
 
     /** The longest resolution note kept, in characters (UTF-16 code units, as Java and JSON count them). */
     public static final int MAX_NOTE_LENGTH = 2000;
@@ -121,7 +124,7 @@ public class ConflictResource {
         }
         if (synthesisState != null && !SYNTHESIS_STATES.contains(synthesisState)) {
             return ErrorBody.response(Response.Status.BAD_REQUEST,
-                    "synthesis_state must be one of pending, in_progress, done, max_attempts_exceeded (got \""
+                    "synthesis_state must be one of " + String.join(", ", SYNTHESIS_STATES) + " (got \""
                             + synthesisState + "\")");
         }
         PageCursor after = null;
@@ -152,8 +155,9 @@ public class ConflictResource {
     public Response get(@Auth Caller caller, @PathParam("id") String idParam) {
         UUID id = Ids.parse(idParam);
         UUID org = caller.orgId();
-        return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id))
-                .map(c -> Response.ok(ConflictView.of(c)).build())
+        return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
+                        .map(c -> ConflictView.of(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id))))
+                .map(view -> Response.ok(view).build())
                 .orElseGet(Ids::notFound);
     }
 

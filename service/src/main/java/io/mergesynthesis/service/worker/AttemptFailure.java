@@ -1,13 +1,25 @@
 package io.mergesynthesis.service.worker;
 
-/** A step of an attempt failed; carries the {@link FailureReason} the step stands for. */
+import io.mergesynthesis.service.db.UsageLedger;
+import java.util.List;
+
+/**
+ * A step of an attempt failed; carries the {@link FailureReason} the step stands for, and the provider calls
+ * paid for before it failed (recorded in the usage ledger with the failure).
+ */
 final class AttemptFailure extends Exception {
 
     private final FailureReason reason;
+    private final List<UsageLedger.Entry> calls;
 
-    AttemptFailure(FailureReason reason, String message, Throwable cause) {
+    AttemptFailure(FailureReason reason, String message, Throwable cause, List<UsageLedger.Entry> calls) {
         super(message, cause);
         this.reason = reason;
+        this.calls = List.copyOf(calls);
+    }
+
+    AttemptFailure(FailureReason reason, String message, Throwable cause) {
+        this(reason, message, cause, List.of());
     }
 
     AttemptFailure(FailureReason reason, String message) {
@@ -16,5 +28,14 @@ final class AttemptFailure extends Exception {
 
     FailureReason reason() {
         return reason;
+    }
+
+    List<UsageLedger.Entry> calls() {
+        return calls;
+    }
+
+    /** The ledger rows of the calls a failure carries, whatever it is (their ids fixed once, see PaidCalls). */
+    static List<UsageLedger.Entry> callsOf(Throwable failure) {
+        return failure instanceof AttemptFailure tagged ? tagged.calls() : List.of();
     }
 }

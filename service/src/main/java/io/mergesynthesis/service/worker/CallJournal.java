@@ -3,7 +3,7 @@ package io.mergesynthesis.service.worker;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
-import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,17 +25,16 @@ import org.slf4j.LoggerFactory;
  * the kernel keeps whole when several processes share the file, and which a killed process cannot leave in a
  * buffer: a call that started is in the file even if its process dies a moment later.
  */
-final class CallJournal implements MergeSynthesizer {
+final class CallJournal extends ForwardingSynthesizer {
 
     private static final Logger LOG = LoggerFactory.getLogger(CallJournal.class);
 
-    private final MergeSynthesizer inner;
     private final String replica;
     private final Clock clock;
     private final FileOutputStream file;
 
     private CallJournal(MergeSynthesizer inner, String replica, Clock clock, FileOutputStream file) {
-        this.inner = inner;
+        super(inner);
         this.replica = replica;
         this.clock = clock;
         this.file = file;
@@ -59,18 +58,13 @@ final class CallJournal implements MergeSynthesizer {
     }
 
     @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
             throws SynthesisException, InterruptedException {
         record(conflict, "start");
         try {
-            SuggestedMerge merge = inner.synthesize(conflict, model);
+            Synthesis synthesis = inner.synthesizeWithCalls(conflict, model);
             record(conflict, "ok");
-            return merge;
+            return synthesis;
         } catch (InterruptedException e) {
             record(conflict, "interrupted");
             throw e;

@@ -3,12 +3,14 @@ package io.mergesynthesis.service.worker;
 import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.OneTripBatch;
+import io.mergesynthesis.service.db.UsageLedger;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,7 +40,12 @@ final class ConflictLeases {
     /** A leased row as the worker reads it back under its org's scope. */
     record LeasedRow(UUID id, UUID orgId, String dedupKey, String action, String target, String rulesJson,
                      String winnerPolicyId, Instant detectedAt, String synthesisState, String leaseOwner,
-                     int attempts) {
+                     int attempts, String inboxStatus, boolean budgetReached) {
+
+        /** An admin resolved the conflict already: a merge would answer a question nobody asks any more. */
+        boolean resolved() {
+            return "resolved".equals(inboxStatus);
+        }
 
         boolean heldBy(Lease lease) {
             return "in_progress".equals(synthesisState) && lease.owner().equals(leaseOwner)
@@ -144,10 +151,17 @@ final class ConflictLeases {
                 rs -> rs.next() ? Optional.of(leasedRow(rs)) : Optional.empty());
     }
 
+    /**
+     * The row, its inbox status, and whether its org's month-to-date spend has reached the org's budget: the
+     * sum over the ledger runs only for an org that has a budget, on an index that covers it.
+     */
     private static final String LOAD = """
-            SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id,
-                   detected_at, synthesis_state, lease_owner, attempts
-            FROM policy_conflicts WHERE id = :id""";
+            SELECT c.id, c.org_id, c.dedup_key, c.action, c.target, c.rules::text AS rules, c.winner_policy_id,
+                   c.detected_at, c.synthesis_state, c.lease_owner, c.attempts, c.inbox_status,
+                   CASE WHEN s.monthly_budget_usd IS NULL THEN false
+                        ELSE s.monthly_budget_usd <= %s END AS budget_reached
+            FROM policy_conflicts c LEFT JOIN org_synthesis_settings s ON s.org_id = c.org_id
+            WHERE c.id = :id""".formatted(UsageLedger.MONTH_SPEND_OF.formatted("c.org_id"));
 
     private static LeasedRow leasedRow(ResultSet rs) throws SQLException {
         return new LeasedRow(
@@ -161,7 +175,9 @@ final class ConflictLeases {
                 rs.getTimestamp("detected_at").toInstant(),
                 rs.getString("synthesis_state"),
                 rs.getString("lease_owner"),
-                rs.getInt("attempts"));
+                rs.getInt("attempts"),
+                rs.getString("inbox_status"),
+                rs.getBoolean("budget_reached"));
     }
 
     /**
@@ -182,7 +198,8 @@ final class ConflictLeases {
                 "details", eventDetailsJson));
     }
 
-    private static final String STORE_MERGE = """
+    /** The fenced update that stores a merge and ends the lease; its rows are the conflicts it stored. */
+    private static final String STORED = """
             WITH stored AS (
                 UPDATE policy_conflicts
                 SET suggested_merge = CAST(:merge AS jsonb),
@@ -195,8 +212,40 @@ final class ConflictLeases {
                     updated_at = now()
                 WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
                   AND synthesis_state = 'in_progress'
-                RETURNING id)
-            """ + EventLog.INSERT_FROM_ROWS + " stored";
+                RETURNING id)""";
+
+    private static final String STORE_MERGE = STORED + "\n" + EventLog.INSERT_FROM_ROWS + " stored";
+
+    /**
+     * {@link #storeMerge} for a merge that cost provider calls: the same fenced update and event, and the calls'
+     * ledger rows in the same statement, so that they commit with the merge. A call whose answer is the merge is
+     * recorded {@code stored} when the fence let the merge be written and {@code discarded} when not; the calls
+     * are recorded either way, since they were paid for. The result is 1 when the merge was stored, else 0.
+     */
+    static OneTripBatch.Result<Integer> storeMerge(OneTripBatch batch, UUID scopeOrg, Lease lease, String mergeJson,
+                                                   String eventDetailsJson, int attempt,
+                                                   List<UsageLedger.Entry> calls) {
+        Map<String, Object> params = new HashMap<>(UsageLedger.params(lease.orgId(), lease.conflictId(), attempt,
+                calls));
+        params.putAll(Map.of(
+                "merge", mergeJson,
+                "id", lease.conflictId(),
+                "owner", lease.owner(),
+                "attempts", lease.attempts(),
+                "type", EventType.MERGE_SYNTHESIZED.dbName(),
+                "details", eventDetailsJson));
+        return batch.query(scopeOrg, STORE_MERGE_WITH_CALLS, params, rs -> {
+            rs.next();
+            return rs.getInt(1);
+        });
+    }
+
+    private static final String STORE_MERGE_WITH_CALLS = STORED + """
+            ,
+            event AS (%s stored),
+            ledger AS (%s)
+            SELECT count(*) FROM stored""".formatted(EventLog.INSERT_FROM_ROWS,
+            UsageLedger.insert("EXISTS (SELECT 1 FROM stored)"));
 
     /** Puts the row back to pending, claimable after {@code delay}; empty when the lease was lost. */
     static Optional<Release> releaseForRetry(Handle handle, Lease lease, FailureReason reason, Duration delay) {
@@ -257,10 +306,32 @@ final class ConflictLeases {
     }
 
     /**
-     * The one statement behind both uncounted hand-backs: the row pending again after {@code delay}, its
-     * attempt taken back, and {@code reason} recorded when there is one (an unstarted lease keeps the last).
+     * Ends a lease without counting its attempt and leaves the row in {@code state} ({@code waiting_budget} or
+     * {@code not_needed}), outside the claimable index. False when the lease was no longer this worker's.
      */
-    private static boolean giveBackUncounted(Handle handle, Lease lease, String reason, Duration delay) {
+    static boolean park(Handle handle, Lease lease, String state) {
+        return handle.createUpdate("""
+                        UPDATE policy_conflicts
+                        SET synthesis_state = :state,
+                            attempts = attempts - 1,
+                            lease_owner = NULL,
+                            lease_expires_at = NULL,
+                            not_before = now(),
+                            updated_at = now()
+                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                          AND synthesis_state = 'in_progress'""")
+                .bind("state", state)
+                .bind("id", lease.conflictId())
+                .bind("owner", lease.owner())
+                .bind("attempts", lease.attempts())
+                .execute() == 1;
+    }
+
+    /**
+     * The one statement behind every uncounted hand-back: the row pending again after {@code delay}, its
+     * attempt taken back, and {@code reason} recorded when there is one (otherwise the last is kept).
+     */
+    static boolean giveBackUncounted(Handle handle, Lease lease, String reason, Duration delay) {
         return handle.createUpdate("""
                         UPDATE policy_conflicts
                         SET synthesis_state = 'pending',

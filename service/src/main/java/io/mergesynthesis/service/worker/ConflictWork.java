@@ -4,7 +4,9 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.ConflictLeases.LeasedRow;
 import io.mergesynthesis.synthesis.Action;
@@ -13,6 +15,7 @@ import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +26,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One attempt at one claimed conflict: load it under its org's scope (or take the row the claim's read-ahead
@@ -33,6 +38,7 @@ import java.util.function.UnaryOperator;
  */
 final class ConflictWork {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ConflictWork.class);
     private static final TypeReference<List<PolicyRule>> RULES = new TypeReference<>() {
     };
 
@@ -42,6 +48,7 @@ final class ConflictWork {
     private final MergeCompleter completer;
     private final SuggestedMergeJson mergeJson;
     private final FailureHandler failures;
+    private final LeaseHandBack handBacks;
     private final AttemptTracker tracker;
     private final int maxAttempts;
     private final SynthesisMetrics metrics;
@@ -51,7 +58,8 @@ final class ConflictWork {
     private final ObjectMapper json = JsonMapper.builder().findAndAddModules().build();
 
     ConflictWork(ScopedTransactions transactions, Router router, SynthesisCall call, MergeCompleter completer,
-                 SuggestedMergeJson mergeJson, FailureHandler failures, AttemptTracker tracker, int maxAttempts,
+                 SuggestedMergeJson mergeJson, FailureHandler failures, LeaseHandBack handBacks,
+                 AttemptTracker tracker, int maxAttempts,
                  SynthesisMetrics metrics, Clock clock, UnaryOperator<UUID> orgScope, BooleanSupplier stopping) {
         this.transactions = transactions;
         this.router = router;
@@ -59,6 +67,7 @@ final class ConflictWork {
         this.completer = completer;
         this.mergeJson = mergeJson;
         this.failures = failures;
+        this.handBacks = handBacks;
         this.tracker = tracker;
         this.maxAttempts = maxAttempts;
         this.metrics = metrics;
@@ -95,7 +104,11 @@ final class ConflictWork {
         }).thenApply(Optional::ofNullable);
     }
 
-    /** Completes with null when the lease was handed back before the synthesizer was called. */
+    /**
+     * Completes with null when the lease was handed back uncounted: before the synthesizer was called (the pool
+     * stopping, a resolved conflict, a spent budget, a lease too short for a call) or because the provider asked
+     * to wait.
+     */
     private CompletableFuture<Outcome> attempt(Lease lease, UUID scopeOrg, LeaseReader.ReadAhead readAhead) {
         // The claim counted this attempt in the durable column; the tracker may know of more (see ADR 0005).
         // A lease cut by a database restart was not ended by its conflict: that claim is not held against it.
@@ -109,25 +122,47 @@ final class ConflictWork {
         int attempt = before + 1;
         MergeCompleter.Finished finished;
         try {
-            Optional<ConflictSnapshot> snapshot = load(lease, scopeOrg, readAhead.rowOf(lease));
-            if (snapshot.isEmpty()) {
+            Optional<LeasedRow> row = load(lease, scopeOrg, readAhead.rowOf(lease));
+            if (row.isEmpty()) {
                 return done(Outcome.SKIPPED);
             }
+            if (row.get().resolved()) {
+                // Spend discipline: nobody needs a merge for a decision already taken.
+                return park(lease, scopeOrg, attempt, "not_needed", "resolved", "resolved before synthesis began");
+            }
+            if (row.get().budgetReached()) {
+                return park(lease, scopeOrg, attempt, "waiting_budget", "budget",
+                        "the org's month-to-date spend has reached its monthly budget");
+            }
+            ConflictSnapshot snapshot = snapshot(lease, row.get());
             ResolvedModel model = route(lease.orgId());
             if (stopping.getAsBoolean()) {
                 handBack(lease, scopeOrg);
                 return done(null);
             }
-            SuggestedMerge merge = call.invoke(snapshot.get(), model);
-            String stored = validate(merge, lease.conflictId());
-            finished = new MergeCompleter.Finished(lease, scopeOrg, stored, eventDetails(merge, attempt));
+            if (!lease.heldUntil().allows(call.invokeTimeout())) {
+                // A call that could outlive the lease might be paid for twice: another replica would claim it.
+                throw new AttemptDeferred("lease_too_short", Duration.ZERO, "less than the invoke timeout of "
+                        + call.invokeTimeout() + " was left on the lease", List.of());
+            }
+            Synthesis synthesis = call.invoke(snapshot, model);
+            List<UsageLedger.Entry> calls = PaidCalls.entries(synthesis.calls());
+            String stored = validate(synthesis.merge(), lease.conflictId(), calls);
+            finished = new MergeCompleter.Finished(lease, scopeOrg, stored, eventDetails(synthesis.merge(), attempt),
+                    attempt, calls);
+        } catch (AttemptDeferred deferral) {
+            metrics.deferred();
+            LOG.debug("Attempt {} at conflict {} deferred ({}): {}", attempt, lease.conflictId(), deferral.reason(),
+                    deferral.getMessage());
+            return done(handBacks.deferred(lease, scopeOrg, attempt, deferral));
         } catch (Exception | LinkageError failure) {
             return done(failures.failed(lease, scopeOrg, attempt, failure));
         }
         return completer.store(finished).handle((stored, writeFailed) -> {
             if (writeFailed != null) {
                 return failures.failed(lease, scopeOrg, attempt, new AttemptFailure(FailureReason.WRITE_MERGE,
-                        "could not store the merge of conflict " + lease.conflictId(), writeFailed));
+                        "could not store the merge of conflict " + lease.conflictId(), writeFailed,
+                        finished.calls()));
             }
             if (!stored) {
                 return Outcome.SKIPPED;
@@ -135,6 +170,18 @@ final class ConflictWork {
             tracker.forget(lease.conflictId());
             return Outcome.SUCCESS;
         });
+    }
+
+    /** Leaves the conflict in {@code state}, uncounted; on a database failure its lease expires instead. */
+    private CompletableFuture<Outcome> park(Lease lease, UUID scopeOrg, int attempt, String state, String reason,
+                                            String detail) {
+        try {
+            return done(handBacks.park(lease, scopeOrg, attempt, state, reason, detail));
+        } catch (RuntimeException e) {
+            LOG.info("Could not move conflict {} to {} ({}); its lease will expire instead", lease.conflictId(),
+                    state, DatabaseUnavailable.describe(e));
+            return done(null);
+        }
     }
 
     private static CompletableFuture<Outcome> done(Outcome outcome) {
@@ -145,18 +192,19 @@ final class ConflictWork {
      * Empty when the row is visible but its lease is no longer this worker's. Reads the row unless the claim's
      * read-ahead already did ({@code readAhead} not null).
      */
-    private Optional<ConflictSnapshot> load(Lease lease, UUID scopeOrg, Optional<LeasedRow> readAhead)
+    private Optional<LeasedRow> load(Lease lease, UUID scopeOrg, Optional<LeasedRow> readAhead)
             throws AttemptFailure {
         Optional<LeasedRow> row = readAhead != null ? readAhead : read(lease, scopeOrg);
         if (row.isEmpty()) {
             throw new AttemptFailure(FailureReason.LOAD_ROW,
                     "conflict " + lease.conflictId() + " is not visible under org " + scopeOrg);
         }
-        if (!row.get().heldBy(lease)) {
-            return Optional.empty();
-        }
+        return row.get().heldBy(lease) ? row : Optional.empty();
+    }
+
+    private ConflictSnapshot snapshot(Lease lease, LeasedRow row) throws AttemptFailure {
         try {
-            return Optional.of(snapshot(row.get()));
+            return snapshot(row);
         } catch (Exception e) {
             throw new AttemptFailure(FailureReason.LOAD_ROW,
                     "conflict " + lease.conflictId() + " could not be read as a snapshot", e);
@@ -191,19 +239,18 @@ final class ConflictWork {
     }
 
     /** The canonical text to store, once the merge has passed the schema and names this conflict. */
-    private String validate(SuggestedMerge merge, UUID conflictId) throws AttemptFailure {
-        if (merge == null) {
-            throw new AttemptFailure(FailureReason.INVALID_JSON, "the synthesizer returned no merge");
-        }
+    private String validate(SuggestedMerge merge, UUID conflictId, List<UsageLedger.Entry> calls)
+            throws AttemptFailure {
         List<String> problems;
         try {
             JsonNode tree = mergeJson.toTree(merge);
             problems = mergeJson.violations(tree, conflictId);
         } catch (RuntimeException e) {
-            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge cannot be written as JSON", e);
+            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge cannot be written as JSON", e, calls);
         }
         if (!problems.isEmpty()) {
-            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge breaks the schema: " + problems);
+            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge breaks the schema: " + problems, null,
+                    calls);
         }
         return mergeJson.toJson(merge);
     }
@@ -224,6 +271,6 @@ final class ConflictWork {
 
     /** Gives an unused lease back: claimable at once, and its attempt not counted. */
     private void handBack(Lease lease, UUID scopeOrg) {
-        transactions.inOrg(scopeOrg, handle -> ConflictLeases.releaseUnstarted(handle, lease));
+        handBacks.unstarted(lease, scopeOrg);
     }
 }

@@ -3,7 +3,7 @@ package io.mergesynthesis.service.worker;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
-import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
 import java.time.Duration;
 
@@ -11,25 +11,19 @@ import java.time.Duration;
  * For drills and benchmarks: makes every call take at least {@code latency}, the way a remote model would,
  * so that the pool's behaviour with slow calls (throughput, connections held) can be observed with the stub.
  */
-final class DelayedSynthesizer implements MergeSynthesizer {
+final class DelayedSynthesizer extends ForwardingSynthesizer {
 
-    private final MergeSynthesizer inner;
     private final Duration latency;
 
     DelayedSynthesizer(MergeSynthesizer inner, Duration latency) {
-        this.inner = inner;
+        super(inner);
         this.latency = latency;
     }
 
     @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
             throws SynthesisException, InterruptedException {
         Thread.sleep(latency.toMillis());
-        return inner.synthesize(conflict, model);
+        return inner.synthesizeWithCalls(conflict, model);
     }
 }

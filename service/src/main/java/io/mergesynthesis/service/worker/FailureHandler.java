@@ -2,12 +2,15 @@ package io.mergesynthesis.service.worker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -24,9 +27,12 @@ import org.slf4j.LoggerFactory;
 final class FailureHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(FailureHandler.class);
-    /** The steps of an attempt that are database work, where the database itself may be what failed. */
+    /**
+     * The steps of an attempt that are database work, where the database itself may be what failed (the router
+     * reads an org's model setting).
+     */
     private static final Set<FailureReason> DATABASE_STEPS = EnumSet.of(FailureReason.SET_ORG_ID,
-            FailureReason.LOAD_ROW, FailureReason.WRITE_MERGE);
+            FailureReason.LOAD_ROW, FailureReason.ROUTER_RESOLVE, FailureReason.WRITE_MERGE);
     /** Pauses between tries of a hand-back while the database is unavailable: 100 ms doubling to 1 s. */
     private static final Duration HAND_BACK_RETRY_FIRST = Duration.ofMillis(100);
     private static final Duration HAND_BACK_RETRY_LAST = Duration.ofSeconds(1);
@@ -57,8 +63,9 @@ final class FailureHandler {
     Outcome failed(Lease lease, UUID scopeOrg, int attempt, Throwable failure) {
         FailureReason reason = FailureReason.of(failure);
         metrics.failed(reason);
+        List<UsageLedger.Entry> calls = AttemptFailure.callsOf(failure);
         if (DATABASE_STEPS.contains(reason) && DatabaseUnavailable.isCauseOf(failure)) {
-            return cutShortByTheDatabase(lease, scopeOrg, attempt, reason, failure);
+            return cutShortByTheDatabase(lease, scopeOrg, attempt, reason, failure, calls);
         }
         tracker.recordFailure(lease.conflictId(), attempt);
         if (reason == FailureReason.UNKNOWN) {
@@ -68,8 +75,8 @@ final class FailureHandler {
                     failure.getMessage());
         }
         try {
-            return attempt >= maxAttempts ? markPermanent(lease, scopeOrg, attempt, reason)
-                    : retryLater(lease, scopeOrg, attempt, reason);
+            return attempt >= maxAttempts ? markPermanent(lease, scopeOrg, attempt, reason, failure, calls)
+                    : retryLater(lease, scopeOrg, attempt, reason, failure, calls);
         } catch (RuntimeException writeFailed) {
             // The row keeps its lease, which expires; a later claim picks it up and counts one more attempt.
             if (DatabaseUnavailable.isCauseOf(writeFailed)) {
@@ -92,14 +99,21 @@ final class FailureHandler {
      * it (see {@link ConflictWork}).
      */
     private Outcome cutShortByTheDatabase(Lease lease, UUID scopeOrg, int attempt, FailureReason reason,
-                                          Throwable failure) {
+                                          Throwable failure, List<UsageLedger.Entry> calls) {
         LOG.info("Attempt {} at conflict {} was cut short ({}), the database is unavailable ({}); it does not "
                 + "count", attempt, lease.conflictId(), reason.label(), DatabaseUnavailable.describe(failure));
         RetryPause pause = new RetryPause(HAND_BACK_RETRY_FIRST, HAND_BACK_RETRY_LAST);
         while (true) {
             try {
-                boolean released = transactions.inOrg(scopeOrg,
-                        handle -> ConflictLeases.releaseUncounted(handle, lease, reason, backoff.after(1)));
+                boolean released = transactions.inOrg(scopeOrg, handle -> {
+                    UsageLedger.recordUnstored(handle, lease.orgId(), lease.conflictId(), attempt, calls);
+                    if (!ConflictLeases.releaseUncounted(handle, lease, reason, backoff.after(1))) {
+                        return false;
+                    }
+                    AttemptHistory.append(handle, lease.orgId(), lease.conflictId(), attempt,
+                            AttemptHistory.DEFERRED, "database_unavailable", "cut short at " + reason.label());
+                    return true;
+                });
                 return released ? Outcome.TRANSIENT_FAILURE : Outcome.SKIPPED;
             } catch (RuntimeException writeFailed) {
                 Duration wait = pause.next();
@@ -119,10 +133,18 @@ final class FailureHandler {
         }
     }
 
-    private Outcome retryLater(Lease lease, UUID scopeOrg, int attempt, FailureReason reason) {
+    private Outcome retryLater(Lease lease, UUID scopeOrg, int attempt, FailureReason reason, Throwable failure,
+                               List<UsageLedger.Entry> calls) {
         var delay = backoff.after(attempt);
-        Optional<ConflictLeases.Release> release = transactions.inOrg(scopeOrg,
-                handle -> ConflictLeases.releaseForRetry(handle, lease, reason, delay));
+        Optional<ConflictLeases.Release> release = transactions.inOrg(scopeOrg, handle -> {
+            UsageLedger.recordUnstored(handle, lease.orgId(), lease.conflictId(), attempt, calls);
+            Optional<ConflictLeases.Release> released = ConflictLeases.releaseForRetry(handle, lease, reason, delay);
+            if (released.isPresent()) {
+                AttemptHistory.append(handle, lease.orgId(), lease.conflictId(), attempt,
+                        AttemptHistory.TRANSIENT_FAILURE, reason.label(), failure.getMessage());
+            }
+            return released;
+        });
         if (release.isEmpty()) {
             return Outcome.SKIPPED;
         }
@@ -131,11 +153,15 @@ final class FailureHandler {
         return Outcome.TRANSIENT_FAILURE;
     }
 
-    private Outcome markPermanent(Lease lease, UUID scopeOrg, int attempt, FailureReason reason) {
+    private Outcome markPermanent(Lease lease, UUID scopeOrg, int attempt, FailureReason reason, Throwable failure,
+                                  List<UsageLedger.Entry> calls) {
         boolean marked = transactions.inOrg(scopeOrg, handle -> {
+            UsageLedger.recordUnstored(handle, lease.orgId(), lease.conflictId(), attempt, calls);
             if (!ConflictLeases.markPermanent(handle, lease, reason)) {
                 return false;
             }
+            AttemptHistory.append(handle, lease.orgId(), lease.conflictId(), attempt,
+                    AttemptHistory.PERMANENT_FAILURE, reason.label(), failure.getMessage());
             ObjectNode details = json.createObjectNode()
                     .put("attempts", attempt)
                     .put("max_attempts", maxAttempts)

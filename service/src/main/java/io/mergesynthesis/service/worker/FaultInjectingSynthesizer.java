@@ -3,7 +3,7 @@ package io.mergesynthesis.service.worker;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
-import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -14,9 +14,8 @@ import java.util.regex.Pattern;
  * For failure drills: wraps a synthesizer and makes some calls fail or hang. A hanging call blocks until it
  * is interrupted, which is what the invoke timeout does to it.
  */
-final class FaultInjectingSynthesizer implements MergeSynthesizer {
+final class FaultInjectingSynthesizer extends ForwardingSynthesizer {
 
-    private final MergeSynthesizer inner;
     private final double failureRate;
     private final double hangRate;
     private final Optional<Pattern> alwaysFailTargets;
@@ -24,7 +23,7 @@ final class FaultInjectingSynthesizer implements MergeSynthesizer {
 
     FaultInjectingSynthesizer(MergeSynthesizer inner, double failureRate, double hangRate,
                               Optional<Pattern> alwaysFailTargets, DoubleSupplier random) {
-        this.inner = inner;
+        super(inner);
         this.failureRate = failureRate;
         this.hangRate = hangRate;
         this.alwaysFailTargets = alwaysFailTargets;
@@ -32,12 +31,7 @@ final class FaultInjectingSynthesizer implements MergeSynthesizer {
     }
 
     @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
             throws SynthesisException, InterruptedException {
         if (alwaysFailTargets.isPresent() && alwaysFailTargets.get().matcher(conflict.target()).find()) {
             throw new SynthesisException("injected fault: target " + conflict.target()
@@ -50,6 +44,6 @@ final class FaultInjectingSynthesizer implements MergeSynthesizer {
         if (roll < failureRate + hangRate) {
             new CountDownLatch(1).await(); // never counted down: only an interrupt ends the wait
         }
-        return inner.synthesize(conflict, model);
+        return inner.synthesizeWithCalls(conflict, model);
     }
 }

@@ -3,6 +3,7 @@ package io.mergesynthesis.service.worker;
 import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,8 +88,18 @@ final class MergeCompleter {
         void claimed(List<Lease> leases);
     }
 
-    /** A merge ready to store: the lease that fences it, the org scope it is written under, and its texts. */
-    record Finished(Lease lease, UUID scopeOrg, String mergeJson, String eventDetailsJson) {
+    /**
+     * A merge ready to store: the lease that fences it, the org scope it is written under, its texts, and the
+     * ledger rows of the provider calls it cost (empty for a synthesizer that calls none), for attempt
+     * {@code attempt}.
+     */
+    record Finished(Lease lease, UUID scopeOrg, String mergeJson, String eventDetailsJson, int attempt,
+                    List<UsageLedger.Entry> calls) {
+
+        /** A merge that cost no provider call. */
+        Finished(Lease lease, UUID scopeOrg, String mergeJson, String eventDetailsJson) {
+            this(lease, scopeOrg, mergeJson, eventDetailsJson, lease.attempts(), List.of());
+        }
     }
 
     private record Pending(Finished merge, CompletableFuture<Boolean> stored) {
@@ -242,8 +253,11 @@ final class MergeCompleter {
         List<OneTripBatch.Result<Integer>> stored = new ArrayList<>(batch.size());
         for (Pending pending : batch) {
             Finished merge = pending.merge();
-            stored.add(ConflictLeases.storeMerge(trip, merge.scopeOrg(), merge.lease(), merge.mergeJson(),
-                    merge.eventDetailsJson()));
+            stored.add(merge.calls().isEmpty()
+                    ? ConflictLeases.storeMerge(trip, merge.scopeOrg(), merge.lease(), merge.mergeJson(),
+                            merge.eventDetailsJson())
+                    : ConflictLeases.storeMerge(trip, merge.scopeOrg(), merge.lease(), merge.mergeJson(),
+                            merge.eventDetailsJson(), merge.attempt(), merge.calls()));
         }
         OneTripBatch.Result<List<Lease>> next = null;
         if (claim && refill.wanted()) {

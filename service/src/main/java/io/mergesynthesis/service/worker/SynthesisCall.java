@@ -1,10 +1,17 @@
 package io.mergesynthesis.service.worker;
 
 import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.InvalidAnswerException;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.ResolvedModel;
-import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
+import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.synthesis.SynthesisException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Calls the synthesizer with a deadline. The call runs on a thread of its own, so a synthesizer that hangs
  * (even one that ignores interrupts) costs that thread, never the worker: at the invoke timeout the worker
- * interrupts the call and moves on.
+ * interrupts the call and moves on. What the synthesizer throws becomes the attempt's failure reason here, with
+ * the provider calls it paid for carried along; a deferral becomes an {@link AttemptDeferred}.
  */
 final class SynthesisCall {
 
@@ -39,22 +47,46 @@ final class SynthesisCall {
         return synthesizer.name();
     }
 
-    SuggestedMerge invoke(ConflictSnapshot conflict, ResolvedModel model) throws AttemptFailure {
-        Future<SuggestedMerge> call = calls.submit(() -> synthesizer.synthesize(conflict, model));
+    Duration invokeTimeout() {
+        return invokeTimeout;
+    }
+
+    /** What stops the synthesizer from working at all, for the health check. */
+    Optional<String> problem() {
+        return synthesizer.problem();
+    }
+
+    Synthesis invoke(ConflictSnapshot conflict, ResolvedModel model) throws AttemptFailure, AttemptDeferred {
+        Future<Synthesis> call = calls.submit(() -> synthesizer.synthesizeWithCalls(conflict, model));
         try {
-            return call.get(invokeTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            Synthesis synthesis = call.get(invokeTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (synthesis == null) {
+                throw new AttemptFailure(FailureReason.INVALID_JSON, "the synthesizer returned no merge");
+            }
+            return synthesis;
         } catch (TimeoutException e) {
             call.cancel(true);
             throw new AttemptFailure(FailureReason.SYNTHESIZER,
                     "the synthesizer did not answer within the invoke timeout of " + invokeTimeout, e);
         } catch (ExecutionException e) {
-            throw new AttemptFailure(FailureReason.SYNTHESIZER, "the synthesizer failed: " + e.getCause(),
-                    e.getCause());
+            throw failureOf(e.getCause());
         } catch (InterruptedException e) {
             call.cancel(true);
             Thread.currentThread().interrupt();
             throw new AttemptFailure(FailureReason.SYNTHESIZER, "interrupted while the synthesizer ran", e);
         }
+    }
+
+    private static AttemptFailure failureOf(Throwable thrown) throws AttemptDeferred {
+        if (thrown instanceof SynthesisDeferred deferred) {
+            throw new AttemptDeferred(deferred.deferral().name().toLowerCase(Locale.ROOT), deferred.retryAfter(),
+                    deferred.getMessage(), PaidCalls.entries(deferred.calls()));
+        }
+        List<ProviderCall> paid =
+                thrown instanceof SynthesisException failed ? failed.calls() : List.of();
+        FailureReason reason = thrown instanceof InvalidAnswerException ? FailureReason.INVALID_JSON
+                : FailureReason.SYNTHESIZER;
+        return new AttemptFailure(reason, "the synthesizer failed: " + thrown, thrown, PaidCalls.entries(paid));
     }
 
     void shutdown() {

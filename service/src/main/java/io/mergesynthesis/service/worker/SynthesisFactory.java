@@ -5,6 +5,8 @@ import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.util.Duration;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.Router;
+import io.mergesynthesis.synthesis.StubSynthesizer;
 import io.prometheus.client.CollectorRegistry;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
@@ -85,16 +87,24 @@ public class SynthesisFactory {
         return faults.wrap(catalog.create(synthesizer, clock));
     }
 
-    /** A pool for this replica, registering its metrics in {@code registry}. Refuses an unsafe configuration. */
-    public SynthesisPool build(ScopedTransactions transactions, DataSourceFactory database,
-                               CollectorRegistry registry, Clock clock) {
+    /** True when the configured synthesizer is the deterministic stub, which needs no model routing. */
+    public boolean stubSynthesizer() {
+        return StubSynthesizer.NAME.equals(synthesizer);
+    }
+
+    /**
+     * A pool for this replica running {@code synthesizer} (as {@link #synthesizer} made it) with models from
+     * {@code router}, registering its metrics in {@code registry}. Refuses an unsafe configuration.
+     */
+    public SynthesisPool build(ScopedTransactions transactions, DataSourceFactory database, MergeSynthesizer synthesizer,
+                               Router router, CollectorRegistry registry, Clock clock) {
         PoolSettings settings = settings(replicaName());
-        MergeSynthesizer chosen = faults.journal(synthesizer(SynthesizerCatalog.discover(), clock),
-                settings.owner(), clock);
+        MergeSynthesizer chosen = faults.journal(synthesizer, settings.owner(), clock);
         SynthesisMetrics metrics = new SynthesisMetrics(registry);
         SynthesisMetrics.registerWaiting(registry, () -> transactions.crossTenant(
                 handle -> ConflictLeases.countWaiting(handle, WAITING_CAP)));
         return SynthesisPool.builder(settings, transactions, chosen, metrics)
+                .router(router)
                 .clock(clock)
                 .listenConnection(() -> DriverManager.getConnection(database.getUrl(), connectionProperties(database)))
                 .build();

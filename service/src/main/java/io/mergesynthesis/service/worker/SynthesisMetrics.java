@@ -22,6 +22,7 @@ public final class SynthesisMetrics {
     private final Histogram duration;
     private final Gauge inFlight;
     private final Counter leaseRecoveries;
+    private final Counter deferrals;
 
     public SynthesisMetrics(CollectorRegistry registry) {
         attempts = new FixedLabelCounter<>("synthesis_attempts_total", "Attempts at writing a suggested merge, by outcome.",
@@ -36,6 +37,10 @@ public final class SynthesisMetrics {
                 .register(registry);
         leaseRecoveries = Counter.build("synthesis_lease_recoveries_total",
                         "Conflicts claimed after an earlier lease on them expired (its holder stopped or stalled).")
+                .register(registry);
+        deferrals = Counter.build("synthesis_deferrals_total",
+                        "Conflicts handed back uncounted because the provider asked to wait, the replica was at its "
+                        + "concurrency limit towards it, or the lease was too short for a call.")
                 .register(registry);
     }
 
@@ -70,6 +75,10 @@ public final class SynthesisMetrics {
 
     void finished() {
         inFlight.dec();
+    }
+
+    void deferred() {
+        deferrals.inc();
     }
 
     void leaseRecovered() {

@@ -94,7 +94,7 @@ public final class SynthesisPool implements Managed {
         this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
                 builder.clock, new StoreRefill());
         this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
-                failures, tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
+                failures, new LeaseHandBack(builder.transactions), tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
         this.listener = settings.listen() && builder.listenConnection != null
                 ? Optional.of(new PendingListener(builder.listenConnection, waiter, builder.clock)) : Optional.empty();
         this.freeWorkers = new Semaphore(settings.workers());

@@ -1,0 +1,36 @@
+package io.mergesynthesis.service.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.mergesynthesis.service.db.OrgSynthesisSettings;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * An org's synthesis settings as {@code GET/PUT /v1/orgs/{org_id}/synthesis} show them, with the month-to-date
+ * spend beside the budget so that a reader sees at once how much of it is left.
+ *
+ * @param effectiveModel the model the org's conflicts are written with: its override, else the primary
+ */
+@JsonInclude(JsonInclude.Include.ALWAYS)
+@JsonPropertyOrder({"org_id", "model", "monthly_budget_usd", "effective_model", "month_to_date_cost_usd",
+        "budget_reached", "updated_at"})
+public record OrgSynthesisView(
+        @JsonProperty("org_id") UUID orgId,
+        @JsonProperty("model") String model,
+        @JsonProperty("monthly_budget_usd") BigDecimal monthlyBudgetUsd,
+        @JsonProperty("effective_model") String effectiveModel,
+        @JsonProperty("month_to_date_cost_usd") BigDecimal monthToDateCostUsd,
+        @JsonProperty("budget_reached") boolean budgetReached,
+        @JsonProperty("updated_at") Instant updatedAt) {
+
+    public static OrgSynthesisView of(OrgSynthesisSettings.Settings settings, String primaryModel,
+                                      BigDecimal monthToDate) {
+        BigDecimal budget = settings.monthlyBudgetUsd();
+        return new OrgSynthesisView(settings.orgId(), settings.model(), budget,
+                settings.model() != null ? settings.model() : primaryModel, monthToDate,
+                budget != null && monthToDate.compareTo(budget) >= 0, settings.updatedAt());
+    }
+}

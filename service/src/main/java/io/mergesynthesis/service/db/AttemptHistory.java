@@ -1,0 +1,61 @@
+package io.mergesynthesis.service.db;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * Why each attempt at a conflict that did not store a merge ended ({@code synthesis_attempt_history}), all of
+ * its SQL: written by the worker in the transaction that records the attempt's end, read by the conflict view.
+ */
+public final class AttemptHistory {
+
+    /** Counted towards the attempt limit, retried later. */
+    public static final String TRANSIENT_FAILURE = "transient_failure";
+    /** The last attempt: the conflict got the permanent marker. */
+    public static final String PERMANENT_FAILURE = "permanent_failure";
+    /** Not counted: handed back for a reason that is not the conflict's (a rate limit, a budget, an outage). */
+    public static final String DEFERRED = "deferred";
+
+    private AttemptHistory() {
+    }
+
+    /** One line of a conflict's history. */
+    public record Line(int attempt, String outcome, String reason, String detail, Instant finishedAt,
+                       Instant notBefore) {
+    }
+
+    /**
+     * Appends one line for {@code conflictId} of {@code orgId}; {@code notBefore} is read back from the row
+     * itself (the time its release wrote), so the two cannot disagree.
+     */
+    public static void append(Handle handle, UUID orgId, UUID conflictId, int attempt, String outcome, String reason,
+                              String detail) {
+        handle.createUpdate("""
+                        INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail,
+                                                               not_before)
+                        SELECT :org, :id, :attempt, :outcome, :reason, :detail,
+                               CASE WHEN c.synthesis_state IN ('pending', 'in_progress') THEN c.not_before END
+                        FROM policy_conflicts c WHERE c.id = :id""")
+                .bind("org", orgId)
+                .bind("id", conflictId)
+                .bind("attempt", attempt)
+                .bind("outcome", outcome)
+                .bind("reason", reason)
+                .bind("detail", detail == null || detail.length() <= 500 ? detail : detail.substring(0, 500))
+                .execute();
+    }
+
+    /** The history of one conflict, oldest first; runs under that conflict's org scope. */
+    public static List<Line> of(Handle handle, UUID conflictId) {
+        return handle.createQuery("""
+                        SELECT attempt, outcome, reason, detail, finished_at, not_before
+                        FROM synthesis_attempt_history WHERE conflict_id = :id ORDER BY id""")
+                .bind("id", conflictId)
+                .map((rs, ctx) -> new Line(rs.getInt("attempt"), rs.getString("outcome"), rs.getString("reason"),
+                        rs.getString("detail"), rs.getTimestamp("finished_at").toInstant(),
+                        rs.getTimestamp("not_before") == null ? null : rs.getTimestamp("not_before").toInstant()))
+                .list();
+    }
+}

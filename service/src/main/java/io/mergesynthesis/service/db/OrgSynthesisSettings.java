@@ -1,0 +1,95 @@
+package io.mergesynthesis.service.db;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * Per-org synthesis settings ({@code org_synthesis_settings}: a model override and a monthly budget), and the
+ * one statement that lets an org's conflicts out of {@code waiting_budget} again; all of their SQL.
+ */
+public final class OrgSynthesisSettings {
+
+    private OrgSynthesisSettings() {
+    }
+
+    /**
+     * @param model           {@code provider/model}, or null for the configured primary model
+     * @param monthlyBudgetUsd null for no budget
+     */
+    public record Settings(UUID orgId, String model, BigDecimal monthlyBudgetUsd, Instant updatedAt) {
+
+        public static Settings none(UUID orgId) {
+            return new Settings(orgId, null, null, null);
+        }
+    }
+
+    /** The org's settings; its defaults when none were ever set. Runs under that org's scope. */
+    public static Settings of(Handle handle, UUID orgId) {
+        return handle.createQuery("SELECT org_id, model, monthly_budget_usd, updated_at FROM org_synthesis_settings "
+                        + "WHERE org_id = :org")
+                .bind("org", orgId)
+                .map((rs, ctx) -> settings(rs))
+                .findOne()
+                .orElse(Settings.none(orgId));
+    }
+
+    /** Every org that has settings; runs cross-tenant, for the operator. */
+    public static List<Settings> all(Handle handle) {
+        return handle.createQuery("SELECT org_id, model, monthly_budget_usd, updated_at FROM org_synthesis_settings "
+                        + "ORDER BY org_id")
+                .map((rs, ctx) -> settings(rs))
+                .list();
+    }
+
+    private static Settings settings(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return new Settings(rs.getObject("org_id", UUID.class), rs.getString("model"),
+                rs.getBigDecimal("monthly_budget_usd"), rs.getTimestamp("updated_at").toInstant());
+    }
+
+    /** Replaces the org's settings. Runs under that org's scope. */
+    public static Settings put(Handle handle, UUID orgId, String model, BigDecimal monthlyBudgetUsd) {
+        return handle.createQuery("""
+                        INSERT INTO org_synthesis_settings (org_id, model, monthly_budget_usd, updated_at)
+                        VALUES (:org, :model, :budget, now())
+                        ON CONFLICT (org_id) DO UPDATE
+                            SET model = excluded.model, monthly_budget_usd = excluded.monthly_budget_usd,
+                                updated_at = excluded.updated_at
+                        RETURNING org_id, model, monthly_budget_usd, updated_at""")
+                .bind("org", orgId)
+                .bind("model", model)
+                .bind("budget", monthlyBudgetUsd)
+                .map((rs, ctx) -> settings(rs))
+                .one();
+    }
+
+    /**
+     * Puts back to pending, claimable at once, the {@code waiting_budget} conflicts of every org (of
+     * {@code orgId} alone when given) whose month-to-date spend is below its budget again, or that has no budget
+     * any more; wakes idle workers when any were let out. Returns how many. Under a tenant scope it sees only
+     * that org; cross-tenant it sees them all.
+     */
+    public static int resumeWaiting(Handle handle, Optional<UUID> orgId) {
+        int resumed = handle.createUpdate("""
+                        UPDATE policy_conflicts c
+                        SET synthesis_state = 'pending', not_before = now(), updated_at = now()
+                        WHERE c.synthesis_state = 'waiting_budget'
+                          AND (CAST(:org AS uuid) IS NULL OR c.org_id = :org)
+                          AND c.org_id IN (
+                              SELECT w.org_id
+                              FROM (SELECT DISTINCT org_id FROM policy_conflicts
+                                    WHERE synthesis_state = 'waiting_budget') w
+                              LEFT JOIN org_synthesis_settings s ON s.org_id = w.org_id
+                              WHERE s.monthly_budget_usd IS NULL
+                                 OR s.monthly_budget_usd > %s)""".formatted(UsageLedger.MONTH_SPEND_OF.formatted("w.org_id")))
+                .bind("org", orgId.orElse(null))
+                .execute();
+        if (resumed > 0) {
+            ConflictStore.notifyPending(handle);
+        }
+        return resumed;
+    }
+}

@@ -1,0 +1,143 @@
+package io.mergesynthesis.service.resources;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dropwizard.auth.Auth;
+import io.mergesynthesis.service.api.ErrorBody;
+import io.mergesynthesis.service.api.ErrorBody.FieldProblem;
+import io.mergesynthesis.service.api.OrgSynthesisView;
+import io.mergesynthesis.service.auth.Caller;
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.db.OrgSynthesisSettings;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Consumer;
+
+/**
+ * An org's synthesis settings: a model override and a monthly budget. The platform sets them; the platform and
+ * the org's own admins read them. Raising a budget lets the org's conflicts out of {@code waiting_budget} in the
+ * same transaction, so they resume at once.
+ */
+@Path("/v1/orgs/{org_id}/synthesis")
+@Produces(MediaType.APPLICATION_JSON)
+public class OrgSynthesisResource {
+
+    /** The largest budget accepted, in USD: far above any real one, well inside the column's range. */
+    static final BigDecimal MAX_BUDGET_USD = new BigDecimal("1000000000");
+    private static final Set<String> FIELDS = Set.of("model", "monthly_budget_usd");
+
+    private final ScopedTransactions transactions;
+    private final ModelCatalog models;
+    private final Consumer<UUID> changed;
+
+    /**
+     * @param changed told of each org whose settings changed, after the commit (the router forgets what it
+     *                remembered of that org)
+     */
+    public OrgSynthesisResource(ScopedTransactions transactions, ModelCatalog models, Consumer<UUID> changed) {
+        this.transactions = transactions;
+        this.models = models;
+        this.changed = changed;
+    }
+
+    @GET
+    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME})
+    public Response get(@Auth Caller caller, @PathParam("org_id") String orgParam) {
+        UUID org = orgId(orgParam);
+        if (caller.role() != Role.PLATFORM && !org.equals(caller.orgId())) {
+            // Another org's settings look exactly like an org that does not exist.
+            return ErrorBody.response(Response.Status.NOT_FOUND, "no such org");
+        }
+        return Response.ok(transactions.inOrg(org, handle -> view(handle, org))).build();
+    }
+
+    @PUT
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Role.PLATFORM_NAME)
+    public Response put(@Auth Caller caller, @PathParam("org_id") String orgParam, JsonNode body) {
+        UUID org = orgId(orgParam);
+        if (body == null || body.isMissingNode() || body.isNull() || !body.isObject()) {
+            return ErrorBody.response(Response.Status.BAD_REQUEST, "a JSON object is required: "
+                    + "{\"model\": \"<provider>/<model>\" | null, \"monthly_budget_usd\": number | null}");
+        }
+        List<FieldProblem> problems = new ArrayList<>();
+        body.fieldNames().forEachRemaining(name -> {
+            if (!FIELDS.contains(name)) {
+                problems.add(new FieldProblem(name, "is not a synthesis setting; known: model, monthly_budget_usd"));
+            }
+        });
+        String model = model(body.get("model"), problems);
+        BigDecimal budget = budget(body.get("monthly_budget_usd"), problems);
+        if (!problems.isEmpty()) {
+            return ErrorBody.response(422, "invalid synthesis settings: nothing was changed", problems);
+        }
+        OrgSynthesisView view = transactions.inOrg(org, handle -> {
+            OrgSynthesisSettings.put(handle, org, model, budget);
+            OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
+            return view(handle, org);
+        });
+        changed.accept(org);
+        return Response.ok(view).build();
+    }
+
+    private OrgSynthesisView view(org.jdbi.v3.core.Handle handle, UUID org) {
+        return OrgSynthesisView.of(OrgSynthesisSettings.of(handle, org), models.primary(),
+                UsageLedger.monthSpend(handle, org));
+    }
+
+    private String model(JsonNode node, List<FieldProblem> problems) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isTextual() || models.find(node.textValue()).isEmpty()) {
+            problems.add(new FieldProblem("model", "must be null or one of the configured models: "
+                    + (models.names().isEmpty() ? "(none are configured)" : String.join(", ", models.names()))));
+            return null;
+        }
+        return node.textValue();
+    }
+
+    private static BigDecimal budget(JsonNode node, List<FieldProblem> problems) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isNumber()) {
+            problems.add(new FieldProblem("monthly_budget_usd", "must be a number of US dollars, or null for none"));
+            return null;
+        }
+        BigDecimal budget = node.decimalValue();
+        if (budget.signum() < 0 || budget.compareTo(MAX_BUDGET_USD) > 0) {
+            problems.add(new FieldProblem("monthly_budget_usd", "must be from 0 to " + MAX_BUDGET_USD.toPlainString()
+                    + " (got " + budget.toPlainString() + ")"));
+            return null;
+        }
+        if (budget.scale() > 6) {
+            problems.add(new FieldProblem("monthly_budget_usd", "has more than 6 decimal places"));
+            return null;
+        }
+        return budget;
+    }
+
+    private static UUID orgId(String text) {
+        try {
+            return Ids.parseUuid(text);
+        } catch (IllegalArgumentException e) {
+            throw ErrorBody.exception(Response.Status.BAD_REQUEST, "org id must be a UUID");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.mergesynthesis.service.resources;
+
+import io.dropwizard.auth.Auth;
+import io.mergesynthesis.service.api.ErrorBody;
+import io.mergesynthesis.service.api.UsageView;
+import io.mergesynthesis.service.auth.Caller;
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.db.OrgSynthesisSettings;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Month-to-date provider usage from the ledger, and the configured models with their prices. */
+@Path("/v1")
+@Produces(MediaType.APPLICATION_JSON)
+public class UsageResource {
+
+    private final ScopedTransactions transactions;
+    private final ModelCatalog models;
+
+    public UsageResource(ScopedTransactions transactions, ModelCatalog models) {
+        this.transactions = transactions;
+        this.models = models;
+    }
+
+    /** An org admin sees its own org; the platform every org together, or one with {@code org_id}. */
+    @GET
+    @Path("/usage")
+    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME})
+    public Response usage(@Auth Caller caller, @QueryParam("org_id") String orgParam) {
+        Optional<UUID> org;
+        if (caller.role() == Role.PLATFORM) {
+            org = orgParam == null ? Optional.empty() : Optional.of(orgId(orgParam));
+        } else {
+            if (orgParam != null && !orgParam.equalsIgnoreCase(caller.orgId().toString())) {
+                return ErrorBody.response(Response.Status.FORBIDDEN,
+                        "an org_admin token reads its own org's usage only; leave org_id out");
+            }
+            org = Optional.of(caller.orgId());
+        }
+        UsageView view = org.isPresent()
+                ? transactions.inOrg(org.get(), handle -> UsageView.of(org.get(), UsageLedger.monthStart(handle),
+                        OrgSynthesisSettings.of(handle, org.get()).monthlyBudgetUsd(),
+                        UsageLedger.monthToDate(handle, org)))
+                : transactions.crossTenant(handle -> UsageView.of(null, UsageLedger.monthStart(handle), null,
+                        UsageLedger.monthToDate(handle, Optional.empty())));
+        return Response.ok(view).build();
+    }
+
+    @GET
+    @Path("/models")
+    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME})
+    public Response models() {
+        return Response.ok(models).build();
+    }
+
+    private static UUID orgId(String text) {
+        try {
+            return Ids.parseUuid(text);
+        } catch (IllegalArgumentException e) {
+            throw ErrorBody.exception(Response.Status.BAD_REQUEST, "org_id must be a UUID");
+        }
+    }
+}

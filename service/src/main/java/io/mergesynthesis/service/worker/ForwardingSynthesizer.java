@@ -1,0 +1,45 @@
+package io.mergesynthesis.service.worker;
+
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.ResolvedModel;
+import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
+import io.mergesynthesis.synthesis.SynthesisException;
+import java.util.Optional;
+
+/**
+ * The base of the drill wrappers (faults, latency, the call journal): everything goes to the wrapped synthesizer,
+ * and a wrapper overrides {@link #synthesizeWithCalls} alone. Forwarding that one method, rather than
+ * {@code synthesize}, keeps the provider calls of a paying synthesizer reaching the worker through any wrapper.
+ */
+abstract class ForwardingSynthesizer implements MergeSynthesizer {
+
+    protected final MergeSynthesizer inner;
+
+    protected ForwardingSynthesizer(MergeSynthesizer inner) {
+        this.inner = inner;
+    }
+
+    @Override
+    public String name() {
+        return inner.name();
+    }
+
+    @Override
+    public final SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+            throws SynthesisException, InterruptedException {
+        return synthesizeWithCalls(conflict, model).merge();
+    }
+
+    @Override
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
+            throws SynthesisException, InterruptedException {
+        return inner.synthesizeWithCalls(conflict, model);
+    }
+
+    @Override
+    public Optional<String> problem() {
+        return inner.problem();
+    }
+}

@@ -1,0 +1,186 @@
+package io.mergesynthesis.service.worker;
+
+import static io.mergesynthesis.service.worker.PayingSynthesizer.call;
+import static io.mergesynthesis.service.worker.PayingSynthesizer.paid;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.synthesis.InvalidAnswerException;
+import io.mergesynthesis.synthesis.ProviderCall.Disposition;
+import io.mergesynthesis.synthesis.ProviderCall.Pass;
+import io.mergesynthesis.synthesis.SynthesisDeferred;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The worker's side of paid synthesis, on the real database: every call a synthesizer reports becomes exactly one
+ * ledger row, in the transaction that ends its attempt; a deferral hands the conflict back with no attempt counted;
+ * a spent budget parks conflicts without a call until it rises; a resolved conflict costs no call.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class UsageLedgerTest {
+
+    @Test
+    void aStoredMergeCommitsItsCallsWithItAndAReplacedAnswerIsDiscarded() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID id = fixture.insertConflict("jira.a");
+            PayingSynthesizer synthesizer = new PayingSynthesizer(merge -> paid(merge,
+                    call(Pass.PRIMARY, "small", 100, 20, "0.000400", Disposition.DISCARDED),
+                    call(Pass.ESCALATION, "large", 300, 60, "0.002100", Disposition.ANSWER)));
+            WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1"), synthesizer);
+            replica.pool().start();
+            WorkerFixture.await("the merge stored", Duration.ofSeconds(20),
+                    () -> fixture.count("synthesis_state = 'done'") == 1);
+
+            List<Map<String, Object>> rows = ledger(fixture, id);
+            assertThat(rows).hasSize(2);
+            assertThat(rows).extracting(r -> r.get("pass"), r -> r.get("model"), r -> r.get("outcome"))
+                    .containsExactlyInAnyOrder(
+                            org.assertj.core.groups.Tuple.tuple("primary", "small", "discarded"),
+                            org.assertj.core.groups.Tuple.tuple("escalation", "large", "stored"));
+            assertThat(rows).allSatisfy(r -> {
+                assertThat(r.get("attempt")).isEqualTo(1);
+                assertThat(r.get("cache_read_tokens")).isEqualTo(5L);
+                assertThat(r.get("cache_write_tokens")).isEqualTo(7L);
+                assertThat(r.get("latency_ms")).isEqualTo(42);
+            });
+            assertThat(sumCost(fixture, id)).isEqualByComparingTo("0.002500");
+            // The ledger rows and the merge were one commit: they carry one transaction id.
+            long transactions = fixture.admin.withHandle(h -> h.createQuery("""
+                    SELECT count(DISTINCT xmin::text) FROM (
+                        SELECT xmin FROM llm_usage_events WHERE conflict_id = :id
+                        UNION ALL SELECT xmin FROM conflict_events WHERE conflict_id = :id
+                            AND event_type = 'merge_synthesized') x""").bind("id", id).mapTo(Long.class).one());
+            assertThat(transactions).isEqualTo(1L);
+        }
+    }
+
+    @Test
+    void aRateLimitHandsTheConflictBackUncountedAndRecordsTheAnsweredCall() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID id = fixture.insertConflict("jira.a");
+            PayingSynthesizer synthesizer = new PayingSynthesizer(merge -> {
+                throw new SynthesisDeferred(SynthesisDeferred.Cause.RATE_LIMITED, "anthropic", Duration.ofSeconds(30),
+                        "429 from anthropic", List.of(call(Pass.PRIMARY, "small", 0, 0, "0",
+                        Disposition.RATE_LIMITED)));
+            });
+            WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1").maxAttempts(1), synthesizer);
+            replica.pool().start();
+            WorkerFixture.await("the rate-limited call recorded", Duration.ofSeconds(20),
+                    () -> ledger(fixture, id).size() == 1);
+            WorkerFixture.await("the conflict handed back", Duration.ofSeconds(20),
+                    () -> "pending".equals(fixture.column(id, "synthesis_state")));
+
+            assertThat(ledger(fixture, id).get(0).get("outcome")).isEqualTo("rate_limited");
+            // Not counted: with maxAttempts 1, a counted attempt would have left the marker instead.
+            assertThat(fixture.column(id, "attempts")).isEqualTo("0");
+            assertThat(fixture.column(id, "failure_marker")).isNull();
+            boolean waits = fixture.admin.withHandle(h -> h.createQuery(
+                    "SELECT not_before > now() + interval '20 seconds' FROM policy_conflicts WHERE id = :id")
+                    .bind("id", id).mapTo(Boolean.class).one());
+            assertThat(waits).as("claimable only after retry-after").isTrue();
+            assertThat(history(fixture, id)).containsExactly("deferred:rate_limited");
+            assertThat(synthesizer.asked.get()).isEqualTo(1);
+            assertThat(replica.attempts(Outcome.TRANSIENT_FAILURE)).isZero();
+            assertThat(replica.registry().getSampleValue("synthesis_deferrals_total")).isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void anInvalidAnswerIsAFailedCallAndACountedInvalidJsonAttempt() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID id = fixture.insertConflict("jira.a");
+            PayingSynthesizer synthesizer = new PayingSynthesizer(merge -> {
+                throw new InvalidAnswerException("names policy p9, which the conflict does not have",
+                        List.of(call(Pass.PRIMARY, "small", 100, 20, "0.000400", Disposition.FAILED)));
+            });
+            WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1").maxAttempts(2), synthesizer);
+            replica.pool().start();
+            WorkerFixture.await("the marker after two attempts", Duration.ofSeconds(20),
+                    () -> fixture.count("synthesis_state = 'max_attempts_exceeded'") == 1);
+
+            assertThat(fixture.column(id, "last_failure_reason")).isEqualTo("invalid_json");
+            assertThat(ledger(fixture, id)).extracting(r -> r.get("attempt") + ":" + r.get("outcome"))
+                    .containsExactlyInAnyOrder("1:failed", "2:failed");
+            assertThat(history(fixture, id)).containsExactly("transient_failure:invalid_json",
+                    "permanent_failure:invalid_json");
+            assertThat(replica.failures(FailureReason.INVALID_JSON)).isEqualTo(2.0);
+        }
+    }
+
+    @Test
+    void aSpentBudgetParksConflictsWithoutACallUntilItRises() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID id = fixture.insertConflict("jira.a", "org-budget");
+            UUID org = UUID.fromString(fixture.column(id, "org_id"));
+            fixture.admin.useHandle(h -> h.createUpdate(
+                    "INSERT INTO org_synthesis_settings (org_id, monthly_budget_usd) VALUES (:org, 0.01)")
+                    .bind("org", org).execute());
+            UUID earlier = fixture.insertConflict("jira.earlier", "org-budget");
+            fixture.admin.useHandle(h -> h.createUpdate("""
+                    UPDATE policy_conflicts SET synthesis_state = 'done', suggested_merge = '{}'::jsonb WHERE id = :id;
+                    INSERT INTO llm_usage_events (id, org_id, conflict_id, attempt, pass, provider, model, input_tokens,
+                        output_tokens, cost_usd, latency_ms, outcome)
+                    VALUES (gen_random_uuid(), :org, :id, 1, 'primary', 'anthropic', 'small', 1, 1, 0.01, 1, 'stored')""")
+                    .bind("org", org).bind("id", earlier).execute());
+            PayingSynthesizer synthesizer = new PayingSynthesizer(merge -> paid(merge,
+                    call(Pass.PRIMARY, "small", 100, 20, "0.000400", Disposition.ANSWER)));
+            WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1"), synthesizer);
+            replica.pool().start();
+            WorkerFixture.await("the conflict waiting for budget", Duration.ofSeconds(20),
+                    () -> "waiting_budget".equals(fixture.column(id, "synthesis_state")));
+            assertThat(synthesizer.asked.get()).isZero();
+            assertThat(fixture.column(id, "attempts")).isEqualTo("0");
+            assertThat(history(fixture, id)).containsExactly("deferred:budget");
+
+            fixture.admin.useHandle(h -> h.createUpdate(
+                    "UPDATE org_synthesis_settings SET monthly_budget_usd = 1 WHERE org_id = :org")
+                    .bind("org", org).execute());
+            int resumed = replica.transactions().crossTenant(h ->
+                    io.mergesynthesis.service.db.OrgSynthesisSettings.resumeWaiting(h, java.util.Optional.empty()));
+            assertThat(resumed).isEqualTo(1);
+            WorkerFixture.await("the merge stored once the budget rose", Duration.ofSeconds(20),
+                    () -> "done".equals(fixture.column(id, "synthesis_state")));
+            assertThat(synthesizer.asked.get()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aConflictResolvedBeforeItsSynthesisCostsNoCall() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID id = fixture.insertConflict("jira.a");
+            fixture.admin.useHandle(h -> h.createUpdate("""
+                    UPDATE policy_conflicts SET inbox_status = 'resolved', resolution = 'manual', resolved_at = now()
+                    WHERE id = :id""").bind("id", id).execute());
+            PayingSynthesizer synthesizer = new PayingSynthesizer(merge -> paid(merge));
+            fixture.replica(WorkerFixture.settings("r1"), synthesizer).pool().start();
+            WorkerFixture.await("the conflict marked not needed", Duration.ofSeconds(20),
+                    () -> "not_needed".equals(fixture.column(id, "synthesis_state")));
+            assertThat(synthesizer.asked.get()).isZero();
+            assertThat(fixture.column(id, "lease_owner")).isNull();
+        }
+    }
+
+    private static List<Map<String, Object>> ledger(WorkerFixture fixture, UUID id) {
+        return fixture.admin.withHandle(h -> h.createQuery(
+                "SELECT * FROM llm_usage_events WHERE conflict_id = :id ORDER BY created_at, pass")
+                .bind("id", id).mapToMap().list());
+    }
+
+    private static BigDecimal sumCost(WorkerFixture fixture, UUID id) {
+        return fixture.admin.withHandle(h -> h.createQuery(
+                "SELECT sum(cost_usd) FROM llm_usage_events WHERE conflict_id = :id")
+                .bind("id", id).mapTo(BigDecimal.class).one());
+    }
+
+    private static List<String> history(WorkerFixture fixture, UUID id) {
+        return fixture.admin.withHandle(h -> h.createQuery(
+                "SELECT outcome || ':' || reason FROM synthesis_attempt_history WHERE conflict_id = :id ORDER BY id")
+                .bind("id", id).mapTo(String.class).list());
+    }
+}

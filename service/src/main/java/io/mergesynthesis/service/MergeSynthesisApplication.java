@@ -43,6 +43,7 @@ import io.mergesynthesis.service.resources.OpenApiResource;
 import io.mergesynthesis.service.resources.OrgSynthesisResource;
 import io.mergesynthesis.service.resources.UsageResource;
 import io.mergesynthesis.service.synthesis.ConfiguredRouter;
+import io.mergesynthesis.service.worker.BudgetWaker;
 import io.mergesynthesis.service.worker.PoolHealthCheck;
 import io.mergesynthesis.service.worker.SynthesisPool;
 import io.mergesynthesis.service.worker.SynthesizerCatalog;
@@ -184,6 +185,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 metrics, clock);
         environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));
         environment.lifecycle().manage(pool);
+        environment.lifecycle().manage(new BudgetWaker(transactions,
+                config.getSynthesis().getBudgetRecheck().toJavaDuration()));
         environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
     }
 }

@@ -63,6 +63,10 @@ public class SynthesisFactory {
     @Min(1)
     private long attemptTrackerSize = 100_000;
 
+    /** How often conflicts waiting for a budget are looked at again (a new month, a budget changed by hand). */
+    @NotNull
+    private Duration budgetRecheck = Duration.seconds(10);
+
     @Valid
     @NotNull
     private FaultsFactory faults = new FaultsFactory();
@@ -245,6 +249,16 @@ public class SynthesisFactory {
     @JsonProperty
     public void setAttemptTrackerSize(long attemptTrackerSize) {
         this.attemptTrackerSize = attemptTrackerSize;
+    }
+
+    @JsonProperty
+    public Duration getBudgetRecheck() {
+        return budgetRecheck;
+    }
+
+    @JsonProperty
+    public void setBudgetRecheck(Duration budgetRecheck) {
+        this.budgetRecheck = budgetRecheck;
     }
 
     @JsonProperty

@@ -1,0 +1,79 @@
+package io.mergesynthesis.llm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import java.net.URI;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+
+/** The Anthropic Messages API: {@code POST {baseUrl}/v1/messages}. */
+final class AnthropicProtocol implements WireProtocol {
+
+    @Override
+    public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict) {
+        ObjectNode body = WireJson.MAPPER.createObjectNode();
+        body.put("model", model);
+        body.put("max_tokens", provider.getMaxOutputTokens());
+        body.put("system", prompt.system());
+        ObjectNode message = body.putArray("messages").addObject();
+        message.put("role", "user");
+        message.put("content", prompt.userMessage(conflict));
+        // Anthropic has no structured-output switch in this API version: json_schema falls back to text.
+        if (provider.getAnswerMode() == AnswerMode.TOOL) {
+            ObjectNode tool = body.putArray("tools").addObject();
+            tool.put("name", prompt.toolName());
+            tool.put("description", prompt.toolDescription());
+            tool.set("input_schema", prompt.answerSchema());
+            ObjectNode choice = body.putObject("tool_choice");
+            choice.put("type", "tool");
+            choice.put("name", prompt.toolName());
+        }
+        return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/v1/messages"))
+                .timeout(provider.getRequestTimeout())
+                .header("x-api-key", provider.getApiKey())
+                .header("anthropic-version", provider.getAnthropicVersion())
+                .header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build();
+    }
+
+    @Override
+    public ProviderReply read(int status, HttpHeaders headers, byte[] body) {
+        JsonNode json = WireProtocol.jsonOrNull(body);
+        String requestId = WireProtocol.requestId(headers, "request-id", json);
+        Usage usage = json == null ? Usage.NONE : usage(json.path("usage"));
+        if (status < 200 || status >= 300) {
+            return WireProtocol.withoutAnswer(status, headers, usage, requestId, "HTTP " + status, json);
+        }
+        if (json == null || !json.isObject()) {
+            return WireProtocol.withoutAnswer(status, headers, usage, requestId, "the body is not a JSON object", null);
+        }
+        JsonNode content = json.path("content");
+        if (!content.isArray()) {
+            return WireProtocol.withoutAnswer(status, headers, usage, requestId, "the answer has no content", json);
+        }
+        StringBuilder text = new StringBuilder();
+        for (JsonNode block : content) {
+            if ("tool_use".equals(block.path("type").asText()) && block.has("input")) {
+                return new ProviderReply(status, headers, usage, requestId, block.get("input").toString(), null,
+                        ProviderReply.ProviderError.NONE);
+            }
+            if ("text".equals(block.path("type").asText())) {
+                text.append(block.path("text").asText(""));
+            }
+        }
+        if (text.length() == 0) {
+            return WireProtocol.withoutAnswer(status, headers, usage, requestId,
+                    "the answer has neither a tool call nor text", json);
+        }
+        return new ProviderReply(status, headers, usage, requestId, text.toString(), null,
+                ProviderReply.ProviderError.NONE);
+    }
+
+    /** Anthropic already reports uncached input apart from cache reads and writes. */
+    static Usage usage(JsonNode usage) {
+        return new Usage(usage.path("input_tokens").asLong(0), usage.path("output_tokens").asLong(0),
+                usage.path("cache_read_input_tokens").asLong(0), usage.path("cache_creation_input_tokens").asLong(0));
+    }
+}

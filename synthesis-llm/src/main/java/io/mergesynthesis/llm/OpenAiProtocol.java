@@ -1,0 +1,101 @@
+package io.mergesynthesis.llm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import java.net.URI;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+
+/** OpenAI Chat Completions, {@code POST {baseUrl}/chat/completions}; also what vLLM, Ollama and LiteLLM serve. */
+final class OpenAiProtocol implements WireProtocol {
+
+    @Override
+    public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict) {
+        ObjectNode body = WireJson.MAPPER.createObjectNode();
+        body.put("model", model);
+        body.put("max_completion_tokens", provider.getMaxOutputTokens());
+        ArrayNode messages = body.putArray("messages");
+        ObjectNode system = messages.addObject();
+        system.put("role", "system");
+        system.put("content", prompt.system());
+        ObjectNode user = messages.addObject();
+        user.put("role", "user");
+        user.put("content", prompt.userMessage(conflict));
+        switch (provider.getAnswerMode()) {
+            case TOOL -> {
+                ObjectNode function = body.putArray("tools").addObject()
+                        .put("type", "function")
+                        .putObject("function");
+                function.put("name", prompt.toolName());
+                function.put("description", prompt.toolDescription());
+                function.set("parameters", prompt.answerSchema());
+                function.put("strict", true);
+                ObjectNode choice = body.putObject("tool_choice");
+                choice.put("type", "function");
+                choice.putObject("function").put("name", prompt.toolName());
+            }
+            case JSON_SCHEMA -> {
+                ObjectNode format = body.putObject("response_format");
+                format.put("type", "json_schema");
+                ObjectNode schema = format.putObject("json_schema");
+                schema.put("name", prompt.toolName());
+                schema.put("strict", true);
+                schema.set("schema", prompt.answerSchema());
+            }
+            case TEXT -> {
+                // The system prompt already asks for the bare JSON object.
+            }
+        }
+        return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/chat/completions"))
+                .timeout(provider.getRequestTimeout())
+                .header("authorization", "Bearer " + provider.getApiKey())
+                .header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build();
+    }
+
+    @Override
+    public ProviderReply read(int status, HttpHeaders headers, byte[] body) {
+        JsonNode json = WireProtocol.jsonOrNull(body);
+        String requestId = WireProtocol.requestId(headers, "x-request-id", json);
+        Usage usage = json == null ? Usage.NONE : usage(json.path("usage"));
+        if (status < 200 || status >= 300) {
+            return WireProtocol.withoutAnswer(status, headers, usage, requestId, "HTTP " + status, json);
+        }
+        if (json == null || !json.isObject()) {
+            return WireProtocol.withoutAnswer(status, headers, usage, requestId, "the body is not a JSON object", null);
+        }
+        JsonNode message = json.path("choices").path(0).path("message");
+        if (!message.isObject()) {
+            return WireProtocol.withoutAnswer(status, headers, usage, requestId, "the answer has no message", json);
+        }
+        JsonNode arguments = message.path("tool_calls").path(0).path("function").path("arguments");
+        if (arguments.isTextual()) {
+            return answered(status, headers, usage, requestId, arguments.asText());
+        }
+        if (arguments.isObject()) {
+            // Some compatible servers send the arguments as an object instead of a string.
+            return answered(status, headers, usage, requestId, arguments.toString());
+        }
+        JsonNode content = message.path("content");
+        if (content.isTextual() && !content.asText().isBlank()) {
+            return answered(status, headers, usage, requestId, content.asText());
+        }
+        String why = message.path("refusal").isTextual()
+                ? "the model refused to answer" : "the answer has neither a tool call nor text";
+        return WireProtocol.withoutAnswer(status, headers, usage, requestId, why, json);
+    }
+
+    private static ProviderReply answered(int status, HttpHeaders headers, Usage usage, String requestId, String text) {
+        return new ProviderReply(status, headers, usage, requestId, text, null, ProviderReply.ProviderError.NONE);
+    }
+
+    /** OpenAI counts cached tokens inside {@code prompt_tokens}; the ledger keeps them apart. */
+    static Usage usage(JsonNode usage) {
+        long prompt = usage.path("prompt_tokens").asLong(0);
+        long cached = usage.path("prompt_tokens_details").path("cached_tokens").asLong(0);
+        return new Usage(Math.max(0, prompt - cached), usage.path("completion_tokens").asLong(0), cached, 0);
+    }
+}

@@ -1,0 +1,100 @@
+package io.mergesynthesis.llm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.PolicyRule;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What the model is told. The words live in two versioned resources beside this class, the system prompt
+ * ({@code merge-synthesis-prompt.md}) and the schema of the answer ({@code merge-answer.schema.json}), so that a
+ * change to them is a reviewable diff rather than an edit to string literals. The schema's title and
+ * description double as the tool's name and description.
+ */
+public final class Prompt {
+
+    static final String PROMPT_RESOURCE = "merge-synthesis-prompt.md";
+    static final String SCHEMA_RESOURCE = "merge-answer.schema.json";
+    private static final String SCHEMA_PLACEHOLDER = "{{answer_schema}}";
+
+    private final String system;
+    private final ObjectNode answerSchema;
+    private final String toolName;
+    private final String toolDescription;
+
+    private Prompt(String system, ObjectNode answerSchema, String toolName, String toolDescription) {
+        this.system = system;
+        this.answerSchema = answerSchema;
+        this.toolName = toolName;
+        this.toolDescription = toolDescription;
+    }
+
+    /** The prompt as shipped in this module's resources. */
+    public static Prompt shipped() {
+        try {
+            ObjectNode schema = (ObjectNode) WireJson.MAPPER.readTree(resource(SCHEMA_RESOURCE));
+            String name = schema.remove("title").asText();
+            String description = schema.remove("description").asText();
+            String system = resource(PROMPT_RESOURCE).replace(SCHEMA_PLACEHOLDER,
+                    WireJson.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(schema));
+            return new Prompt(system, schema, name, description);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the prompt resources of the LLM synthesizer cannot be read", e);
+        }
+    }
+
+    private static String resource(String name) throws IOException {
+        try (InputStream in = Prompt.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException("resource " + name + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    public String system() {
+        return system;
+    }
+
+    /** The JSON Schema of the five answer fields; a fresh copy, since request builders may embed it. */
+    public ObjectNode answerSchema() {
+        return answerSchema.deepCopy();
+    }
+
+    public String toolName() {
+        return toolName;
+    }
+
+    public String toolDescription() {
+        return toolDescription;
+    }
+
+    /** The conflict as the model reads it: only what the merge depends on, nothing about the org. */
+    public String userMessage(ConflictSnapshot conflict) {
+        ObjectNode root = WireJson.MAPPER.createObjectNode();
+        root.put("conflict_id", conflict.conflictId().toString());
+        root.put("action", conflict.action().wireName());
+        root.put("target", conflict.target());
+        ArrayNode rules = root.putArray("rules");
+        for (PolicyRule rule : conflict.rules()) {
+            ObjectNode r = rules.addObject();
+            r.put("policy_id", rule.policyId());
+            r.put("scope", rule.scope().wireName());
+            r.put("scope_id", rule.scopeId());
+            r.put("effect", rule.effect().wireName());
+            r.put("target", rule.target());
+        }
+        root.put("winner_policy_id", conflict.winnerPolicyId());
+        return root.toString();
+    }
+
+    /** Reads a user message back into its JSON; the stand-in provider uses it to answer. */
+    public static JsonNode readUserMessage(String text) throws IOException {
+        return WireJson.MAPPER.readTree(text);
+    }
+}

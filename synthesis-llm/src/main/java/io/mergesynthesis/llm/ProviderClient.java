@@ -1,0 +1,228 @@
+package io.mergesynthesis.llm;
+
+import io.mergesynthesis.llm.ProviderReply.ProviderError;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.InvalidAnswerException;
+import io.mergesynthesis.synthesis.PolicyRule;
+import io.mergesynthesis.synthesis.ProviderCall;
+import io.mergesynthesis.synthesis.ProviderCall.Disposition;
+import io.mergesynthesis.synthesis.SuggestedMerge.ProducedBy;
+import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.synthesis.SynthesisException;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes one call to one configured provider and turns whatever happens into a valid answer or one of the
+ * seam's exceptions. Exactly one HTTP request per call: retrying is the worker pool's business, which sees
+ * the provider's pause through {@link SynthesisDeferred} instead of a thread silently sleeping in here.
+ */
+final class ProviderClient {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProviderClient.class);
+
+    /** The pause after a 429 or overload that names no wait of its own. */
+    static final Duration THROTTLE_FALLBACK = Duration.ofSeconds(1);
+    /** A provider asking for more than this is more likely misreporting than meaning it. */
+    static final Duration THROTTLE_CAP = Duration.ofSeconds(60);
+    /** A call that found no free slot comes back soon: slots free up at the pace of calls, seconds at most. */
+    static final Duration AT_LIMIT_RETRY = Duration.ofMillis(250);
+
+    private final String name;
+    private final ProviderSettings settings;
+    private final WireProtocol protocol;
+    private final ProviderGate gate;
+    private final HttpClient http;
+    private final Prompt prompt;
+    private final LlmMetrics metrics;
+    private final Clock clock;
+    private final Duration slotWait;
+
+    ProviderClient(String name, ProviderSettings settings, ProviderGate gate, Prompt prompt, LlmMetrics metrics,
+                   Clock clock, Duration slotWait) {
+        this.name = name;
+        this.settings = settings;
+        this.protocol = WireProtocol.of(settings.getType());
+        this.gate = gate;
+        this.prompt = prompt;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.slotWait = slotWait;
+        this.http = HttpClient.newBuilder()
+                .connectTimeout(settings.getConnectTimeout())
+                // HTTP/2 needs TLS in practice; a plain-http base URL is a local server that speaks HTTP/1.1.
+                .version(settings.trimmedBaseUrl().startsWith("https://") ? HttpClient.Version.HTTP_2
+                        : HttpClient.Version.HTTP_1_1)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
+    }
+
+    /**
+     * Asks {@code model} for a merge of {@code conflict}. Every answered call is appended to {@code calls};
+     * exceptions carry a copy of the list as it stands.
+     */
+    PassAnswer ask(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
+                   PolicyRule winner, List<ProviderCall> calls) throws SynthesisException, InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before calling provider '" + name + "'");
+        }
+        var pause = gate.activePause();
+        if (pause.isPresent()) {
+            Duration left = gate.remaining(pause.get());
+            throw new SynthesisDeferred(pause.get().cause(), name, left,
+                    "provider '" + name + "' is paused (" + pause.get().cause() + ") for another " + left.toMillis()
+                            + " ms; no call made", calls);
+        }
+        if (!gate.limit().acquire(slotWait)) {
+            throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name, AT_LIMIT_RETRY,
+                    "provider '" + name + "' already has " + gate.limit().limit() + " calls in flight from this replica",
+                    calls);
+        }
+        try {
+            return send(pass, model, price, conflict, winner, calls);
+        } finally {
+            gate.limit().release();
+        }
+    }
+
+    private PassAnswer send(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
+                            PolicyRule winner, List<ProviderCall> calls) throws SynthesisException, InterruptedException {
+        HttpRequest request = protocol.request(settings, model, prompt, conflict);
+        Instant startedAt = clock.instant();
+        long started = System.nanoTime();
+        HttpResponse<byte[]> response = exchange(request, model, calls, started);
+        Duration latency = Duration.ofNanos(System.nanoTime() - started);
+
+        ProviderReply reply = protocol.read(response.statusCode(), response.headers(), response.body());
+        BigDecimal cost = price.cost(reply.usage());
+        metrics.usage(name, reply.usage(), cost);
+        ProviderCall call = new ProviderCall(pass, name, model, reply.usage().inputTokens(), reply.usage().outputTokens(),
+                reply.usage().cacheReadTokens(), reply.usage().cacheWriteTokens(), cost, latency, Disposition.ANSWER,
+                reply.requestId(), startedAt);
+        LOG.debug("provider '{}' model '{}' answered HTTP {} in {} ms (request {})", name, model, reply.status(),
+                latency.toMillis(), reply.requestId());
+
+        if (reply.isSuccess()) {
+            return answer(reply, call, conflict, winner, calls, latency);
+        }
+        return refuse(reply, call, calls, latency);
+    }
+
+    /** Sends and waits, giving up the wait at once when the worker interrupts. */
+    private HttpResponse<byte[]> exchange(HttpRequest request, String model, List<ProviderCall> calls, long started)
+            throws SynthesisException, InterruptedException {
+        CompletableFuture<HttpResponse<byte[]>> future = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Duration waited = Duration.ofNanos(System.nanoTime() - started);
+            metrics.call(name, CallOutcome.TIMEOUT, waited);
+            Throwable cause = e.getCause();
+            String what = cause instanceof HttpTimeoutException
+                    ? "did not answer within " + settings.getRequestTimeout().toMillis() + " ms"
+                    : "could not be reached (" + cause.getClass().getSimpleName() + ")";
+            // The cause is kept for its stack, never its request: the JDK's exceptions do not carry headers.
+            throw new SynthesisException("provider '" + name + "' model '" + model + "' " + what,
+                    cause instanceof IOException ? cause : e, calls);
+        }
+    }
+
+    private PassAnswer answer(ProviderReply reply, ProviderCall call, ConflictSnapshot conflict, PolicyRule winner,
+                              List<ProviderCall> calls, Duration latency) throws InvalidAnswerException {
+        // The provider did its job whether or not the model's answer passes: the key works, the slot may grow.
+        gate.succeeded();
+        try {
+            if (reply.answerText() == null) {
+                throw new AnswerRejected(reply.unreadable());
+            }
+            ModelAnswer answer = AnswerCheck.check(reply.answerText(), conflict, settings.getMaxAnswerBytes());
+            metrics.call(name, CallOutcome.OK, latency);
+            calls.add(call);
+            return new PassAnswer(
+                    answer.toMerge(conflict, winner, new ProducedBy(LlmSynthesizer.NAME, name, call.model()),
+                            clock.instant()),
+                    answer.confidence(), calls.size() - 1);
+        } catch (AnswerRejected e) {
+            metrics.call(name, CallOutcome.INVALID_OUTPUT, latency);
+            calls.add(call.withDisposition(Disposition.FAILED));
+            throw new InvalidAnswerException("provider '" + name + "' model '" + call.model()
+                    + "' gave an answer that cannot be used: " + e.getMessage(), calls);
+        }
+    }
+
+    private PassAnswer refuse(ProviderReply reply, ProviderCall call, List<ProviderCall> calls, Duration latency)
+            throws SynthesisException {
+        int status = reply.status();
+        ProviderError error = reply.error();
+        String model = call.model();
+        if (status == 401 || status == 403) {
+            metrics.call(name, CallOutcome.SERVER_ERROR, latency);
+            calls.add(call.withDisposition(Disposition.FAILED));
+            Duration wait = gate.refusedKey(status);
+            // The provider's own message is left out on purpose: OpenAI's quotes part of the key.
+            throw new SynthesisDeferred(SynthesisDeferred.Cause.REFUSED_KEY, name, wait,
+                    "provider '" + name + "' refused its key (HTTP " + status + "): check " + settings.keyVariable(), calls);
+        }
+        if (status == 429 && isSpendLimit(error)) {
+            metrics.call(name, CallOutcome.RATE_LIMITED, latency);
+            calls.add(call.withDisposition(Disposition.RATE_LIMITED));
+            Duration wait = gate.spendLimitReached();
+            throw new SynthesisDeferred(SynthesisDeferred.Cause.PROVIDER_SPEND_LIMIT, name, wait,
+                    "provider '" + name + "' says the spend limit is reached (" + describe(error) + ")", calls);
+        }
+        boolean overloaded = status == 529 || error.mentions("overloaded");
+        if (status == 429 || overloaded) {
+            SynthesisDeferred.Cause cause = overloaded ? SynthesisDeferred.Cause.OVERLOADED
+                    : SynthesisDeferred.Cause.RATE_LIMITED;
+            metrics.call(name, overloaded ? CallOutcome.OVERLOADED : CallOutcome.RATE_LIMITED, latency);
+            calls.add(call.withDisposition(Disposition.RATE_LIMITED));
+            Duration wait = gate.throttled(cause,
+                    RetryAfter.pause(reply.headers(), clock.instant(), THROTTLE_FALLBACK, THROTTLE_CAP));
+            throw new SynthesisDeferred(cause, name, wait, "provider '" + name + "' model '" + model + "' answered HTTP "
+                    + status + " (" + describe(error) + "); pausing it for " + wait.toMillis() + " ms", calls);
+        }
+        metrics.call(name, CallOutcome.SERVER_ERROR, latency);
+        calls.add(call.withDisposition(Disposition.FAILED));
+        throw new SynthesisException("provider '" + name + "' model '" + model + "' answered HTTP " + status + " ("
+                + describe(error) + ")", null, calls);
+    }
+
+    /**
+     * A 429 that no wait will cure. Only the error's type and code are trusted for this: rate-limit messages
+     * of some compatible servers also speak of "quota", per minute.
+     */
+    static boolean isSpendLimit(ProviderError error) {
+        return error.mentions("insufficient_quota") || error.mentions("spend_limit") || error.mentions("billing")
+                || error.message().toLowerCase(java.util.Locale.ROOT).contains("spend limit");
+    }
+
+    private String describe(ProviderError error) {
+        String type = error.type().isEmpty() ? error.code() : error.type();
+        String message = error.message();
+        if (settings.hasKey()) {
+            message = message.replace(settings.getApiKey(), "[key]");
+        }
+        if (message.length() > 300) {
+            message = message.substring(0, 300) + "...";
+        }
+        if (type.isEmpty() && message.isEmpty()) {
+            return "no error details";
+        }
+        return type.isEmpty() ? message : message.isEmpty() ? type : type + ": " + message;
+    }
+}

@@ -1,0 +1,127 @@
+package io.mergesynthesis.llm;
+
+import io.mergesynthesis.synthesis.SynthesisDeferred;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything every thread of this replica must agree on about one provider: whether it asked us to pause
+ * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), and whether it has a problem
+ * that no retry will fix (a refused key, a spend limit). One gate per configured provider, shared by all
+ * workers, so that one 429 pauses everybody instead of each thread finding out for itself.
+ */
+final class ProviderGate {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProviderGate.class);
+
+    /** A refused key is a configuration problem: retrying every second would only fill the provider's logs. */
+    static final Duration REFUSED_KEY_PAUSE = Duration.ofSeconds(60);
+    /** A spend limit stays reached until a person raises it; a long pause keeps calls from piling up meanwhile. */
+    static final Duration SPEND_LIMIT_PAUSE = Duration.ofMinutes(10);
+
+    private final String provider;
+    private final String keyVariable;
+    private final Clock clock;
+    private final AdaptiveLimit limit;
+    private Pause pause; // guarded by this
+    private String problem; // guarded by this
+
+    /** A pause the provider asked for, and the reason calls are deferred while it lasts. */
+    record Pause(SynthesisDeferred.Cause cause, Instant until) {
+    }
+
+    ProviderGate(String provider, String keyVariable, int maxConcurrency, Clock clock) {
+        this.provider = provider;
+        this.keyVariable = keyVariable;
+        this.clock = clock;
+        this.limit = new AdaptiveLimit(maxConcurrency);
+    }
+
+    String provider() {
+        return provider;
+    }
+
+    AdaptiveLimit limit() {
+        return limit;
+    }
+
+    /** The pause in force now, if any. */
+    synchronized Optional<Pause> activePause() {
+        return pause != null && clock.instant().isBefore(pause.until()) ? Optional.of(pause) : Optional.empty();
+    }
+
+    /** The time left of a pause, never negative. */
+    Duration remaining(Pause p) {
+        Duration left = Duration.between(clock.instant(), p.until());
+        return left.isNegative() ? Duration.ZERO : left;
+    }
+
+    /**
+     * The provider throttled a call (429 or overloaded). The concurrency limit halves once per throttling
+     * episode: the calls already in flight when the first 429 came back will mostly get one too, and counting
+     * each of them would drive the limit to one for what was a single event.
+     *
+     * @return how long calls to this provider now wait
+     */
+    synchronized Duration throttled(SynthesisDeferred.Cause cause, Duration wait) {
+        Instant now = clock.instant();
+        boolean alreadyPaused = pause != null && now.isBefore(pause.until());
+        if (!alreadyPaused) {
+            limit.onThrottle();
+        }
+        extendPause(cause, now.plus(wait));
+        return Duration.between(now, pause.until());
+    }
+
+    /** The provider refused the key: a problem for the health check, and a pause. */
+    synchronized Duration refusedKey(int status) {
+        report("provider '" + provider + "' refused its key (HTTP " + status + "): check " + keyVariable);
+        Instant now = clock.instant();
+        extendPause(SynthesisDeferred.Cause.REFUSED_KEY, now.plus(REFUSED_KEY_PAUSE));
+        return Duration.between(now, pause.until());
+    }
+
+    /** The provider says the account may not spend more. */
+    synchronized Duration spendLimitReached() {
+        report("provider '" + provider + "' says the account's spend limit or quota is reached (HTTP 429): "
+                + "raise it with the provider");
+        Instant now = clock.instant();
+        extendPause(SynthesisDeferred.Cause.PROVIDER_SPEND_LIMIT, now.plus(SPEND_LIMIT_PAUSE));
+        return Duration.between(now, pause.until());
+    }
+
+    /** A call was answered usefully: the provider works, whatever it said before. */
+    void succeeded() {
+        limit.onSuccess();
+        String cleared;
+        synchronized (this) {
+            cleared = problem;
+            problem = null;
+        }
+        if (cleared != null) {
+            LOG.info("provider '{}' answers again; cleared: {}", provider, cleared);
+        }
+    }
+
+    synchronized Optional<String> problem() {
+        return Optional.ofNullable(problem);
+    }
+
+    private void extendPause(SynthesisDeferred.Cause cause, Instant until) {
+        if (pause == null || !pause.until().isAfter(until) || !clock.instant().isBefore(pause.until())) {
+            pause = new Pause(cause, until);
+        }
+    }
+
+    /** Logged once per problem, not once per call: a hundred workers hitting a bad key is one event. */
+    private void report(String message) {
+        if (!message.equals(problem)) {
+            LOG.warn("{}", message);
+        }
+        problem = message;
+    }
+}

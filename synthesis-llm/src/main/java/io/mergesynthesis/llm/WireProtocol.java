@@ -1,0 +1,56 @@
+package io.mergesynthesis.llm;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.mergesynthesis.llm.ProviderReply.ProviderError;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+
+/** One provider API's wire format: how to ask for a merge, and how to read what comes back. */
+interface WireProtocol {
+
+    static WireProtocol of(ProviderType type) {
+        return switch (type) {
+            case ANTHROPIC -> new AnthropicProtocol();
+            case OPENAI -> new OpenAiProtocol();
+        };
+    }
+
+    /** The complete request, key included; it must never be logged. */
+    HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict);
+
+    /** Reads any answer, success or error, whatever the answer mode asked for. Never throws. */
+    ProviderReply read(int status, HttpHeaders headers, byte[] body);
+
+    /** The body as JSON, or null when it is not JSON at all (an HTML error page from a proxy, say). */
+    static JsonNode jsonOrNull(byte[] body) {
+        try {
+            JsonNode node = WireJson.MAPPER.readTree(new String(body, StandardCharsets.UTF_8));
+            return node == null || node.isMissingNode() ? null : node;
+        } catch (JsonProcessingException e) {
+            return null;
+        }
+    }
+
+    /** The named header's first value, else the body's field, else null. */
+    static String requestId(HttpHeaders headers, String header, JsonNode body) {
+        return headers.firstValue(header)
+                .or(() -> body == null ? java.util.Optional.empty() : textField(body, "id"))
+                .or(() -> body == null ? java.util.Optional.empty() : textField(body, "request_id"))
+                .orElse(null);
+    }
+
+    private static java.util.Optional<String> textField(JsonNode body, String field) {
+        JsonNode value = body.get(field);
+        return value != null && value.isTextual() && !value.asText().isEmpty()
+                ? java.util.Optional.of(value.asText()) : java.util.Optional.empty();
+    }
+
+    /** Shared by both protocols: an answer that could not be read, or an error status. */
+    static ProviderReply withoutAnswer(int status, HttpHeaders headers, Usage usage, String requestId,
+                                       String why, JsonNode body) {
+        return new ProviderReply(status, headers, usage, requestId, null, why, ProviderError.from(body));
+    }
+}

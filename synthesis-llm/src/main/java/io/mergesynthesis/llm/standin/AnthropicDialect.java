@@ -1,0 +1,67 @@
+package io.mergesynthesis.llm.standin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
+import java.util.HashMap;
+import java.util.Map;
+
+/** The Messages API as the stand-in speaks it. */
+final class AnthropicDialect implements Dialect {
+
+    @Override
+    public String key(Headers headers) {
+        return headers.getFirst("x-api-key");
+    }
+
+    @Override
+    public String userMessage(JsonNode request) {
+        return Dialect.lastUserMessage(request);
+    }
+
+    @Override
+    public Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Behaviour behaviour, long serial) {
+        ObjectNode body = mapper.createObjectNode();
+        body.put("id", "msg_standin_" + serial);
+        body.put("type", "message");
+        body.put("role", "assistant");
+        body.put("model", request.path("model").asText());
+        ArrayNode content = body.putArray("content");
+        ObjectNode input = Dialect.objectOrNull(mapper, answerText);
+        JsonNode tools = request.path("tools");
+        if (tools.isArray() && tools.size() > 0 && input != null) {
+            ObjectNode use = content.addObject();
+            use.put("type", "tool_use");
+            use.put("id", "toolu_standin_" + serial);
+            use.put("name", tools.get(0).path("name").asText());
+            use.set("input", input);
+            body.put("stop_reason", "tool_use");
+        } else {
+            ObjectNode text = content.addObject();
+            text.put("type", "text");
+            text.put("text", input != null ? "```json\n" + answerText + "\n```" : answerText);
+            body.put("stop_reason", "end_turn");
+        }
+        ObjectNode usage = body.putObject("usage");
+        usage.put("input_tokens", behaviour.inputTokens());
+        usage.put("output_tokens", behaviour.outputTokens());
+        usage.put("cache_read_input_tokens", behaviour.cacheReadTokens());
+        usage.put("cache_creation_input_tokens", behaviour.cacheWriteTokens());
+        return new Reply(200, Map.of("request-id", "req_standin_" + serial), body.toString());
+    }
+
+    @Override
+    public Reply error(ObjectMapper mapper, int status, String type, String message, Map<String, String> headers,
+                       long serial) {
+        ObjectNode body = mapper.createObjectNode();
+        body.put("type", "error");
+        ObjectNode error = body.putObject("error");
+        error.put("type", type);
+        error.put("message", message);
+        Map<String, String> all = new HashMap<>(headers);
+        all.put("request-id", "req_standin_" + serial);
+        return new Reply(status, all, body.toString());
+    }
+}

@@ -1,0 +1,161 @@
+package io.mergesynthesis.llm.standin;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * How the stand-in provider answers. Every setting can be changed while it runs (tests flip them between
+ * calls); each is read once per request, so a request sees either the old value or the new one.
+ */
+public final class Behaviour {
+
+    private volatile Duration latency = Duration.ZERO;
+    private volatile int rateLimitPerSecond;
+    private volatile double failureRate;
+    private volatile Failure failureKind = Failure.SERVER_ERROR;
+    private volatile double confidence = 0.9;
+    private volatile String expectedKey;
+    private volatile long inputTokens = 420;
+    private volatile long outputTokens = 180;
+    private volatile long cacheReadTokens;
+    private volatile long cacheWriteTokens;
+    private final Map<String, Double> confidenceByModel = new ConcurrentHashMap<>();
+    private final Queue<Failure> nextFailures = new ConcurrentLinkedQueue<>();
+    private final Queue<Scripted> script = new ConcurrentLinkedQueue<>();
+
+    /**
+     * One answer given instead of the stand-in's own, in order of scripting. Either raw (status, headers and
+     * body sent exactly as given) or a model answer text that the stand-in wraps in the form the request asked
+     * for, with the usual usage figures and headers.
+     */
+    public record Scripted(Integer status, Map<String, String> headers, String body, String answerText) {
+
+        public static Scripted raw(int status, Map<String, String> headers, String body) {
+            return new Scripted(status, Map.copyOf(headers), Objects.requireNonNull(body), null);
+        }
+
+        public static Scripted answer(String answerText) {
+            return new Scripted(null, Map.of(), null, Objects.requireNonNull(answerText));
+        }
+
+        boolean isRaw() {
+            return answerText == null;
+        }
+    }
+
+    public Duration latency() {
+        return latency;
+    }
+
+    /** How long each answer takes; other requests are served meanwhile. */
+    public Behaviour latency(Duration latency) {
+        this.latency = Objects.requireNonNull(latency);
+        return this;
+    }
+
+    public int rateLimitPerSecond() {
+        return rateLimitPerSecond;
+    }
+
+    /** Requests per second answered before the rest of that second gets 429s; 0 for no limit. */
+    public Behaviour rateLimitPerSecond(int limit) {
+        this.rateLimitPerSecond = limit;
+        return this;
+    }
+
+    public double failureRate() {
+        return failureRate;
+    }
+
+    /** The share of requests, at random, that fail the way {@link #failureKind(Failure)} says. */
+    public Behaviour failureRate(double rate) {
+        this.failureRate = rate;
+        return this;
+    }
+
+    public Failure failureKind() {
+        return failureKind;
+    }
+
+    public Behaviour failureKind(Failure kind) {
+        this.failureKind = Objects.requireNonNull(kind);
+        return this;
+    }
+
+    /** The next {@code n} requests fail this way, before any other rule is looked at. */
+    public Behaviour failNext(int n, Failure kind) {
+        for (int i = 0; i < n; i++) {
+            nextFailures.add(kind);
+        }
+        return this;
+    }
+
+    Optional<Failure> takeNextFailure() {
+        return Optional.ofNullable(nextFailures.poll());
+    }
+
+    /** The confidence the stand-in's own answers carry, unless one is set for the request's model. */
+    public Behaviour confidence(double confidence) {
+        this.confidence = confidence;
+        return this;
+    }
+
+    public Behaviour confidenceFor(String model, double confidence) {
+        confidenceByModel.put(model, confidence);
+        return this;
+    }
+
+    public double confidenceFor(String model) {
+        return confidenceByModel.getOrDefault(model == null ? "" : model, confidence);
+    }
+
+    public String expectedKey() {
+        return expectedKey;
+    }
+
+    /** Requests with another key get 401; null accepts any key. */
+    public Behaviour expectedKey(String key) {
+        this.expectedKey = key;
+        return this;
+    }
+
+    /** The usage figures every answer reports (Anthropic's split; OpenAI's prompt tokens include cache reads). */
+    public Behaviour usage(long input, long output, long cacheRead, long cacheWrite) {
+        this.inputTokens = input;
+        this.outputTokens = output;
+        this.cacheReadTokens = cacheRead;
+        this.cacheWriteTokens = cacheWrite;
+        return this;
+    }
+
+    long inputTokens() {
+        return inputTokens;
+    }
+
+    long outputTokens() {
+        return outputTokens;
+    }
+
+    long cacheReadTokens() {
+        return cacheReadTokens;
+    }
+
+    long cacheWriteTokens() {
+        return cacheWriteTokens;
+    }
+
+    /** Queues answers given, in order, to the next requests that pass the key and rate checks. */
+    public Behaviour script(Scripted... answers) {
+        script.addAll(java.util.List.of(answers));
+        return this;
+    }
+
+    Optional<Scripted> takeScripted() {
+        return Optional.ofNullable(script.poll());
+    }
+}

@@ -1,0 +1,57 @@
+package io.mergesynthesis.llm.standin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
+import java.util.Map;
+
+/** What differs between the two protocols the stand-in speaks: where the key and the question are, and answer shapes. */
+interface Dialect {
+
+    /** The key the request carries, or null. */
+    String key(Headers headers);
+
+    /** The text of the request's (last) user message, or null. */
+    String userMessage(JsonNode request);
+
+    /**
+     * A successful answer in the form the request asked for.
+     *
+     * @param answerText the model's answer as text; JSON for a well-behaved model
+     */
+    Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Behaviour behaviour, long serial);
+
+    Reply error(ObjectMapper mapper, int status, String type, String message, Map<String, String> headers, long serial);
+
+    /** Reads the text of a message's content, which both protocols allow as a string or a list of text parts. */
+    static String contentText(JsonNode content) {
+        if (content.isTextual()) {
+            return content.asText();
+        }
+        StringBuilder text = new StringBuilder();
+        for (JsonNode part : content) {
+            text.append(part.path("text").asText(""));
+        }
+        return text.toString();
+    }
+
+    static String lastUserMessage(JsonNode request) {
+        String found = null;
+        for (JsonNode message : request.path("messages")) {
+            if ("user".equals(message.path("role").asText())) {
+                found = contentText(message.path("content"));
+            }
+        }
+        return found;
+    }
+
+    static ObjectNode objectOrNull(ObjectMapper mapper, String text) {
+        try {
+            JsonNode node = mapper.readTree(text);
+            return node instanceof ObjectNode object ? object : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.mergesynthesis.llm.standin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Chat Completions as the stand-in speaks it. */
+final class OpenAiDialect implements Dialect {
+
+    private static final String BEARER = "Bearer ";
+
+    @Override
+    public String key(Headers headers) {
+        String authorization = headers.getFirst("authorization");
+        return authorization != null && authorization.startsWith(BEARER) ? authorization.substring(BEARER.length()) : null;
+    }
+
+    @Override
+    public String userMessage(JsonNode request) {
+        return Dialect.lastUserMessage(request);
+    }
+
+    @Override
+    public Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Behaviour behaviour, long serial) {
+        ObjectNode body = mapper.createObjectNode();
+        body.put("id", "chatcmpl-standin-" + serial);
+        body.put("object", "chat.completion");
+        body.put("model", request.path("model").asText());
+        ObjectNode choice = body.putArray("choices").addObject();
+        choice.put("index", 0);
+        ObjectNode message = choice.putObject("message");
+        message.put("role", "assistant");
+        JsonNode tools = request.path("tools");
+        boolean json = Dialect.objectOrNull(mapper, answerText) != null;
+        if (tools.isArray() && tools.size() > 0) {
+            message.putNull("content");
+            ObjectNode call = message.putArray("tool_calls").addObject();
+            call.put("id", "call_standin_" + serial);
+            call.put("type", "function");
+            ObjectNode function = call.putObject("function");
+            function.put("name", tools.get(0).path("function").path("name").asText());
+            function.put("arguments", answerText);
+            choice.put("finish_reason", "tool_calls");
+        } else if ("json_schema".equals(request.path("response_format").path("type").asText()) || !json) {
+            message.put("content", answerText);
+            choice.put("finish_reason", "stop");
+        } else {
+            message.put("content", "```json\n" + answerText + "\n```");
+            choice.put("finish_reason", "stop");
+        }
+        ObjectNode usage = body.putObject("usage");
+        long cached = behaviour.cacheReadTokens();
+        usage.put("prompt_tokens", behaviour.inputTokens() + cached);
+        usage.put("completion_tokens", behaviour.outputTokens());
+        usage.put("total_tokens", behaviour.inputTokens() + cached + behaviour.outputTokens());
+        usage.putObject("prompt_tokens_details").put("cached_tokens", cached);
+        return new Reply(200, Map.of("x-request-id", "req-standin-" + serial), body.toString());
+    }
+
+    @Override
+    public Reply error(ObjectMapper mapper, int status, String type, String message, Map<String, String> headers,
+                       long serial) {
+        ObjectNode body = mapper.createObjectNode();
+        ObjectNode error = body.putObject("error");
+        error.put("message", message);
+        error.put("type", type);
+        error.put("code", type);
+        Map<String, String> all = new HashMap<>(headers);
+        all.put("x-request-id", "req-standin-" + serial);
+        return new Reply(status, all, body.toString());
+    }
+}

@@ -1,0 +1,85 @@
+package io.mergesynthesis.llm.standin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The stand-in's own answer to a conflict, worked out the way the stub does: the winner's effect holds, the
+ * merged rule is the winner's, and each loser is kept (same effect, or disjoint targets), narrowed (broader
+ * than the winner) or removed (covered by the winner). Deterministic, so benchmarks compare like with like.
+ */
+final class StandInAnswer {
+
+    private StandInAnswer() {
+    }
+
+    /** @throws IllegalArgumentException when the conflict has no rule with the winner's policy id */
+    static ObjectNode forConflict(ObjectMapper mapper, JsonNode conflict, double confidence) {
+        String winnerId = conflict.path("winner_policy_id").asText();
+        JsonNode winner = null;
+        List<JsonNode> losers = new ArrayList<>();
+        for (JsonNode rule : conflict.path("rules")) {
+            if (rule.path("policy_id").asText().equals(winnerId) && winner == null) {
+                winner = rule;
+            } else {
+                losers.add(rule);
+            }
+        }
+        if (winner == null) {
+            throw new IllegalArgumentException("the conflict has no rule " + winnerId);
+        }
+        ObjectNode answer = mapper.createObjectNode();
+        answer.put("resolved_effect", winner.path("effect").asText());
+        ObjectNode merged = answer.putObject("merged_rule");
+        merged.put("scope", winner.path("scope").asText());
+        merged.set("scope_id", winner.path("scope_id").isTextual() ? winner.get("scope_id") : mapper.nullNode());
+        merged.put("effect", winner.path("effect").asText());
+        merged.put("target", winner.path("target").asText());
+        merged.put("based_on_policy_id", winnerId);
+        ArrayNode actions = answer.putArray("loser_actions");
+        for (JsonNode loser : losers) {
+            ObjectNode action = actions.addObject();
+            action.put("policy_id", loser.path("policy_id").asText());
+            String[] decision = decide(winner, loser);
+            action.put("action", decision[0]);
+            action.put("detail", decision[1]);
+        }
+        answer.put("rationale", "The " + winner.path("scope").asText() + " rule " + winnerId + " wins; "
+                + (losers.isEmpty() ? "it is the only rule involved." : "each other rule is kept, narrowed or removed so that it no longer contradicts it."));
+        answer.put("confidence", confidence);
+        return answer;
+    }
+
+    private static String[] decide(JsonNode winner, JsonNode loser) {
+        String winnerTarget = winner.path("target").asText();
+        String loserTarget = loser.path("target").asText();
+        if (winner.path("effect").asText().equals(loser.path("effect").asText())) {
+            return new String[] {"keep", "same effect as the winner, no contradiction"};
+        }
+        if (covers(loserTarget, winnerTarget) && !loserTarget.equals(winnerTarget)) {
+            return new String[] {"narrow", "exclude " + winnerTarget + " from " + loserTarget};
+        }
+        if (covers(winnerTarget, loserTarget)) {
+            return new String[] {"remove", "fully shadowed by the winner"};
+        }
+        return new String[] {"keep", "targets do not overlap"};
+    }
+
+    /** {@code *} covers everything, {@code a.*} every name starting with {@code a.}, a name only itself. */
+    private static boolean covers(String outer, String inner) {
+        if (outer.equals("*")) {
+            return true;
+        }
+        if (inner.equals("*")) {
+            return false;
+        }
+        if (outer.length() > 2 && outer.endsWith(".*")) {
+            return inner.startsWith(outer.substring(0, outer.length() - 1));
+        }
+        return outer.equals(inner);
+    }
+}

@@ -1,0 +1,285 @@
+package io.mergesynthesis.llm.standin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.mergesynthesis.llm.DurationText;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A local provider that speaks both protocols ({@code POST /v1/messages} and {@code POST /v1/chat/completions})
+ * and answers valid merges by itself, for tests and benchmarks where no real provider may be called. It binds
+ * the loopback address only. Latency is served by a scheduler rather than a sleeping thread, so a slow
+ * stand-in still answers hundreds of requests per second on a small machine.
+ */
+public final class StandInProvider implements AutoCloseable {
+
+    static final String ANTHROPIC_PATH = "/v1/messages";
+    static final String OPENAI_PATH = "/v1/chat/completions";
+    static final String STATS_PATH = "/stand-in/stats";
+
+    private final ObjectMapper mapper = JsonMapper.builder().build();
+    private final Behaviour behaviour;
+    private final Stats stats = new Stats();
+    private final RequestWindow window = new RequestWindow();
+    private final AtomicLong serial = new AtomicLong();
+    private final HttpServer server;
+    private final ExecutorService handlers;
+    private final ScheduledExecutorService delays;
+    private final Dialect anthropic = new AnthropicDialect();
+    private final Dialect openAi = new OpenAiDialect();
+
+    private StandInProvider(int port, Behaviour behaviour) throws IOException {
+        this.behaviour = behaviour;
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
+        int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
+        this.handlers = Executors.newFixedThreadPool(threads, daemon("stand-in-handler"));
+        this.delays = Executors.newScheduledThreadPool(2, daemon("stand-in-latency"));
+        server.setExecutor(handlers);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** Starts on a free loopback port. */
+    public static StandInProvider start(Behaviour behaviour) throws IOException {
+        return start(0, behaviour);
+    }
+
+    /** Starts on the given loopback port; 0 picks a free one. */
+    public static StandInProvider start(int port, Behaviour behaviour) throws IOException {
+        return new StandInProvider(port, behaviour);
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** What to configure as an {@code anthropic} provider's {@code baseUrl}. */
+    public String anthropicBaseUrl() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /** What to configure as an {@code openai} provider's {@code baseUrl}. */
+    public String openAiBaseUrl() {
+        return "http://127.0.0.1:" + port() + "/v1";
+    }
+
+    public Behaviour behaviour() {
+        return behaviour;
+    }
+
+    public Stats.Snapshot stats() {
+        return stats.snapshot();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        delays.shutdownNow();
+        handlers.shutdownNow();
+    }
+
+    private void handle(HttpExchange exchange) {
+        try {
+            String path = exchange.getRequestURI().getPath();
+            stats.request(path);
+            Reply reply = reply(exchange, path);
+            Duration latency = behaviour.latency();
+            if (latency.isZero() || path.equals(STATS_PATH)) {
+                send(exchange, reply);
+            } else {
+                delays.schedule(() -> send(exchange, reply), latency.toNanos(), TimeUnit.NANOSECONDS);
+            }
+        } catch (RuntimeException | IOException e) {
+            send(exchange, new Reply(500, Map.of(), "{\"error\":{\"type\":\"stand_in_bug\",\"message\":\""
+                    + e.getClass().getSimpleName() + "\"}}"));
+        }
+    }
+
+    private Reply reply(HttpExchange exchange, String path) throws IOException {
+        if (path.equals(STATS_PATH) && exchange.getRequestMethod().equals("GET")) {
+            return new Reply(200, Map.of(), mapper.writeValueAsString(stats.snapshot()));
+        }
+        Dialect dialect = path.equals(ANTHROPIC_PATH) ? anthropic : path.equals(OPENAI_PATH) ? openAi : null;
+        long n = serial.incrementAndGet();
+        if (dialect == null || !exchange.getRequestMethod().equals("POST")) {
+            return new Reply(404, Map.of(), "{\"error\":{\"type\":\"not_found_error\",\"message\":\"no such endpoint\"}}");
+        }
+        JsonNode request;
+        try {
+            request = mapper.readTree(exchange.getRequestBody().readAllBytes());
+        } catch (IOException e) {
+            return dialect.error(mapper, 400, "invalid_request_error", "the body is not JSON", Map.of(), n);
+        }
+        stats.model(request.path("model").asText(""));
+
+        String expected = behaviour.expectedKey();
+        if (expected != null && !expected.equals(dialect.key(exchange.getRequestHeaders()))) {
+            return dialect.error(mapper, 401, "authentication_error", "invalid x-api-key", Map.of(), n);
+        }
+        int limit = behaviour.rateLimitPerSecond();
+        if (limit > 0) {
+            Instant reset = window.admit(limit);
+            if (reset != null) {
+                long seconds = Math.max(1, (long) Math.ceil(Duration.between(Instant.now(), reset).toMillis() / 1000.0));
+                return dialect.error(mapper, 429, "rate_limit_error", "stand-in rate limit of " + limit + " per second",
+                        Map.of("retry-after", Long.toString(seconds),
+                                "anthropic-ratelimit-requests-remaining", "0",
+                                "anthropic-ratelimit-requests-reset", reset.toString()), n);
+            }
+        }
+        var scripted = behaviour.takeScripted();
+        if (scripted.isPresent() && scripted.get().isRaw()) {
+            return new Reply(scripted.get().status(), scripted.get().headers(), scripted.get().body());
+        }
+        if (scripted.isPresent()) {
+            return dialect.answer(mapper, request, scripted.get().answerText(), behaviour, n);
+        }
+        var failure = behaviour.takeNextFailure();
+        if (failure.isEmpty() && behaviour.failureRate() > 0
+                && ThreadLocalRandom.current().nextDouble() < behaviour.failureRate()) {
+            failure = java.util.Optional.of(behaviour.failureKind());
+        }
+        return failure.isPresent() ? fail(dialect, request, failure.get(), n) : answer(dialect, request, null, n);
+    }
+
+    private Reply fail(Dialect dialect, JsonNode request, Failure failure, long n) {
+        return switch (failure) {
+            case SERVER_ERROR -> dialect.error(mapper, 500, "api_error", "stand-in server error", Map.of(), n);
+            case OVERLOADED -> dialect.error(mapper, 529, "overloaded_error", "Overloaded", Map.of(), n);
+            case RATE_LIMITED -> dialect.error(mapper, 429, "rate_limit_error", "stand-in rate limit",
+                    Map.of("retry-after", "1"), n);
+            case SPEND_LIMIT -> dialect.error(mapper, 429, "insufficient_quota",
+                    "You exceeded your current quota, please check your plan and billing details.", Map.of(), n);
+            case NOT_JSON, UNKNOWN_POLICY, MISSING_FIELD -> answer(dialect, request, failure, n);
+        };
+    }
+
+    private Reply answer(Dialect dialect, JsonNode request, Failure spoil, long n) {
+        String message = dialect.userMessage(request);
+        ObjectNode answer;
+        try {
+            JsonNode conflict = message == null ? null : mapper.readTree(message);
+            if (conflict == null || !conflict.isObject()) {
+                throw new IllegalArgumentException("no conflict");
+            }
+            answer = StandInAnswer.forConflict(mapper, conflict, behaviour.confidenceFor(request.path("model").asText()));
+        } catch (IOException | IllegalArgumentException e) {
+            return dialect.error(mapper, 400, "invalid_request_error",
+                    "the stand-in reads a conflict as JSON from the user message", Map.of(), n);
+        }
+        if (spoil == Failure.NOT_JSON) {
+            return dialect.answer(mapper, request, "I would keep the winner and remove the others.", behaviour, n);
+        }
+        if (spoil == Failure.MISSING_FIELD) {
+            answer.remove("rationale");
+        }
+        if (spoil == Failure.UNKNOWN_POLICY) {
+            ((ObjectNode) answer.get("merged_rule")).put("based_on_policy_id", "pol-not-in-this-conflict");
+        }
+        return dialect.answer(mapper, request, answer.toString(), behaviour, n);
+    }
+
+    private void send(HttpExchange exchange, Reply reply) {
+        stats.status(reply.status());
+        try (exchange) {
+            byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("content-type", "application/json");
+            reply.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
+            exchange.sendResponseHeaders(reply.status(), body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        } catch (IOException e) {
+            // The client went away (a timeout, an interrupted worker): nothing to answer to.
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /** A fixed one-second window: simple, and what "N requests per second" means to whoever sets it. */
+    private static final class RequestWindow {
+        private long windowStartNanos = System.nanoTime();
+        private Instant windowEnd = Instant.now().plusSeconds(1);
+        private int admitted;
+
+        /** @return null when admitted, else when the window resets */
+        synchronized Instant admit(int limit) {
+            long now = System.nanoTime();
+            if (now - windowStartNanos >= 1_000_000_000L) {
+                windowStartNanos = now;
+                windowEnd = Instant.now().plusSeconds(1);
+                admitted = 0;
+            }
+            if (admitted >= limit) {
+                return windowEnd;
+            }
+            admitted++;
+            return null;
+        }
+    }
+
+    /**
+     * Runs the stand-in until killed. Flags: {@code --port 9090}, {@code --latency 50ms}, {@code --rate-limit 20}
+     * (per second, 0 = none), {@code --failure-rate 0.1}, {@code --failure-kind server_error},
+     * {@code --confidence 0.9}, {@code --key test-key} (401 for any other).
+     */
+    public static void main(String[] args) throws Exception {
+        int port = 9090;
+        Behaviour behaviour = new Behaviour();
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(flag + " needs a value");
+            }
+            String value = args[++i];
+            switch (flag) {
+                case "--port" -> port = Integer.parseInt(value);
+                case "--latency" -> behaviour.latency(DurationText.parse(value));
+                case "--rate-limit" -> behaviour.rateLimitPerSecond(Integer.parseInt(value));
+                case "--failure-rate" -> behaviour.failureRate(Double.parseDouble(value));
+                case "--failure-kind" -> behaviour.failureKind(Failure.valueOf(value.toUpperCase(java.util.Locale.ROOT)));
+                case "--confidence" -> behaviour.confidence(Double.parseDouble(value));
+                case "--key" -> behaviour.expectedKey(value);
+                default -> throw new IllegalArgumentException("unknown flag " + flag
+                        + " (known: --port --latency --rate-limit --failure-rate --failure-kind --confidence --key)");
+            }
+        }
+        StandInProvider standIn = start(port, behaviour);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            standIn.close();
+            stopped.countDown();
+        }));
+        System.out.println("stand-in provider listening on 127.0.0.1:" + standIn.port() + " (anthropic baseUrl "
+                + standIn.anthropicBaseUrl() + ", openai baseUrl " + standIn.openAiBaseUrl() + ", stats "
+                + standIn.anthropicBaseUrl() + STATS_PATH + ")");
+        stopped.await();
+    }
+}

@@ -1,0 +1,348 @@
+package io.mergesynthesis.llm;
+
+import static io.mergesynthesis.llm.Fixtures.conflict;
+import static io.mergesynthesis.llm.Fixtures.model;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.mergesynthesis.llm.standin.Behaviour;
+import io.mergesynthesis.llm.standin.Behaviour.Scripted;
+import io.mergesynthesis.llm.standin.Failure;
+import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.synthesis.InvalidAnswerException;
+import io.mergesynthesis.synthesis.ProviderCall;
+import io.mergesynthesis.synthesis.ProviderCall.Disposition;
+import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.synthesis.SynthesisException;
+import io.prometheus.client.CollectorRegistry;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** What the synthesizer makes of a provider that throttles, refuses, breaks or says nonsense. */
+@Timeout(30)
+class ProviderFailuresTest {
+
+    private StandInProvider standIn;
+    private final TestClock clock = new TestClock();
+    private final CollectorRegistry registry = new CollectorRegistry();
+    private LlmSettings settings;
+    private LlmSynthesizer synthesizer;
+
+    @BeforeEach
+    void start() throws Exception {
+        standIn = StandInProvider.start(new Behaviour().expectedKey(Fixtures.KEY));
+        settings = Fixtures.settings(standIn.anthropicBaseUrl(), standIn.openAiBaseUrl(), AnswerMode.TOOL);
+    }
+
+    @AfterEach
+    void stop() {
+        standIn.close();
+    }
+
+    private LlmSynthesizer synthesizer() {
+        if (synthesizer == null) {
+            synthesizer = new LlmSynthesizer(settings, clock, registry);
+        }
+        return synthesizer;
+    }
+
+    private double calls(String provider, String outcome) {
+        Double value = registry.getSampleValue("llm_calls_total", new String[] {"provider", "outcome"},
+                new String[] {provider, outcome});
+        return value == null ? 0 : value;
+    }
+
+    @Test
+    void a429PausesTheWholeProviderForItsRetryAfter() throws Exception {
+        standIn.behaviour().script(Scripted.raw(429, Map.of("retry-after", "7"),
+                "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}"));
+
+        SynthesisDeferred first = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                SynthesisDeferred.class);
+
+        assertThat(first.deferral()).isEqualTo(SynthesisDeferred.Cause.RATE_LIMITED);
+        assertThat(first.provider()).isEqualTo("anthropic");
+        assertThat(first.retryAfter()).isEqualTo(Duration.ofSeconds(7));
+        assertThat(first.calls()).singleElement().extracting(ProviderCall::disposition).isEqualTo(Disposition.RATE_LIMITED);
+        assertThat(synthesizer().concurrencyLimit("anthropic")).isEqualTo(8);
+        assertThat(calls("anthropic", "rate_limited")).isEqualTo(1);
+
+        clock.advance(Duration.ofSeconds(3));
+        SynthesisDeferred second = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model-large")),
+                SynthesisDeferred.class);
+
+        assertThat(second.deferral()).isEqualTo(SynthesisDeferred.Cause.RATE_LIMITED);
+        assertThat(second.retryAfter()).isEqualTo(Duration.ofSeconds(4));
+        assertThat(second.calls()).isEmpty();
+        assertThat(standIn.stats().requests()).as("no request may reach a paused provider").isEqualTo(1);
+
+        clock.advance(Duration.ofSeconds(4));
+        assertThat(synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")).calls()).hasSize(1);
+        assertThat(standIn.stats().requests()).isEqualTo(2);
+    }
+
+    @Test
+    void aPauseOfOneProviderLeavesTheOtherAlone() throws Exception {
+        standIn.behaviour().failNext(1, Failure.RATE_LIMITED);
+        catchThrowableOfType(() -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                SynthesisDeferred.class);
+
+        assertThat(synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")).calls()).hasSize(1);
+    }
+
+    @Test
+    void anOpenAi429HonoursRetryAfterMs() throws Exception {
+        standIn.behaviour().script(Scripted.raw(429, Map.of("retry-after-ms", "2500"),
+                "{\"error\":{\"type\":\"requests\",\"code\":\"rate_limit_exceeded\",\"message\":\"Rate limit reached\"}}"));
+
+        SynthesisDeferred deferred = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")), SynthesisDeferred.class);
+
+        assertThat(deferred.deferral()).isEqualTo(SynthesisDeferred.Cause.RATE_LIMITED);
+        assertThat(deferred.retryAfter()).isEqualTo(Duration.ofMillis(2500));
+    }
+
+    @Test
+    void anAnthropic429HonoursTheLatestExhaustedLimitsReset() throws Exception {
+        standIn.behaviour().script(Scripted.raw(429, Map.of(
+                        "retry-after", "2",
+                        "anthropic-ratelimit-requests-remaining", "0",
+                        "anthropic-ratelimit-requests-reset", clock.instant().plusSeconds(12).toString(),
+                        "anthropic-ratelimit-tokens-remaining", "5000",
+                        "anthropic-ratelimit-tokens-reset", clock.instant().plusSeconds(50).toString()),
+                "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}"));
+
+        SynthesisDeferred deferred = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                SynthesisDeferred.class);
+
+        assertThat(deferred.retryAfter()).isEqualTo(Duration.ofSeconds(12));
+    }
+
+    @Test
+    void an529IsAnOverloadWithTheDefaultPause() throws Exception {
+        standIn.behaviour().failNext(1, Failure.OVERLOADED);
+
+        SynthesisDeferred deferred = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                SynthesisDeferred.class);
+
+        assertThat(deferred.deferral()).isEqualTo(SynthesisDeferred.Cause.OVERLOADED);
+        assertThat(deferred.retryAfter()).isEqualTo(ProviderClient.THROTTLE_FALLBACK);
+        assertThat(deferred.calls()).singleElement().extracting(ProviderCall::disposition).isEqualTo(Disposition.RATE_LIMITED);
+        assertThat(calls("anthropic", "overloaded")).isEqualTo(1);
+        assertThat(synthesizer().concurrencyLimit("anthropic")).isEqualTo(8);
+    }
+
+    @Test
+    void aRefusedKeyDefersSetsTheProblemAndASuccessClearsIt() throws Exception {
+        standIn.behaviour().expectedKey("another-test-key");
+
+        SynthesisDeferred deferred = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                SynthesisDeferred.class);
+
+        assertThat(deferred.deferral()).isEqualTo(SynthesisDeferred.Cause.REFUSED_KEY);
+        assertThat(deferred.retryAfter()).isEqualTo(ProviderGate.REFUSED_KEY_PAUSE);
+        assertThat(deferred.calls()).singleElement().extracting(ProviderCall::disposition).isEqualTo(Disposition.FAILED);
+        assertThat(synthesizer().problem())
+                .contains("provider 'anthropic' refused its key (HTTP 401): check ANTHROPIC_API_KEY");
+
+        SynthesisDeferred whilePaused = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                SynthesisDeferred.class);
+        assertThat(whilePaused.deferral()).isEqualTo(SynthesisDeferred.Cause.REFUSED_KEY);
+        assertThat(standIn.stats().requests()).isEqualTo(1);
+
+        standIn.behaviour().expectedKey(Fixtures.KEY);
+        clock.advance(ProviderGate.REFUSED_KEY_PAUSE);
+        synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model"));
+
+        assertThat(synthesizer().problem()).isEmpty();
+    }
+
+    @Test
+    void aSpendLimitIsALongDeferralAndAProblem() throws Exception {
+        standIn.behaviour().failNext(1, Failure.SPEND_LIMIT);
+
+        SynthesisDeferred deferred = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")), SynthesisDeferred.class);
+
+        assertThat(deferred.deferral()).isEqualTo(SynthesisDeferred.Cause.PROVIDER_SPEND_LIMIT);
+        assertThat(deferred.retryAfter()).isEqualTo(ProviderGate.SPEND_LIMIT_PAUSE);
+        assertThat(synthesizer().problem()).hasValueSatisfying(p -> assertThat(p).contains("'openai'", "spend limit"));
+        assertThat(synthesizer().concurrencyLimit("openai")).as("a spend limit is not congestion").isEqualTo(16);
+    }
+
+    @Test
+    void a500IsATransientFailureWithAFailedCall() throws Exception {
+        standIn.behaviour().failNext(1, Failure.SERVER_ERROR);
+
+        SynthesisException failure = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")), SynthesisException.class);
+
+        assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).isNotInstanceOf(InvalidAnswerException.class);
+        assertThat(failure).hasMessageContaining("HTTP 500");
+        assertThat(failure.calls()).singleElement().satisfies(call -> {
+            assertThat(call.disposition()).isEqualTo(Disposition.FAILED);
+            assertThat(call.requestId()).startsWith("req-standin-");
+        });
+        assertThat(calls("openai", "server_error")).isEqualTo(1);
+        assertThat(synthesizer().concurrencyLimit("openai")).isEqualTo(16);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Failure.class, names = {"NOT_JSON", "UNKNOWN_POLICY", "MISSING_FIELD"})
+    void malformedAnswersAreInvalidAnswers(Failure failure) throws Exception {
+        standIn.behaviour().failNext(1, failure);
+
+        InvalidAnswerException invalid = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                InvalidAnswerException.class);
+
+        assertThat(invalid.calls()).singleElement().extracting(ProviderCall::disposition).isEqualTo(Disposition.FAILED);
+        assertThat(calls("anthropic", "invalid_output")).isEqualTo(1);
+    }
+
+    @Test
+    void anAnswerLargerThanAllowedIsInvalid() throws Exception {
+        settings.getProviders().get("anthropic").setMaxAnswerBytes(200);
+
+        InvalidAnswerException invalid = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                InvalidAnswerException.class);
+
+        assertThat(invalid).hasMessageContaining("more than the 200 allowed");
+    }
+
+    @Test
+    void aSuccessBodyThatIsNotJsonIsAnInvalidAnswer() throws Exception {
+        standIn.behaviour().script(Scripted.raw(200, Map.of(), "<html>gateway</html>"));
+
+        InvalidAnswerException invalid = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")),
+                InvalidAnswerException.class);
+
+        assertThat(invalid.calls()).singleElement().satisfies(call -> assertThat(call.inputTokens()).isZero());
+    }
+
+    @Test
+    void aTimeoutIsATransientFailureWithoutALedgerRow() throws Exception {
+        settings.getProviders().get("anthropic").setRequestTimeout(Duration.ofMillis(200));
+        standIn.behaviour().latency(Duration.ofSeconds(5));
+
+        SynthesisException failure = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                SynthesisException.class);
+
+        assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).hasMessageContaining("did not answer within 200 ms");
+        assertThat(failure.calls()).isEmpty();
+        assertThat(calls("anthropic", "timeout")).isEqualTo(1);
+    }
+
+    @Test
+    void anUnreachableProviderIsATransientFailureWithoutALedgerRow() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        settings.getProviders().get("openai").setBaseUrl("http://127.0.0.1:" + closedPort + "/v1");
+
+        SynthesisException failure = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")), SynthesisException.class);
+
+        assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).hasMessageContaining("could not be reached");
+        assertThat(failure.calls()).isEmpty();
+    }
+
+    @Test
+    void anInterruptedCallEndsPromptly() throws Exception {
+        standIn.behaviour().latency(Duration.ofSeconds(20));
+        CompletableFuture<Thread> worker = new CompletableFuture<>();
+        CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+            worker.complete(Thread.currentThread());
+            try {
+                synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model"));
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        awaitTrue(() -> standIn.stats().path("/v1/messages") == 1);
+
+        worker.get().interrupt();
+
+        assertThat(outcome.get(3, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+    }
+
+    @Test
+    void aCallFindingNoFreeSlotIsDeferredWithoutARequest() throws Exception {
+        settings.getProviders().get("anthropic").setMaxConcurrency(1);
+        settings.setConcurrencyWait(Duration.ofMillis(100));
+        standIn.behaviour().latency(Duration.ofSeconds(20));
+        LlmSynthesizer synthesizer = synthesizer();
+        CompletableFuture<Thread> worker = new CompletableFuture<>();
+        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> {
+            worker.complete(Thread.currentThread());
+            try {
+                synthesizer.synthesizeWithCalls(conflict(), model("anthropic", "test-model"));
+            } catch (Exception expected) {
+                // interrupted below
+            }
+        });
+        awaitTrue(() -> standIn.stats().requests() == 1);
+
+        SynthesisDeferred deferred = catchThrowableOfType(
+                () -> synthesizer.synthesizeWithCalls(conflict(), model("anthropic", "test-model")), SynthesisDeferred.class);
+
+        assertThat(deferred.deferral()).isEqualTo(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT);
+        assertThat(deferred.retryAfter()).isEqualTo(ProviderClient.AT_LIMIT_RETRY);
+        assertThat(deferred.calls()).isEmpty();
+        assertThat(standIn.stats().requests()).isEqualTo(1);
+        worker.get().interrupt();
+        first.get(3, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void anUnpricedModelIsNeverCalled() throws Exception {
+        SynthesisException failure = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "unpriced-model")),
+                SynthesisException.class);
+
+        assertThat(failure).hasMessageContaining("anthropic/unpriced-model").hasMessageContaining("no price");
+        assertThat(standIn.stats().requests()).isZero();
+    }
+
+    @Test
+    void anUnknownProviderIsNeverCalled() throws Exception {
+        SynthesisException failure = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("elsewhere", "test-model")),
+                SynthesisException.class);
+
+        assertThat(failure).hasMessageContaining("provider 'elsewhere', which is not configured");
+    }
+
+    /** Waits for a condition another thread makes true; a signal, not a guessed sleep. */
+    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 10 s");
+            }
+            Thread.onSpinWait();
+            Thread.sleep(5);
+        }
+    }
+}

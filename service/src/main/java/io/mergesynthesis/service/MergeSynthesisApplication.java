@@ -25,6 +25,7 @@ import io.mergesynthesis.service.auth.TokenAuthenticator;
 import io.mergesynthesis.service.auth.TokenStore;
 import io.mergesynthesis.service.cli.ExportEventsCommand;
 import io.mergesynthesis.service.cli.MigrateCommand;
+import io.mergesynthesis.service.cli.StandInProviderCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
 import io.mergesynthesis.service.core.SampleConflicts;
 import io.mergesynthesis.service.core.ModelCatalog;
@@ -42,7 +43,9 @@ import io.mergesynthesis.service.resources.EventResource;
 import io.mergesynthesis.service.resources.OpenApiResource;
 import io.mergesynthesis.service.resources.OrgSynthesisResource;
 import io.mergesynthesis.service.resources.UsageResource;
+import io.mergesynthesis.service.synthesis.ConfiguredModels;
 import io.mergesynthesis.service.synthesis.ConfiguredRouter;
+import io.mergesynthesis.service.synthesis.LlmSynthesizerProvider;
 import io.mergesynthesis.service.worker.BudgetWaker;
 import io.mergesynthesis.service.worker.PoolHealthCheck;
 import io.mergesynthesis.service.worker.SynthesisPool;
@@ -88,9 +91,12 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
         // Timestamps on the wire are ISO-8601 text, as in the ingest format, never epoch numbers.
         bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+        // Money and prices as written decimals (0.0021), never in exponent form.
+        bootstrap.getObjectMapper().enable(SerializationFeature.WRITE_BIGDECIMAL_AS_PLAIN);
         bootstrap.addCommand(new TokenCommand());
         bootstrap.addCommand(new MigrateCommand());
         bootstrap.addCommand(new ExportEventsCommand());
+        bootstrap.addCommand(new StandInProviderCommand());
     }
 
     @Override
@@ -137,7 +143,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new ConflictResource(transactions, intake,
                 new ReportParser(config.getIngest().getMaxBatchSize()), new ConflictInbox(transactions, json)));
 
-        ModelCatalog models = ModelCatalog.empty();
+        ModelCatalog models = ConfiguredModels.of(config.getLlm());
         // The stub, or a synthesizer of one's own with no model configured, keeps the stub's fixed route.
         Router router = config.getSynthesis().stubSynthesizer() || models.primary() == null ? new StubRouter()
                 : new ConfiguredRouter(models, org -> transactions.inOrg(org,
@@ -180,7 +186,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
             return;
         }
         Clock clock = Clock.systemUTC();
-        MergeSynthesizer synthesizer = config.getSynthesis().synthesizer(SynthesizerCatalog.discover(), clock);
+        MergeSynthesizer synthesizer = config.getSynthesis().synthesizer(SynthesizerCatalog.discover()
+                .with(new LlmSynthesizerProvider(config.getLlm(), metrics)), clock);
         SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), synthesizer, router,
                 metrics, clock);
         environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.core.Configuration;
 import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.util.Duration;
+import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
 import io.mergesynthesis.service.ingest.IngestFactory;
 import io.mergesynthesis.service.worker.SynthesisFactory;
@@ -44,6 +45,20 @@ public class MergeSynthesisConfiguration extends Configuration {
     @Valid
     @NotNull
     private SynthesisFactory synthesis = new SynthesisFactory();
+
+    /** The LLM synthesizer's providers, models, prices and route; checked only when it is selected. */
+    @NotNull
+    private LlmSettings llm = new LlmSettings();
+
+    @JsonProperty
+    public LlmSettings getLlm() {
+        return llm;
+    }
+
+    @JsonProperty
+    public void setLlm(LlmSettings llm) {
+        this.llm = llm;
+    }
 
     @JsonProperty("database")
     public DataSourceFactory getDatabase() {

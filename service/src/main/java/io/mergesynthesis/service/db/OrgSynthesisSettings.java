@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.db;
 
+import io.mergesynthesis.service.core.Money;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
@@ -47,7 +48,7 @@ public final class OrgSynthesisSettings {
 
     private static Settings settings(java.sql.ResultSet rs) throws java.sql.SQLException {
         return new Settings(rs.getObject("org_id", UUID.class), rs.getString("model"),
-                rs.getBigDecimal("monthly_budget_usd"), rs.getTimestamp("updated_at").toInstant());
+                Money.readable(rs.getBigDecimal("monthly_budget_usd")), rs.getTimestamp("updated_at").toInstant());
     }
 
     /** Replaces the org's settings. Runs under that org's scope. */

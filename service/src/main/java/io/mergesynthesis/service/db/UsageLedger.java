@@ -3,6 +3,7 @@ package io.mergesynthesis.service.db;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.core.Money;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
@@ -118,12 +119,13 @@ public final class UsageLedger {
         return handle.createQuery("""
                         SELECT attempt, pass, provider, model, input_tokens, output_tokens, cache_read_tokens,
                                cache_write_tokens, cost_usd, latency_ms, outcome, created_at
-                        FROM llm_usage_events WHERE conflict_id = :id ORDER BY created_at, attempt, pass""")
+                        FROM llm_usage_events WHERE conflict_id = :id
+                        ORDER BY created_at, attempt, pass = 'escalation'""")
                 .bind("id", conflictId)
                 .map((rs, ctx) -> new Call(rs.getInt("attempt"), rs.getString("pass"), rs.getString("provider"),
                         rs.getString("model"), rs.getLong("input_tokens"), rs.getLong("output_tokens"),
                         rs.getLong("cache_read_tokens"), rs.getLong("cache_write_tokens"),
-                        rs.getBigDecimal("cost_usd"), rs.getInt("latency_ms"), rs.getString("outcome"),
+                        Money.readable(rs.getBigDecimal("cost_usd")), rs.getInt("latency_ms"), rs.getString("outcome"),
                         rs.getTimestamp("created_at").toInstant()))
                 .list();
     }
@@ -137,8 +139,8 @@ public final class UsageLedger {
 
     /** Month-to-date cost of {@code orgId}, zero when it made no call this month. */
     public static BigDecimal monthSpend(Handle handle, UUID orgId) {
-        return handle.createQuery("SELECT " + MONTH_SPEND_OF.formatted(":org")).bind("org", orgId)
-                .mapTo(BigDecimal.class).one();
+        return Money.readable(handle.createQuery("SELECT " + MONTH_SPEND_OF.formatted(":org")).bind("org", orgId)
+                .mapTo(BigDecimal.class).one());
     }
 
     /** When the current month began, by the database clock (UTC). */
@@ -162,7 +164,7 @@ public final class UsageLedger {
                 .bind("org", orgId.orElse(null))
                 .map((rs, ctx) -> new ModelUsage(rs.getString("model"), rs.getLong("calls"),
                         rs.getLong("input_tokens"), rs.getLong("output_tokens"), rs.getLong("cache_read_tokens"),
-                        rs.getLong("cache_write_tokens"), rs.getBigDecimal("cost_usd")))
+                        rs.getLong("cache_write_tokens"), Money.readable(rs.getBigDecimal("cost_usd"))))
                 .list();
     }
 
@@ -172,7 +174,7 @@ public final class UsageLedger {
                         SELECT org_id, count(*) AS calls, sum(cost_usd) AS cost_usd FROM llm_usage_events
                         WHERE created_at >= %s GROUP BY org_id ORDER BY org_id""".formatted(MONTH_START))
                 .map((rs, ctx) -> new OrgSpend(rs.getObject("org_id", UUID.class), rs.getLong("calls"),
-                        rs.getBigDecimal("cost_usd")))
+                        Money.readable(rs.getBigDecimal("cost_usd"))))
                 .list();
     }
 }

@@ -37,6 +37,13 @@ public final class SynthesizerCatalog {
         return new SynthesizerCatalog(byName);
     }
 
+    /** This catalog and {@code builtIn} too, for a synthesizer the service builds itself (the LLM one). */
+    public SynthesizerCatalog with(MergeSynthesizerProvider builtIn) {
+        List<MergeSynthesizerProvider> all = new java.util.ArrayList<>(providers.values());
+        all.add(builtIn);
+        return of(all);
+    }
+
     /** The names that {@code synthesis.synthesizer} may take, sorted. */
     public List<String> names() {
         return List.copyOf(providers.keySet());

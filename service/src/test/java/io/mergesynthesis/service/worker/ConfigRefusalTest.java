@@ -68,15 +68,29 @@ class ConfigRefusalTest {
 
     @Test
     void theServerRefusesToStartWithAnUnknownSynthesizer() {
-        assertStartRefused("no synthesizer has that name; available: stub",
+        assertStartRefused("no synthesizer has that name; available: llm, stub",
                 ConfigOverride.config("synthesis.synthesizer", "nonesuch"));
     }
 
-    private static void assertStartRefused(String message, ConfigOverride override) {
+    @Test
+    void theServerRefusesToStartTheLlmSynthesizerWithoutAKeyAndNamesTheVariable() {
+        assertStartRefused("provider 'anthropic' has no API key: set ANTHROPIC_API_KEY",
+                ConfigOverride.config("synthesis.synthesizer", "llm"),
+                ConfigOverride.config("llm.primaryModel", "anthropic/some-model"),
+                ConfigOverride.config("llm.providers.anthropic.type", "anthropic"),
+                ConfigOverride.config("llm.providers.anthropic.baseUrl", "http://127.0.0.1:9"),
+                ConfigOverride.config("llm.providers.anthropic.apiKey", ""),
+                ConfigOverride.config("llm.models.anthropic/some-model.inputPerMillionUsd", "1"),
+                ConfigOverride.config("llm.models.anthropic/some-model.outputPerMillionUsd", "5"));
+    }
+
+    private static void assertStartRefused(String message, ConfigOverride... overrides) {
         TestDatabase database = TestDatabase.fresh();
+        ConfigOverride[] all = java.util.stream.Stream.concat(
+                java.util.stream.Stream.of(ConfigOverride.config("database.url", database.url())),
+                java.util.stream.Stream.of(overrides)).toArray(ConfigOverride[]::new);
         DropwizardTestSupport<MergeSynthesisConfiguration> app = new DropwizardTestSupport<>(
-                MergeSynthesisApplication.class, ResourceHelpers.resourceFilePath("test-config.yml"),
-                ConfigOverride.config("database.url", database.url()), override);
+                MergeSynthesisApplication.class, ResourceHelpers.resourceFilePath("test-config.yml"), all);
         ThrowingCallable start = app::before;
         try {
             assertThatThrownBy(start).hasMessageContaining(message);

@@ -66,4 +66,16 @@ class KeyHygieneTest {
             return trace + e.calls().stream().map(ProviderCall::toString).toList().toString();
         }
     }
+
+    @Test
+    void serializedSettingsLeaveTheKeyOut() throws Exception {
+        LlmSettings settings = Fixtures.settings("https://anthropic.example", "https://openai.example/v1", AnswerMode.TOOL);
+
+        String json = WireJson.MAPPER.writeValueAsString(settings);
+        LlmSettings read = WireJson.MAPPER.readValue(
+                "{\"providers\":{\"a\":{\"type\":\"anthropic\",\"apiKey\":\"" + KEY + "\"}}}", LlmSettings.class);
+
+        assertThat(json).doesNotContain(KEY).contains("anthropic.example");
+        assertThat(read.getProviders().get("a").getApiKey()).as("still bound from configuration").isEqualTo(KEY);
+    }
 }

@@ -48,6 +48,15 @@ public final class StandInProvider implements AutoCloseable {
     private final Dialect anthropic = new AnthropicDialect();
     private final Dialect openAi = new OpenAiDialect();
 
+    static {
+        // The JDK server writes a response's headers and body separately; with Nagle's algorithm on, the body
+        // then waits for the client's delayed ACK, about 40 ms per request. Read once, when the first server
+        // starts; a value set by whoever runs us wins.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+
     private StandInProvider(int port, Behaviour behaviour) throws IOException {
         this.behaviour = behaviour;
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);

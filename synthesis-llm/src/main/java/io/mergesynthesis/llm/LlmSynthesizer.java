@@ -43,6 +43,9 @@ public final class LlmSynthesizer implements MergeSynthesizer {
     private final LlmMetrics metrics;
 
     /**
+     * The settings are read as they stand now; change them after construction and behaviour is undefined.
+     *
+     * @param registry where the {@code llm_*} metrics are registered; one synthesizer per registry
      * @throws IllegalArgumentException when {@link LlmSettings#problems()} reports anything; the message lists it
      */
     public LlmSynthesizer(LlmSettings settings, Clock clock, CollectorRegistry registry) {

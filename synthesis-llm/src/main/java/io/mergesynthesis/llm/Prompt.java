@@ -1,6 +1,5 @@
 package io.mergesynthesis.llm;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
@@ -91,10 +90,5 @@ public final class Prompt {
         }
         root.put("winner_policy_id", conflict.winnerPolicyId());
         return root.toString();
-    }
-
-    /** Reads a user message back into its JSON; the stand-in provider uses it to answer. */
-    public static JsonNode readUserMessage(String text) throws IOException {
-        return WireJson.MAPPER.readTree(text);
     }
 }

@@ -78,22 +78,28 @@ final class ProviderClient {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before calling provider '" + name + "'");
         }
-        var pause = gate.activePause();
-        if (pause.isPresent()) {
-            Duration left = gate.remaining(pause.get());
-            throw new SynthesisDeferred(pause.get().cause(), name, left,
-                    "provider '" + name + "' is paused (" + pause.get().cause() + ") for another " + left.toMillis()
-                            + " ms; no call made", calls);
-        }
+        deferIfPaused(calls);
         if (!gate.limit().acquire(slotWait)) {
             throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name, AT_LIMIT_RETRY,
                     "provider '" + name + "' already has " + gate.limit().limit() + " calls in flight from this replica",
                     calls);
         }
         try {
+            // Again: a call that waited for its slot may have waited into a pause another call started.
+            deferIfPaused(calls);
             return send(pass, model, price, conflict, winner, calls);
         } finally {
             gate.limit().release();
+        }
+    }
+
+    private void deferIfPaused(List<ProviderCall> calls) throws SynthesisDeferred {
+        var pause = gate.activePause();
+        if (pause.isPresent()) {
+            Duration left = gate.remaining(pause.get());
+            throw new SynthesisDeferred(pause.get().cause(), name, left,
+                    "provider '" + name + "' is paused (" + pause.get().cause() + ") for another " + left.toMillis()
+                            + " ms; no call made", calls);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.time.Duration;
 
@@ -67,6 +68,8 @@ public final class ProviderSettings {
         this.baseUrl = baseUrl;
     }
 
+    /** Read from configuration, never written back out: a dumped configuration must not carry the key. */
+    @JsonProperty(access = JsonProperty.Access.WRITE_ONLY)
     public String getApiKey() {
         return apiKey;
     }

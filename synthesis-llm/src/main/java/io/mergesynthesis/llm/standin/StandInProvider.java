@@ -48,6 +48,15 @@ public final class StandInProvider implements AutoCloseable {
     private final Dialect anthropic = new AnthropicDialect();
     private final Dialect openAi = new OpenAiDialect();
 
+    static {
+        // The JDK server writes a response's headers and body separately; with Nagle's algorithm on, the body
+        // then waits for the client's delayed ACK, about 40 ms per request. Read once, when the first server
+        // starts; a value set by whoever runs us wins.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+
     private StandInProvider(int port, Behaviour behaviour) throws IOException {
         this.behaviour = behaviour;
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
@@ -101,10 +110,15 @@ public final class StandInProvider implements AutoCloseable {
     private void handle(HttpExchange exchange) {
         try {
             String path = exchange.getRequestURI().getPath();
+            if (path.equals(STATS_PATH)) {
+                // Asking for the counts is not a provider request: it is neither counted nor delayed.
+                send(exchange, new Reply(200, Map.of(), mapper.writeValueAsString(stats.snapshot())), false);
+                return;
+            }
             stats.request(path);
             Reply reply = reply(exchange, path);
             Duration latency = behaviour.latency();
-            if (latency.isZero() || path.equals(STATS_PATH)) {
+            if (latency.isZero()) {
                 send(exchange, reply);
             } else {
                 delays.schedule(() -> send(exchange, reply), latency.toNanos(), TimeUnit.NANOSECONDS);
@@ -116,9 +130,6 @@ public final class StandInProvider implements AutoCloseable {
     }
 
     private Reply reply(HttpExchange exchange, String path) throws IOException {
-        if (path.equals(STATS_PATH) && exchange.getRequestMethod().equals("GET")) {
-            return new Reply(200, Map.of(), mapper.writeValueAsString(stats.snapshot()));
-        }
         Dialect dialect = path.equals(ANTHROPIC_PATH) ? anthropic : path.equals(OPENAI_PATH) ? openAi : null;
         long n = serial.incrementAndGet();
         if (dialect == null || !exchange.getRequestMethod().equals("POST")) {
@@ -200,7 +211,13 @@ public final class StandInProvider implements AutoCloseable {
     }
 
     private void send(HttpExchange exchange, Reply reply) {
-        stats.status(reply.status());
+        send(exchange, reply, true);
+    }
+
+    private void send(HttpExchange exchange, Reply reply, boolean counted) {
+        if (counted) {
+            stats.status(reply.status());
+        }
         try (exchange) {
             byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("content-type", "application/json");

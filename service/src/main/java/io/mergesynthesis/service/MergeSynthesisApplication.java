@@ -187,7 +187,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         }
         Clock clock = Clock.systemUTC();
         MergeSynthesizer synthesizer = config.getSynthesis().synthesizer(SynthesizerCatalog.discover()
-                .with(new LlmSynthesizerProvider(config.getLlm(), metrics)), clock);
+                .with(new LlmSynthesizerProvider(config.getLlm(), metrics,
+                        config.getSynthesis().getInvokeTimeout().toJavaDuration())), clock);
         SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), synthesizer, router,
                 metrics, clock);
         environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));

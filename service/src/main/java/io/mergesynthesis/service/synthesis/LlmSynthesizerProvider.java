@@ -2,10 +2,13 @@ package io.mergesynthesis.service.synthesis;
 
 import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.llm.LlmSynthesizer;
+import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.MergeSynthesizerProvider;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Makes the LLM synthesizer selectable as {@code synthesis.synthesizer: llm}. Unlike a third party's synthesizer
@@ -16,10 +19,16 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
 
     private final LlmSettings settings;
     private final CollectorRegistry registry;
+    private final Duration invokeTimeout;
 
-    public LlmSynthesizerProvider(LlmSettings settings, CollectorRegistry registry) {
+    /**
+     * @param invokeTimeout the worker's limit on one attempt; both passes' requests must fit inside it, or the
+     *                      worker could interrupt an escalation and lose the primary's paid answer with it
+     */
+    public LlmSynthesizerProvider(LlmSettings settings, CollectorRegistry registry, Duration invokeTimeout) {
         this.settings = settings;
         this.registry = registry;
+        this.invokeTimeout = invokeTimeout;
     }
 
     @Override
@@ -30,6 +39,34 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     /** @throws IllegalArgumentException listing what is wrong with the {@code llm:} settings, keys never shown */
     @Override
     public MergeSynthesizer create(Clock clock) {
-        return new LlmSynthesizer(settings, clock, registry);
+        MergeSynthesizer synthesizer = new LlmSynthesizer(settings, clock, registry);
+        passesOutlastInvoke().ifPresent(problem -> {
+            throw new IllegalArgumentException(problem);
+        });
+        return synthesizer;
+    }
+
+    /**
+     * Why the route's requests could outlast {@code synthesis.invokeTimeout}: the primary's request timeout plus
+     * the escalation's (when there is one) must leave a second to spare.
+     */
+    Optional<String> passesOutlastInvoke() {
+        Duration primary = requestTimeoutOf(settings.getPrimaryModel());
+        String escalation = settings.getEscalationModel();
+        Duration both = escalation == null || escalation.isBlank() ? primary : primary.plus(requestTimeoutOf(escalation));
+        if (both.plus(SPARE).compareTo(invokeTimeout) <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of("the route's request timeouts (" + both.toMillis() + " ms for primary and escalation "
+                + "together, llm.providers.<name>.requestTimeout) plus 1 s must fit within synthesis.invokeTimeout ("
+                + invokeTimeout.toMillis() + " ms), or an attempt could be cut off after paying for its primary "
+                + "answer; lower requestTimeout or raise invokeTimeout (and leaseDuration with it)");
+    }
+
+    private static final Duration SPARE = Duration.ofSeconds(1);
+
+    private Duration requestTimeoutOf(String model) {
+        ProviderSettings provider = settings.getProviders().get(model.substring(0, model.indexOf('/')));
+        return provider.getRequestTimeout();
     }
 }

@@ -50,6 +50,7 @@ class LlmPathTest {
             ConfigOverride.config("llm.providers.standin.baseUrl", STAND_IN.openAiBaseUrl()),
             ConfigOverride.config("llm.providers.standin.apiKey", "test-key"),
             ConfigOverride.config("llm.providers.standin.answerMode", "tool"),
+            ConfigOverride.config("llm.providers.standin.requestTimeout", "5s"),
             ConfigOverride.config("llm.models.standin/small.inputPerMillionUsd", "1"),
             ConfigOverride.config("llm.models.standin/small.outputPerMillionUsd", "5"),
             ConfigOverride.config("llm.models.standin/large.inputPerMillionUsd", "3"),
@@ -117,7 +118,7 @@ class LlmPathTest {
         UUID id = Seed.conflict(APP, platform, org, "rl-1", "github.delete_repo");
         JsonNode conflict = awaitState(admin, id, "done");
 
-        assertThat(conflict.at("/synthesis/attempts").asInt()).as("the rate-limited try was not counted").isEqualTo(1);
+        assertThat(conflict.at("/synthesis/attempts").asInt()).as("the rate-limited try was not counted: %s", conflict).isEqualTo(1);
         assertThat(conflict.at("/synthesis/attempt_history/0/outcome").asText()).isEqualTo("deferred");
         assertThat(conflict.at("/synthesis/attempt_history/0/reason").asText()).isEqualTo("rate_limited");
         JsonNode calls = conflict.at("/synthesis/calls");

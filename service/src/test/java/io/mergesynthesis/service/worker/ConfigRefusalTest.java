@@ -84,6 +84,22 @@ class ConfigRefusalTest {
                 ConfigOverride.config("llm.models.anthropic/some-model.outputPerMillionUsd", "5"));
     }
 
+    @Test
+    void theServerRefusesLlmRequestTimeoutsThatTwoPassesCouldNotFitInTheInvokeTimeout() {
+        assertStartRefused("must fit within synthesis.invokeTimeout (30000 ms)",
+                ConfigOverride.config("synthesis.synthesizer", "llm"),
+                ConfigOverride.config("llm.primaryModel", "local/small"),
+                ConfigOverride.config("llm.escalationModel", "local/large"),
+                ConfigOverride.config("llm.providers.local.type", "openai"),
+                ConfigOverride.config("llm.providers.local.baseUrl", "http://127.0.0.1:9"),
+                ConfigOverride.config("llm.providers.local.apiKey", "k"),
+                ConfigOverride.config("llm.providers.local.requestTimeout", "15s"),
+                ConfigOverride.config("llm.models.local/small.inputPerMillionUsd", "1"),
+                ConfigOverride.config("llm.models.local/small.outputPerMillionUsd", "5"),
+                ConfigOverride.config("llm.models.local/large.inputPerMillionUsd", "1"),
+                ConfigOverride.config("llm.models.local/large.outputPerMillionUsd", "5"));
+    }
+
     private static void assertStartRefused(String message, ConfigOverride... overrides) {
         TestDatabase database = TestDatabase.fresh();
         ConfigOverride[] all = java.util.stream.Stream.concat(

@@ -38,6 +38,8 @@ import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.resources.ConflictResource;
 import io.mergesynthesis.service.resources.EventResource;
 import io.mergesynthesis.service.resources.OpenApiResource;
+import io.mergesynthesis.service.web.ModelCatalog;
+import io.mergesynthesis.service.web.WebInbox;
 import io.mergesynthesis.service.worker.PoolHealthCheck;
 import io.mergesynthesis.service.worker.SynthesisPool;
 import io.prometheus.client.CollectorRegistry;
@@ -125,6 +127,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
+        WebInbox.install(environment, transactions, json, modelCatalog(config), Clock.systemUTC());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         manageSynthesisPool(config, environment, transactions, metrics);
@@ -143,6 +146,11 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 }
             }
         });
+    }
+
+    /** The models an operator may choose per org in the web inbox; none until models are configured. */
+    protected ModelCatalog modelCatalog(MergeSynthesisConfiguration config) {
+        return ModelCatalog.none();
     }
 
     /** The worker pool, when this replica runs one, and its health check either way. */

@@ -28,7 +28,11 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
     }
 
     record Chart(int width, int height, int labelWidth, List<Bar> bars, boolean hasBudgetLine, int budgetX,
-                 int budgetLabelY) {
+                 int budgetLineEnd) {
+
+        int labelY() {
+            return height - 4;
+        }
     }
 
     boolean hasCalls() {
@@ -85,7 +89,7 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
             y += ROW_HEIGHT;
         }
         int budgetX = budget == null ? 0 : LABEL_WIDTH + width(budget, scale);
-        return new Chart(CHART_WIDTH, y + 16, LABEL_WIDTH, bars, budget != null && !bars.isEmpty(), budgetX, y + 12);
+        return new Chart(CHART_WIDTH, y + 22, LABEL_WIDTH, bars, budget != null && !bars.isEmpty(), budgetX, y + 4);
     }
 
     private static int width(BigDecimal value, BigDecimal scale) {

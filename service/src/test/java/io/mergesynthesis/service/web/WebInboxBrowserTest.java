@@ -305,6 +305,9 @@ class WebInboxBrowserTest {
                         "SELECT model || ' ' || monthly_budget_usd FROM org_synthesis_settings WHERE org_id = :org")
                 .bind("org", ORG_B).mapTo(String.class).one());
         assertThat(stored).isEqualTo("openai/model-small 12.500000");
+        assertThat(new Select(driver.findElement(By.id("model-" + ORG_B))).getFirstSelectedOption().getAttribute("value"))
+                .isEqualTo("openai/model-small");
+        browser.screenshot("operator");
 
         // A negative budget is refused and changes nothing.
         budget = driver.findElement(By.id("budget-" + ORG_B));
@@ -314,7 +317,6 @@ class WebInboxBrowserTest {
         driver.findElement(By.xpath("//tr[td/code[text()='" + ORG_B + "']]//button[text()='Save']")).click();
         wait(ExpectedConditions.urlContains("notice=invalid_budget"));
         assertThat(text("p.notice")).contains("0 or more");
-        browser.screenshot("operator");
 
         // A read-only look at org A's inbox.
         driver.findElement(By.xpath("//tr[td/code[text()='" + ORG_A + "']]//button[starts-with(., 'View inbox')]"))

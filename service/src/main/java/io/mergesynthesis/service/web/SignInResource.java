@@ -48,6 +48,7 @@ public final class SignInResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Response signIn(@FormParam("token") String token, @FormParam("sign_in") String formValue,
                            @CookieParam(SessionCookies.SIGN_IN) String cookieValue,
+                           @CookieParam(SessionCookies.SESSION) String previous,
                            @Context HttpHeaders headers, @Context UriInfo uri) {
         if (!FormGuard.accepts(headers, cookieValue, formValue)) {
             return signInForm(403, "This sign-in form was not accepted (it came from another page, or cookies are "
@@ -62,6 +63,8 @@ public final class SignInResource {
             return signInForm(403, "That is a token of the " + role.wireName() + " role, which cannot use the inbox. "
                     + "Sign in with an org_admin or a platform token.", uri);
         }
+        // Signing in again (another token, another role) ends the session this browser had.
+        pages.session(previous).ifPresent(pages.sessions()::end);
         WebSessions.Opened opened = pages.sessions().open(caller.get());
         boolean secure = Pages.secure(uri);
         return Response.seeOther(uri.getBaseUriBuilder().path(home(opened.session())).build())

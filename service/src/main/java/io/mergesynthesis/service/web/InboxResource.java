@@ -113,9 +113,11 @@ public final class InboxResource {
         if (detail.isEmpty()) {
             return pages.notFound(session);
         }
-        Layout layout = Layout.of("Conflict " + detail.get().target(), "inbox", session)
-                .withNotice(Notice.fromCode(notice).orElse(null));
-        return pages.render(200, "conflict", layout, detail.get());
+        // The outcome of acknowledge or resolve is shown where the person acted, beside the decision.
+        Notice outcome = Notice.fromCode(notice).orElse(null);
+        return pages.render(200, "conflict", Layout.of("Conflict " + detail.get().target(), "inbox", session),
+                detail.get(), new DecisionNotice(outcome == null ? null : outcome.text(),
+                        outcome != null && outcome.problem()));
     }
 
     @POST
@@ -187,6 +189,9 @@ public final class InboxResource {
 
     /** Post, redirect, get: a reload of the page that follows repeats nothing. */
     private static Response back(UUID id, Notice notice) {
-        return Pages.seeOther("/conflicts/" + id + "?notice=" + notice.code());
+        return Pages.seeOther("/conflicts/" + id + "?notice=" + notice.code() + "#decision");
+    }
+
+    record DecisionNotice(String decisionNotice, boolean decisionNoticeIsProblem) {
     }
 }

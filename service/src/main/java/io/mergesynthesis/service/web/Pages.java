@@ -34,7 +34,7 @@ final class Pages {
         return sessions.find(cookie);
     }
 
-    Response render(int status, String template, Layout layout, Object page) {
+    Response render(int status, String template, Layout layout, Object... page) {
         String html = templates.render(template, layout, page);
         return Response.status(status).type(HTML).entity(html).build();
     }

@@ -13,12 +13,15 @@ final class Templates {
 
     private final MustacheFactory factory = new DefaultMustacheFactory("web/templates");
 
-    /** Renders {@code name}; a name is looked up in the page's values first, then in the layout's. */
-    String render(String name, Layout layout, Object page) {
+    /** Renders {@code name}; a name is looked up in the page's values (last first), then in the layout's. */
+    String render(String name, Layout layout, Object... page) {
         Mustache template = factory.compile(name + ".mustache");
         StringWriter out = new StringWriter();
+        Object[] scopes = new Object[page.length + 1];
+        scopes[0] = layout;
+        System.arraycopy(page, 0, scopes, 1, page.length);
         // Mustache searches the last scope first.
-        template.execute(out, new Object[] {layout, page});
+        template.execute(out, scopes);
         return out.toString();
     }
 }

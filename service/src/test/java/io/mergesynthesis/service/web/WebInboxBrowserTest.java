@@ -217,6 +217,8 @@ class WebInboxBrowserTest {
         assertThat(text("p.notice")).contains("someone else resolved this conflict first");
         assertThat(text("p.resolution")).contains("fixed by hand");
         assertThat(text("blockquote.note")).isEqualTo("fixed the rules by hand");
+        // The redirect lands on the decision, where the notice is.
+        assertThat(driver.getCurrentUrl()).endsWith("#decision");
         browser.screenshot("conflict-lost-race");
     }
 

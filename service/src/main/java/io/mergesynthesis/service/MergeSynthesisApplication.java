@@ -46,6 +46,7 @@ import io.mergesynthesis.service.resources.UsageResource;
 import io.mergesynthesis.service.synthesis.ConfiguredModels;
 import io.mergesynthesis.service.synthesis.ConfiguredRouter;
 import io.mergesynthesis.service.synthesis.LlmSynthesizerProvider;
+import io.mergesynthesis.service.web.WebInbox;
 import io.mergesynthesis.service.worker.BudgetWaker;
 import io.mergesynthesis.service.worker.PoolHealthCheck;
 import io.mergesynthesis.service.worker.SynthesisPool;
@@ -157,6 +158,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
+        WebInbox.install(environment, transactions, json, modelCatalog(config), Clock.systemUTC());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         manageSynthesisPool(config, environment, transactions, router, metrics);
@@ -175,6 +177,11 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 }
             }
         });
+    }
+
+    /** The models an operator may choose per org in the web inbox; none until models are configured. */
+    protected ModelCatalog modelCatalog(MergeSynthesisConfiguration config) {
+        return ModelCatalog.none();
     }
 
     /** The worker pool, when this replica runs one, and its health check either way. */

@@ -19,7 +19,7 @@ import org.glassfish.jersey.server.model.ResourceMethod;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The hand-kept OpenAPI document lists exactly the routes the running application serves. */
+/** The hand-kept OpenAPI document lists exactly the JSON API routes the running application serves. */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class OpenApiDocumentTest {
 
@@ -56,6 +56,8 @@ class OpenApiDocumentTest {
             }
         }
 
+        // The document describes the JSON API; the web inbox's HTML pages beside it are not part of it.
+        served.removeIf(route -> !route.substring(route.indexOf(' ') + 1).startsWith("/v1/"));
         assertThat(served).as("served routes").contains("POST /v1/conflicts/{id}/resolve", "GET /v1/events");
         assertThat(documented).as("documented but not served").isSubsetOf(served);
         assertThat(served).as("served but not documented").isSubsetOf(documented);

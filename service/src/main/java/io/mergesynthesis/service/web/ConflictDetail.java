@@ -1,0 +1,152 @@
+package io.mergesynthesis.service.web;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.core.Resolution;
+import io.mergesynthesis.service.core.StoredConflict;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The values of one conflict's page. The rules and the suggested merge are read from their stored JSON leniently:
+ * a field that is missing shows as empty, so a page never fails on what another system wrote.
+ */
+record ConflictDetail(String id, String dedupKey, String action, String target, String winnerPolicyId,
+                      Moment detected, Moment received, List<RuleRow> rules,
+                      String state, String stateLabel, int attempts, String lastFailureReason, String failureMarker,
+                      Moment synthesized, Merge merge, List<CallRow> calls, String callsCost, List<AttemptRow> history,
+                      String inboxStatus, Moment acknowledged, Moment resolved, String resolution,
+                      String resolutionLabel, String note, boolean mayChange, List<ResolutionOption> resolutions) {
+
+    record RuleRow(String policyId, String scope, String scopeId, String effect, String target, boolean winner) {
+    }
+
+    record Merge(String resolvedEffect, String mergedScope, String mergedScopeId, String mergedEffect,
+                 String mergedTarget, String basedOn, List<LoserAction> loserActions, String rationale,
+                 String confidence, String synthesizer, String provider, String model, Moment generated) {
+
+        boolean noLosers() {
+            return loserActions.isEmpty();
+        }
+    }
+
+    record LoserAction(String policyId, String before, String action, String detail) {
+    }
+
+    record CallRow(int attempt, String pass, String provider, String model, long inputTokens, long outputTokens,
+                   long cacheTokens, String cost, int latencyMs, String outcome, Moment at) {
+    }
+
+    record AttemptRow(int attempt, String outcome, String reason, String detail, Moment finished, Moment notBefore) {
+    }
+
+    record ResolutionOption(String value, String label, boolean disabled) {
+    }
+
+    static ConflictDetail of(StoredConflict c, List<ConflictActivity.Call> calls, List<ConflictActivity.Attempt> history,
+                             boolean mayChange, ObjectMapper json, Instant now) {
+        List<RuleRow> rules = rules(c, json);
+        Map<String, String> ruleText = new HashMap<>();
+        rules.forEach(r -> ruleText.put(r.policyId(), r.scope() + " rule: " + r.effect() + " on " + r.target()));
+        Merge merge = c.suggestedMergeJson() == null ? null : merge(read(json, c.suggestedMergeJson()), ruleText, now);
+        BigDecimal cost = calls.stream().map(ConflictActivity.Call::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add);
+        List<CallRow> callRows = calls.stream().map(k -> new CallRow(k.attempt(), k.pass(), k.provider(), k.model(),
+                k.inputTokens(), k.outputTokens(), k.cacheTokens(), Money.usd(k.costUsd()), k.latencyMs(), k.outcome(),
+                Moment.of(k.at(), now))).toList();
+        List<AttemptRow> attempts = history.stream().map(a -> new AttemptRow(a.attempt(), a.outcome(), a.reason(),
+                a.detail(), Moment.of(a.finishedAt(), now), Moment.of(a.notBefore(), now))).toList();
+        List<ResolutionOption> options = new ArrayList<>();
+        for (Resolution r : Resolution.values()) {
+            boolean needsMerge = r == Resolution.ACCEPTED_SUGGESTION && c.suggestedMergeJson() == null;
+            options.add(new ResolutionOption(r.wireName(), Labels.resolution(r.wireName()), needsMerge));
+        }
+        return new ConflictDetail(c.id().toString(), c.dedupKey(), c.action(), c.target(), c.winnerPolicyId(),
+                Moment.of(c.detectedAt(), now), Moment.of(c.receivedAt(), now), rules, c.synthesisState(),
+                Labels.state(c.synthesisState()), c.attempts(), c.lastFailureReason(), c.failureMarker(),
+                Moment.of(c.synthesizedAt(), now), merge, callRows, Money.usd(cost), attempts, c.inboxStatus(),
+                Moment.of(c.acknowledgedAt(), now), Moment.of(c.resolvedAt(), now), c.resolution(),
+                Labels.resolution(c.resolution()), c.resolutionNote(), mayChange, options);
+    }
+
+    boolean pending() {
+        return "pending".equals(state) || "in_progress".equals(state);
+    }
+
+    boolean waitingBudget() {
+        return "waiting_budget".equals(state);
+    }
+
+    boolean failed() {
+        return "max_attempts_exceeded".equals(state);
+    }
+
+    boolean hasCalls() {
+        return !calls.isEmpty();
+    }
+
+    boolean hasHistory() {
+        return !history.isEmpty();
+    }
+
+    boolean isResolved() {
+        return "resolved".equals(inboxStatus);
+    }
+
+    boolean canAcknowledge() {
+        return mayChange && "open".equals(inboxStatus);
+    }
+
+    boolean canResolve() {
+        return mayChange && !isResolved();
+    }
+
+    private static List<RuleRow> rules(StoredConflict c, ObjectMapper json) {
+        List<RuleRow> rows = new ArrayList<>();
+        for (JsonNode rule : read(json, c.rulesJson())) {
+            String policy = text(rule, "policy_id");
+            rows.add(new RuleRow(policy, text(rule, "scope"), text(rule, "scope_id"), text(rule, "effect"),
+                    text(rule, "target"), c.winnerPolicyId().equals(policy)));
+        }
+        return rows;
+    }
+
+    private static Merge merge(JsonNode m, Map<String, String> ruleText, Instant now) {
+        JsonNode merged = m.path("merged_rule");
+        List<LoserAction> actions = new ArrayList<>();
+        for (JsonNode a : m.path("loser_actions")) {
+            String policy = text(a, "policy_id");
+            actions.add(new LoserAction(policy, ruleText.get(policy), text(a, "action"), text(a, "detail")));
+        }
+        JsonNode confidence = m.path("confidence");
+        JsonNode by = m.path("produced_by");
+        Instant generated = null;
+        try {
+            generated = m.hasNonNull("generated_at") ? Instant.parse(m.get("generated_at").asText()) : null;
+        } catch (RuntimeException e) {
+            // Shown without a time rather than not at all.
+        }
+        return new Merge(text(m, "resolved_effect"), text(merged, "scope"), text(merged, "scope_id"),
+                text(merged, "effect"), text(merged, "target"), text(merged, "based_on_policy_id"), actions,
+                text(m, "rationale"),
+                confidence.isNumber() ? String.format(java.util.Locale.ROOT, "%.2f", confidence.asDouble()) : null,
+                text(by, "synthesizer"), text(by, "provider"), text(by, "model"), Moment.of(generated, now));
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode value = node.path(field);
+        return value.isMissingNode() || value.isNull() ? null : value.asText();
+    }
+
+    private static JsonNode read(ObjectMapper json, String text) {
+        try {
+            return json.readTree(text);
+        } catch (JsonProcessingException e) {
+            return json.createObjectNode();
+        }
+    }
+}

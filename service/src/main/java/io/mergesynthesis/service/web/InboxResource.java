@@ -1,0 +1,197 @@
+package io.mergesynthesis.service.web;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.api.PageCursor;
+import io.mergesynthesis.service.core.Resolution;
+import io.mergesynthesis.service.core.Storable;
+import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.db.ConflictStore;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.resources.ConflictResource;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.CookieParam;
+import jakarta.ws.rs.FormParam;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The inbox and one conflict's page, with acknowledge and resolve. Every read and write runs in a transaction
+ * scoped to the session's org (never to an org named in the URL), through the same classes as the JSON API.
+ */
+@Path("/")
+@Produces(MediaType.TEXT_HTML)
+public final class InboxResource {
+
+    static final int PAGE_SIZE = 25;
+
+    private final Pages pages;
+    private final ScopedTransactions transactions;
+    private final ConflictInbox inbox;
+    private final ObjectMapper json;
+
+    InboxResource(Pages pages, ScopedTransactions transactions, ConflictInbox inbox, ObjectMapper json) {
+        this.pages = pages;
+        this.transactions = transactions;
+        this.inbox = inbox;
+        this.json = json;
+    }
+
+    @GET
+    public Response inbox(@CookieParam(SessionCookies.SESSION) String cookie,
+                          @QueryParam("inbox_status") String inboxStatusParam,
+                          @QueryParam("synthesis_state") String stateParam,
+                          @QueryParam("after") String afterParam) {
+        Optional<WebSession> found = pages.session(cookie);
+        if (found.isEmpty()) {
+            return Pages.toSignIn();
+        }
+        WebSession session = found.get();
+        UUID org = session.org();
+        if (org == null) {
+            return Pages.seeOther("/operator");
+        }
+        // Unknown filter values and damaged cursors fall back to the unfiltered newest page.
+        String inboxStatus = known(InboxCounts.INBOX_STATUSES, inboxStatusParam);
+        String state = known(InboxCounts.SYNTHESIS_STATES, stateParam);
+        PageCursor after = null;
+        if (afterParam != null) {
+            try {
+                after = PageCursor.decode(afterParam);
+            } catch (IllegalArgumentException e) {
+                after = null;
+            }
+        }
+        var request = new ConflictStore.PageRequest(inboxStatus, state,
+                after == null ? null : after.receivedAt(), after == null ? null : after.id(), PAGE_SIZE + 1);
+        record Read(List<StoredConflict> rows, InboxCounts counts) {
+        }
+        Read read = transactions.inOrg(org, handle ->
+                new Read(ConflictStore.page(handle, org, request), InboxCounts.of(handle, org)));
+        List<StoredConflict> rows = read.rows();
+        String older = null;
+        if (rows.size() > PAGE_SIZE) {
+            rows = rows.subList(0, PAGE_SIZE);
+            StoredConflict last = rows.get(PAGE_SIZE - 1);
+            older = new PageCursor(last.receivedAt(), last.id()).encode();
+        }
+        InboxPage page = InboxPage.of(rows, read.counts(), inboxStatus, state, older, after != null,
+                pages.clock().instant());
+        return pages.render(200, "inbox", Layout.of("Inbox", "inbox", session), page);
+    }
+
+    @GET
+    @Path("conflicts/{id}")
+    public Response conflict(@CookieParam(SessionCookies.SESSION) String cookie, @PathParam("id") String idParam,
+                             @QueryParam("notice") String notice) {
+        Optional<WebSession> found = pages.session(cookie);
+        if (found.isEmpty()) {
+            return Pages.toSignIn();
+        }
+        WebSession session = found.get();
+        UUID org = session.org();
+        UUID id = Labels.uuid(idParam);
+        if (org == null || id == null) {
+            return pages.notFound(session);
+        }
+        Instant now = pages.clock().instant();
+        Optional<ConflictDetail> detail = transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
+                .map(c -> ConflictDetail.of(c, ConflictActivity.calls(handle, org, id),
+                        ConflictActivity.history(handle, org, id), session.mayChangeConflicts(), json, now)));
+        if (detail.isEmpty()) {
+            return pages.notFound(session);
+        }
+        // The outcome of acknowledge or resolve is shown where the person acted, beside the decision.
+        Notice outcome = Notice.fromCode(notice).orElse(null);
+        return pages.render(200, "conflict", Layout.of("Conflict " + detail.get().target(), "inbox", session),
+                detail.get(), new DecisionNotice(outcome == null ? null : outcome.text(),
+                        outcome != null && outcome.problem()));
+    }
+
+    @POST
+    @Path("conflicts/{id}/acknowledge")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Response acknowledge(@CookieParam(SessionCookies.SESSION) String cookie, @PathParam("id") String idParam,
+                                @FormParam("form_key") String formKey, @Context HttpHeaders headers) {
+        Optional<WebSession> found = pages.session(cookie);
+        if (found.isEmpty()) {
+            return Pages.toSignIn();
+        }
+        WebSession session = found.get();
+        if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
+            return pages.forbiddenForm(session);
+        }
+        UUID id = Labels.uuid(idParam);
+        if (id == null || !session.mayChangeConflicts()) {
+            return pages.notFound(session);
+        }
+        ConflictInbox.Outcome outcome = inbox.acknowledge(session.caller(), id);
+        return switch (outcome.kind()) {
+            case CHANGED -> back(id, Notice.ACKNOWLEDGED);
+            case UNCHANGED, REFUSED -> back(id, Notice.ALREADY_ACKNOWLEDGED);
+            case NOT_FOUND -> pages.notFound(session);
+        };
+    }
+
+    @POST
+    @Path("conflicts/{id}/resolve")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Response resolve(@CookieParam(SessionCookies.SESSION) String cookie, @PathParam("id") String idParam,
+                            @FormParam("form_key") String formKey, @FormParam("resolution") String resolutionParam,
+                            @FormParam("note") String noteParam, @Context HttpHeaders headers) {
+        Optional<WebSession> found = pages.session(cookie);
+        if (found.isEmpty()) {
+            return Pages.toSignIn();
+        }
+        WebSession session = found.get();
+        if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
+            return pages.forbiddenForm(session);
+        }
+        UUID id = Labels.uuid(idParam);
+        if (id == null || !session.mayChangeConflicts()) {
+            return pages.notFound(session);
+        }
+        Optional<Resolution> resolution = Resolution.fromWireName(resolutionParam);
+        if (resolution.isEmpty()) {
+            return back(id, Notice.INVALID_RESOLUTION);
+        }
+        // Browsers send line breaks in a textarea as CRLF; keep the note as the person typed it.
+        String note = noteParam == null || noteParam.isBlank() ? null : noteParam.replace("\r\n", "\n");
+        if (note != null && (note.length() > ConflictResource.MAX_NOTE_LENGTH || Storable.textProblem(note) != null)) {
+            return back(id, Notice.INVALID_NOTE);
+        }
+        ConflictInbox.Outcome outcome = inbox.resolve(session.caller(), id, resolution.get(), note);
+        return switch (outcome.kind()) {
+            case CHANGED -> back(id, Notice.RESOLVED);
+            case UNCHANGED -> back(id, Notice.ALREADY_RESOLVED_SAME);
+            case NOT_FOUND -> pages.notFound(session);
+            // The API's 409: either someone resolved it first, or there is no suggestion to accept yet.
+            case REFUSED -> back(id, "resolved".equals(outcome.conflict().orElseThrow().inboxStatus())
+                    ? Notice.LOST_RACE : Notice.NO_MERGE_YET);
+        };
+    }
+
+    private static String known(List<String> values, String value) {
+        return value != null && values.contains(value) ? value : null;
+    }
+
+    /** Post, redirect, get: a reload of the page that follows repeats nothing. */
+    private static Response back(UUID id, Notice notice) {
+        return Pages.seeOther("/conflicts/" + id + "?notice=" + notice.code() + "#decision");
+    }
+
+    record DecisionNotice(String decisionNotice, boolean decisionNoticeIsProblem) {
+    }
+}

@@ -1,0 +1,53 @@
+package io.mergesynthesis.service.web;
+
+/**
+ * What every page's frame shows: the title, which part of the site is open, who is signed in, and a notice
+ * from the action just taken. Notices are fixed texts chosen by code, never text taken from a request.
+ */
+record Layout(String title, String section, WebSession session, String notice, boolean noticeIsProblem) {
+
+    static Layout of(String title, String section, WebSession session) {
+        return new Layout(title, section, session, null, false);
+    }
+
+    Layout withNotice(Notice notice) {
+        return notice == null ? this : new Layout(title, section, session, notice.text(), notice.problem());
+    }
+
+    boolean signedIn() {
+        return session != null;
+    }
+
+    boolean platform() {
+        return session != null && session.platform();
+    }
+
+    String roleName() {
+        return session == null ? null : session.role().wireName();
+    }
+
+    /** The org whose pages are shown, or null (a platform session that has chosen none). */
+    String org() {
+        return session == null || session.org() == null ? null : session.org().toString();
+    }
+
+    boolean readOnly() {
+        return session != null && !session.mayChangeConflicts();
+    }
+
+    String formKey() {
+        return session == null ? null : session.formKey();
+    }
+
+    boolean inboxOpen() {
+        return "inbox".equals(section);
+    }
+
+    boolean usageOpen() {
+        return "usage".equals(section);
+    }
+
+    boolean operatorOpen() {
+        return "operator".equals(section);
+    }
+}

@@ -1,0 +1,71 @@
+package io.mergesynthesis.service.web;
+
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.net.URI;
+import java.time.Clock;
+import java.util.Optional;
+
+/** What every page resource needs: the signed-in session, rendering, redirects and the plain message pages. */
+final class Pages {
+
+    static final MediaType HTML = MediaType.valueOf("text/html; charset=utf-8");
+
+    private final Templates templates;
+    private final WebSessions sessions;
+    private final Clock clock;
+
+    Pages(Templates templates, WebSessions sessions, Clock clock) {
+        this.templates = templates;
+        this.sessions = sessions;
+        this.clock = clock;
+    }
+
+    WebSessions sessions() {
+        return sessions;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    Optional<WebSession> session(String cookie) {
+        return sessions.find(cookie);
+    }
+
+    Response render(int status, String template, Layout layout, Object... page) {
+        String html = templates.render(template, layout, page);
+        return Response.status(status).type(HTML).entity(html).build();
+    }
+
+    /** A page with a heading and one plain sentence: not found, not allowed. */
+    Response message(int status, WebSession session, String title, String text) {
+        return render(status, "message", Layout.of(title, null, session), new Message(title, text));
+    }
+
+    /** Another org's conflict and a missing one answer exactly this, so a URL tells nothing about other orgs. */
+    Response notFound(WebSession session) {
+        return message(404, session, "Not found", "There is no such conflict in this org's inbox.");
+    }
+
+    Response forbiddenForm(WebSession session) {
+        return message(403, session, "Form not accepted", Notice.FORM_EXPIRED.text());
+    }
+
+    static Response seeOther(String location) {
+        return Response.seeOther(URI.create(location)).build();
+    }
+
+    static Response toSignIn() {
+        return seeOther("/sign-in");
+    }
+
+    /** Whether the browser reached this page over https, so that its cookies may only travel that way. */
+    static boolean secure(UriInfo uri) {
+        return "https".equalsIgnoreCase(uri.getRequestUri().getScheme());
+    }
+
+    record Message(String heading, String text) {
+    }
+}

@@ -1,0 +1,91 @@
+package io.mergesynthesis.service.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import org.glassfish.jersey.server.ContainerRequest;
+import org.junit.jupiter.api.Test;
+
+/** The small rules behind what pages show and accept. */
+class WebFormattingTest {
+
+    static final Instant NOW = Instant.parse("2026-11-23T12:00:00Z");
+
+    @Test
+    void relativeTimes() {
+        assertThat(Moment.relative(NOW.minusSeconds(10), NOW)).isEqualTo("just now");
+        assertThat(Moment.relative(NOW.minusSeconds(180), NOW)).isEqualTo("3 min ago");
+        assertThat(Moment.relative(NOW.minus(Duration.ofHours(5)), NOW)).isEqualTo("5 h ago");
+        assertThat(Moment.relative(NOW.minus(Duration.ofDays(1)), NOW)).isEqualTo("1 day ago");
+        assertThat(Moment.relative(NOW.minus(Duration.ofDays(3)), NOW)).isEqualTo("3 days ago");
+        assertThat(Moment.relative(NOW.plusSeconds(120), NOW)).isEqualTo("in 2 min");
+        assertThat(Moment.relative(NOW.minus(Duration.ofDays(60)), NOW)).isEqualTo("24 Sep 2026");
+        Moment m = Moment.of(NOW.minusSeconds(180), NOW);
+        assertThat(m.iso()).isEqualTo("2026-11-23T11:57:00Z");
+        assertThat(m.exact()).isEqualTo("2026-11-23 11:57:00 UTC");
+        assertThat(Moment.of(null, NOW)).isNull();
+    }
+
+    @Test
+    void dollars() {
+        assertThat(Money.usd(new BigDecimal("0"))).isEqualTo("$0.00");
+        assertThat(Money.usd(new BigDecimal("0.000900000"))).isEqualTo("$0.0009");
+        assertThat(Money.usd(new BigDecimal("0.0125"))).isEqualTo("$0.0125");
+        assertThat(Money.usd(new BigDecimal("0.25"))).isEqualTo("$0.25");
+        assertThat(Money.usd(new BigDecimal("12.5"))).isEqualTo("$12.50");
+        assertThat(Money.usd(new BigDecimal("1234.567"))).isEqualTo("$1234.57");
+        assertThat(Money.usd(null)).isNull();
+    }
+
+    @Test
+    void budgets() {
+        assertThat(OperatorResource.budget("")).isNull();
+        assertThat(OperatorResource.budget(" 12.5 ")).isEqualByComparingTo("12.5");
+        assertThat(OperatorResource.budget("0")).isEqualByComparingTo("0");
+        assertThat(OperatorResource.budget("0.000001")).isEqualByComparingTo("0.000001");
+        for (String bad : new String[] {"-1", "abc", "1e400", "0.0000001", "2000000000", "NaN"}) {
+            assertThatThrownBy(() -> OperatorResource.budget(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void canonicalIdsOnly() {
+        assertThat(Labels.uuid("66149ad9-b0fe-4981-b3a0-ea0d94e58b4f")).isNotNull();
+        assertThat(Labels.uuid("66149AD9-B0FE-4981-B3A0-EA0D94E58B4F")).isNotNull();
+        assertThat(Labels.uuid("1-1-1-1-1")).isNull();
+        assertThat(Labels.uuid("not-a-uuid")).isNull();
+        assertThat(Labels.uuid(null)).isNull();
+    }
+
+    @Test
+    void inboxLinksCarryOnlyKnownValuesEncoded() {
+        assertThat(InboxPage.link(null, null, null)).isEqualTo("/");
+        assertThat(InboxPage.link("open", "done", "YzE6MTIz")).isEqualTo("/?inbox_status=open&synthesis_state=done&after=YzE6MTIz");
+    }
+
+    @Test
+    void sameSiteChecks() {
+        assertThat(FormGuard.sameSite(headers("Sec-Fetch-Site", "same-origin", "Origin", "null"))).isTrue();
+        assertThat(FormGuard.sameSite(headers("Origin", "http://app.example:8080"))).isTrue();
+        assertThat(FormGuard.sameSite(headers())).isTrue();
+        assertThat(FormGuard.sameSite(headers("Sec-Fetch-Site", "cross-site"))).isFalse();
+        assertThat(FormGuard.sameSite(headers("Sec-Fetch-Site", "same-site"))).isFalse();
+        assertThat(FormGuard.sameSite(headers("Origin", "http://evil.example"))).isFalse();
+        assertThat(FormGuard.accepts(headers(), "key", "key")).isTrue();
+        assertThat(FormGuard.accepts(headers(), "key", "kez")).isFalse();
+        assertThat(FormGuard.accepts(headers(), "key", null)).isFalse();
+    }
+
+    private static ContainerRequest headers(String... pairs) {
+        ContainerRequest request = new ContainerRequest(null, java.net.URI.create("http://app.example:8080/x"), "POST",
+                null, new org.glassfish.jersey.internal.MapPropertiesDelegate(), null);
+        request.header("Host", "app.example:8080");
+        for (int i = 0; i < pairs.length; i += 2) {
+            request.header(pairs[i], pairs[i + 1]);
+        }
+        return request;
+    }
+}

@@ -61,6 +61,7 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnector;
 import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
@@ -149,16 +150,17 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         Router router = config.getSynthesis().stubSynthesizer() || models.primary() == null ? new StubRouter()
                 : new ConfiguredRouter(models, org -> transactions.inOrg(org,
                         handle -> OrgSynthesisSettings.of(handle, org).model()), ORG_SETTINGS_REMEMBERED);
-        environment.jersey().register(new OrgSynthesisResource(transactions, models, org -> {
+        Consumer<UUID> settingsChanged = org -> {
             if (router instanceof ConfiguredRouter configured) {
                 configured.forget(org);
             }
-        }));
+        };
+        environment.jersey().register(new OrgSynthesisResource(transactions, models, settingsChanged));
         environment.jersey().register(new UsageResource(transactions, models));
 
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
-        WebInbox.install(environment, transactions, json, modelCatalog(config), Clock.systemUTC());
+        WebInbox.install(environment, transactions, json, models, settingsChanged, Clock.systemUTC());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         manageSynthesisPool(config, environment, transactions, router, metrics);
@@ -177,11 +179,6 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 }
             }
         });
-    }
-
-    /** The models an operator may choose per org in the web inbox; none until models are configured. */
-    protected ModelCatalog modelCatalog(MergeSynthesisConfiguration config) {
-        return ModelCatalog.none();
     }
 
     /** The worker pool, when this replica runs one, and its health check either way. */

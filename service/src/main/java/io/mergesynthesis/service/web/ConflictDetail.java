@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.db.AttemptHistory;
+import io.mergesynthesis.service.db.UsageLedger;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,16 +50,16 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     record ResolutionOption(String value, String label, boolean disabled) {
     }
 
-    static ConflictDetail of(StoredConflict c, List<ConflictActivity.Call> calls, List<ConflictActivity.Attempt> history,
+    static ConflictDetail of(StoredConflict c, List<UsageLedger.Call> calls, List<AttemptHistory.Line> history,
                              boolean mayChange, ObjectMapper json, Instant now) {
         List<RuleRow> rules = rules(c, json);
         Map<String, String> ruleText = new HashMap<>();
         rules.forEach(r -> ruleText.put(r.policyId(), r.scope() + " rule: " + r.effect() + " on " + r.target()));
         Merge merge = c.suggestedMergeJson() == null ? null : merge(read(json, c.suggestedMergeJson()), ruleText, now);
-        BigDecimal cost = calls.stream().map(ConflictActivity.Call::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add);
+        BigDecimal cost = calls.stream().map(UsageLedger.Call::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add);
         List<CallRow> callRows = calls.stream().map(k -> new CallRow(k.attempt(), k.pass(), k.provider(), k.model(),
-                k.inputTokens(), k.outputTokens(), k.cacheTokens(), Money.usd(k.costUsd()), k.latencyMs(), k.outcome(),
-                Moment.of(k.at(), now))).toList();
+                k.inputTokens(), k.outputTokens(), k.cacheReadTokens() + k.cacheWriteTokens(), Dollars.usd(k.costUsd()),
+                k.latencyMs(), k.outcome(), Moment.of(k.createdAt(), now))).toList();
         List<AttemptRow> attempts = history.stream().map(a -> new AttemptRow(a.attempt(), a.outcome(), a.reason(),
                 a.detail(), Moment.of(a.finishedAt(), now), Moment.of(a.notBefore(), now))).toList();
         List<ResolutionOption> options = new ArrayList<>();
@@ -68,7 +70,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
         return new ConflictDetail(c.id().toString(), c.dedupKey(), c.action(), c.target(), c.winnerPolicyId(),
                 Moment.of(c.detectedAt(), now), Moment.of(c.receivedAt(), now), rules, c.synthesisState(),
                 Labels.state(c.synthesisState()), c.attempts(), c.lastFailureReason(), c.failureMarker(),
-                Moment.of(c.synthesizedAt(), now), merge, callRows, Money.usd(cost), attempts, c.inboxStatus(),
+                Moment.of(c.synthesizedAt(), now), merge, callRows, Dollars.usd(cost), attempts, c.inboxStatus(),
                 Moment.of(c.acknowledgedAt(), now), Moment.of(c.resolvedAt(), now), c.resolution(),
                 Labels.resolution(c.resolution()), c.resolutionNote(), mayChange, options);
     }

@@ -5,8 +5,10 @@ import io.mergesynthesis.service.api.PageCursor;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.Storable;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.resources.ConflictResource;
 import jakarta.ws.rs.Consumes;
@@ -108,8 +110,8 @@ public final class InboxResource {
         }
         Instant now = pages.clock().instant();
         Optional<ConflictDetail> detail = transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
-                .map(c -> ConflictDetail.of(c, ConflictActivity.calls(handle, org, id),
-                        ConflictActivity.history(handle, org, id), session.mayChangeConflicts(), json, now)));
+                .map(c -> ConflictDetail.of(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id),
+                        session.mayChangeConflicts(), json, now)));
         if (detail.isEmpty()) {
             return pages.notFound(session);
         }

@@ -43,8 +43,8 @@ record OperatorPage(List<StateCount> states, long total, List<FleetOverview.Reas
             total += e.getValue();
         }
         List<OrgRow> orgs = fleet.orgs().stream().map(o -> new OrgRow(o.org().toString(), o.conflicts(),
-                o.waitingBudget(), o.failed(), o.calls(), Money.usd(o.costUsd()),
-                o.monthlyBudgetUsd() == null ? null : Money.usd(o.monthlyBudgetUsd()),
+                o.waitingBudget(), o.failed(), o.calls(), Dollars.usd(o.costUsd()),
+                o.monthlyBudgetUsd() == null ? null : Dollars.usd(o.monthlyBudgetUsd()),
                 o.monthlyBudgetUsd() == null ? "" : o.monthlyBudgetUsd().stripTrailingZeros().toPlainString(),
                 o.model(), options(models, o.model()),
                 o.monthlyBudgetUsd() != null && o.costUsd().compareTo(o.monthlyBudgetUsd()) >= 0,

@@ -1,6 +1,9 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.FormParam;
@@ -18,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 /**
  * The operator pages, for platform sessions only: the fleet at a glance, every org's spend against its budget,
@@ -35,8 +39,11 @@ public final class OperatorResource {
     private final Pages pages;
     private final ScopedTransactions transactions;
     private final ModelCatalog models;
+    private final Consumer<UUID> settingsChanged;
 
-    OperatorResource(Pages pages, ScopedTransactions transactions, ModelCatalog models) {
+    OperatorResource(Pages pages, ScopedTransactions transactions, ModelCatalog models,
+                     Consumer<UUID> settingsChanged) {
+        this.settingsChanged = settingsChanged;
         this.pages = pages;
         this.transactions = transactions;
         this.models = models;
@@ -53,9 +60,9 @@ public final class OperatorResource {
             return operatorsOnly(session);
         }
         Instant now = pages.clock().instant();
-        Instant monthStart = OrgUsage.monthStart(pages.clock());
-        FleetOverview fleet = transactions.crossTenant(handle -> FleetOverview.read(handle, monthStart, now.minus(RECENT)));
-        OperatorPage page = OperatorPage.of(fleet, models.models(),
+        FleetOverview fleet = transactions.crossTenant(handle -> FleetOverview.read(handle,
+                UsageLedger.monthStart(handle), now.minus(RECENT)));
+        OperatorPage page = OperatorPage.of(fleet, models.names(),
                 session.viewingOrg() == null ? null : session.viewingOrg().toString());
         Layout layout = Layout.of("Operator", "operator", session).withNotice(Notice.fromCode(notice).orElse(null));
         return pages.render(200, "operator", layout, page);
@@ -84,7 +91,7 @@ public final class OperatorResource {
             return back(Notice.INVALID_ORG);
         }
         String model = modelParam == null || modelParam.isBlank() ? null : modelParam.strip();
-        if (model != null && !models.models().contains(model)) {
+        if (model != null && models.find(model).isEmpty()) {
             return back(Notice.INVALID_MODEL);
         }
         BigDecimal budget;
@@ -93,10 +100,13 @@ public final class OperatorResource {
         } catch (IllegalArgumentException e) {
             return back(Notice.INVALID_BUDGET);
         }
+        // The same write as PUT /v1/orgs/{org_id}/synthesis: a budget raised here lets the org's waiting
+        // conflicts go at once.
         transactions.inOrg(org, handle -> {
-            OrgUsage.save(handle, org, model, budget);
-            return null;
+            OrgSynthesisSettings.put(handle, org, model, budget);
+            return OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
         });
+        settingsChanged.accept(org);
         return back(Notice.SETTINGS_SAVED);
     }
 

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.db.UsageLedger;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
@@ -43,15 +44,17 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
         return budget != null;
     }
 
-    static UsagePage of(OrgUsage usage, Instant monthStart) {
+    static UsagePage of(OrgUsage usage) {
+        Instant monthStart = usage.monthStart();
         List<Row> rows = new ArrayList<>();
         long calls = 0;
         long tokens = 0;
-        for (OrgUsage.ByModel m : usage.byModel()) {
-            rows.add(new Row(m.provider() + "/" + m.model(), m.calls(), m.inputTokens(), m.outputTokens(),
-                    m.cacheTokens(), Money.usd(m.costUsd())));
+        for (UsageLedger.ModelUsage m : usage.byModel()) {
+            long cacheTokens = m.cacheReadTokens() + m.cacheWriteTokens();
+            rows.add(new Row(m.model(), m.calls(), m.inputTokens(), m.outputTokens(), cacheTokens,
+                    Dollars.usd(m.costUsd())));
             calls += m.calls();
-            tokens += m.inputTokens() + m.outputTokens() + m.cacheTokens();
+            tokens += m.inputTokens() + m.outputTokens() + cacheTokens;
         }
         BigDecimal total = usage.totalCost();
         BigDecimal budget = usage.settings().monthlyBudgetUsd();
@@ -70,21 +73,21 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
             over = total.compareTo(budget) >= 0;
         }
         return new UsagePage(DateTimeFormatter.ofPattern("MMMM yyyy", Locale.ENGLISH).withZone(ZoneOffset.UTC)
-                .format(monthStart), rows, calls, tokens, Money.usd(total),
-                budget == null ? null : Money.usd(budget), usage.settings().model(), percent, meter, over,
+                .format(monthStart), rows, calls, tokens, Dollars.usd(total),
+                budget == null ? null : Dollars.usd(budget), usage.settings().model(), percent, meter, over,
                 chart(usage, budget));
     }
 
     /** One horizontal bar per model, scaled to the larger of the biggest cost and the budget. */
     private static Chart chart(OrgUsage usage, BigDecimal budget) {
-        BigDecimal scale = usage.byModel().stream().map(OrgUsage.ByModel::costUsd).reduce(BigDecimal.ZERO, BigDecimal::max);
+        BigDecimal scale = usage.byModel().stream().map(UsageLedger.ModelUsage::costUsd).reduce(BigDecimal.ZERO, BigDecimal::max);
         if (budget != null) {
             scale = scale.max(budget);
         }
         List<Bar> bars = new ArrayList<>();
         int y = 8;
-        for (OrgUsage.ByModel m : usage.byModel()) {
-            bars.add(new Bar(m.provider() + "/" + m.model(), Money.usd(m.costUsd()), y, y + 17,
+        for (UsageLedger.ModelUsage m : usage.byModel()) {
+            bars.add(new Bar(m.model(), Dollars.usd(m.costUsd()), y, y + 17,
                     width(m.costUsd(), scale), LABEL_WIDTH + width(m.costUsd(), scale) + 6));
             y += ROW_HEIGHT;
         }

@@ -7,7 +7,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -35,8 +34,7 @@ public final class UsageResource {
         if (org == null) {
             return Pages.seeOther("/operator");
         }
-        Instant monthStart = OrgUsage.monthStart(pages.clock());
-        OrgUsage usage = transactions.inOrg(org, handle -> OrgUsage.monthToDate(handle, org, monthStart));
-        return pages.render(200, "usage", Layout.of("Usage", "usage", session), UsagePage.of(usage, monthStart));
+        OrgUsage usage = transactions.inOrg(org, handle -> OrgUsage.monthToDate(handle, org));
+        return pages.render(200, "usage", Layout.of("Usage", "usage", session), UsagePage.of(usage));
     }
 }

@@ -37,16 +37,11 @@ public final class TestApp {
     }
 
     public static TestApp create(ConfigOverride... overrides) {
-        return create(MergeSynthesisApplication.class, overrides);
-    }
-
-    /** The application as a subclass wires it (one that overrides a hook of the application). */
-    public static TestApp create(Class<? extends MergeSynthesisApplication> application, ConfigOverride... overrides) {
         TestDatabase database = TestDatabase.fresh();
         List<ConfigOverride> all = new ArrayList<>();
         all.add(ConfigOverride.config("database.url", database.url()));
         all.addAll(List.of(overrides));
-        return new TestApp(database, new DropwizardAppExtension<>(application,
+        return new TestApp(database, new DropwizardAppExtension<>(MergeSynthesisApplication.class,
                 ResourceHelpers.resourceFilePath("test-config.yml"), all.toArray(ConfigOverride[]::new)));
     }
 

@@ -31,13 +31,13 @@ class WebFormattingTest {
 
     @Test
     void dollars() {
-        assertThat(Money.usd(new BigDecimal("0"))).isEqualTo("$0.00");
-        assertThat(Money.usd(new BigDecimal("0.000900000"))).isEqualTo("$0.0009");
-        assertThat(Money.usd(new BigDecimal("0.0125"))).isEqualTo("$0.0125");
-        assertThat(Money.usd(new BigDecimal("0.25"))).isEqualTo("$0.25");
-        assertThat(Money.usd(new BigDecimal("12.5"))).isEqualTo("$12.50");
-        assertThat(Money.usd(new BigDecimal("1234.567"))).isEqualTo("$1234.57");
-        assertThat(Money.usd(null)).isNull();
+        assertThat(Dollars.usd(new BigDecimal("0"))).isEqualTo("$0.00");
+        assertThat(Dollars.usd(new BigDecimal("0.000900000"))).isEqualTo("$0.0009");
+        assertThat(Dollars.usd(new BigDecimal("0.0125"))).isEqualTo("$0.0125");
+        assertThat(Dollars.usd(new BigDecimal("0.25"))).isEqualTo("$0.25");
+        assertThat(Dollars.usd(new BigDecimal("12.5"))).isEqualTo("$12.50");
+        assertThat(Dollars.usd(new BigDecimal("1234.567"))).isEqualTo("$1234.57");
+        assertThat(Dollars.usd(null)).isNull();
     }
 
     @Test

@@ -36,8 +36,13 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class WebInboxBrowserTest {
 
-    static final TestApp APP = TestApp.create(WebTestApplication.class,
-            io.dropwizard.testing.ConfigOverride.config("synthesis.enabled", "false"));
+    /** Two configured models, so that the operator page has models to choose from. */
+    static final TestApp APP = TestApp.create(
+            io.dropwizard.testing.ConfigOverride.config("synthesis.enabled", "false"),
+            io.dropwizard.testing.ConfigOverride.config("llm.models.anthropic/model-large.inputPerMillionUsd", "3"),
+            io.dropwizard.testing.ConfigOverride.config("llm.models.anthropic/model-large.outputPerMillionUsd", "15"),
+            io.dropwizard.testing.ConfigOverride.config("llm.models.openai/model-small.inputPerMillionUsd", "0.4"),
+            io.dropwizard.testing.ConfigOverride.config("llm.models.openai/model-small.outputPerMillionUsd", "1.6"));
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
 
     // Fixed ids keep the screenshots the same from run to run.

@@ -7,9 +7,9 @@ import java.math.RoundingMode;
  * US dollar amounts as pages show them: cents from a dollar up; below a dollar up to four decimals, so that
  * single provider calls (often a fraction of a cent) do not all read as $0.00 or $0.01.
  */
-final class Money {
+final class Dollars {
 
-    private Money() {
+    private Dollars() {
     }
 
     static String usd(BigDecimal amount) {

@@ -89,8 +89,10 @@ CREATE POLICY synthesis_attempt_history_org_isolation ON synthesis_attempt_histo
     USING (org_id = current_org_id())
     WITH CHECK (org_id = current_org_id());
 
--- The ledger and the history are insert-only, like the event stream.
+-- The history is insert-only, like the event stream. Of a ledger row only the outcome is ever updated: a call put
+-- on record before its attempt ended (ahead of an escalation) is settled when the attempt ends.
 GRANT SELECT, INSERT ON llm_usage_events TO merge_synthesis_tenant, merge_synthesis_sweep;
+GRANT UPDATE (outcome) ON llm_usage_events TO merge_synthesis_tenant, merge_synthesis_sweep;
 GRANT SELECT, INSERT ON synthesis_attempt_history TO merge_synthesis_tenant, merge_synthesis_sweep;
 GRANT USAGE ON SEQUENCE synthesis_attempt_history_id_seq TO merge_synthesis_tenant, merge_synthesis_sweep;
 GRANT SELECT, INSERT, UPDATE ON org_synthesis_settings TO merge_synthesis_tenant, merge_synthesis_sweep;

@@ -39,6 +39,16 @@ public interface MergeSynthesizer {
     }
 
     /**
+     * {@link #synthesizeWithCalls(ConflictSnapshot, ResolvedModel)}, handing each answered call to {@code early}
+     * before the synthesizer makes another call for the same attempt. The worker calls this one; a synthesizer
+     * that makes at most one call per attempt need not implement it.
+     */
+    default Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
+            throws SynthesisException, InterruptedException {
+        return synthesizeWithCalls(conflict, model);
+    }
+
+    /**
      * A problem that stops this synthesizer from working at all (for example a provider that refuses its key),
      * for the health check; empty when it can work.
      */

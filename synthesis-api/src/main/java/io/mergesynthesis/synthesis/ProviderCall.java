@@ -4,12 +4,15 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * One paid call a synthesizer made to a model provider that the provider answered (with an answer, an error
  * status or a rate limit). The worker writes each one to the usage ledger exactly once; a synthesizer that
  * calls no provider (the stub) reports none.
  *
+ * @param id                the call's own id, chosen when it was answered: wherever the call is written, it is this
+ *                          row, so it is recorded once however often it is written
  * @param pass              which pass of the attempt made the call
  * @param provider          the configured provider name, e.g. {@code anthropic}
  * @param model             the provider's model name, without the provider prefix
@@ -24,6 +27,7 @@ import java.util.Objects;
  * @param startedAt         when the request was sent, by the synthesizer's clock
  */
 public record ProviderCall(
+        UUID id,
         Pass pass,
         String provider,
         String model,
@@ -38,6 +42,7 @@ public record ProviderCall(
         Instant startedAt) {
 
     public ProviderCall {
+        Objects.requireNonNull(id, "id");
         Objects.requireNonNull(pass, "pass");
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(model, "model");
@@ -49,7 +54,7 @@ public record ProviderCall(
 
     /** The same call with another disposition (the worker learns later whether an answer was stored). */
     public ProviderCall withDisposition(Disposition other) {
-        return new ProviderCall(pass, provider, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
+        return new ProviderCall(id, pass, provider, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
                 costUsd, latency, other, requestId, startedAt);
     }
 

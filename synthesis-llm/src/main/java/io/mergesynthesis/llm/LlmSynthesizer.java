@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm;
 
+import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.PolicyRule;
@@ -81,6 +82,12 @@ public final class LlmSynthesizer implements MergeSynthesizer {
     @Override
     public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
             throws SynthesisException, InterruptedException {
+        return synthesizeWithCalls(conflict, model, CallRecorder.NONE);
+    }
+
+    @Override
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
+            throws SynthesisException, InterruptedException {
         PolicyRule winner = conflict.winner().orElseThrow(() -> new SynthesisException(
                 "conflict " + conflict.conflictId() + " names winner_policy_id " + conflict.winnerPolicyId()
                         + ", but none of its " + conflict.rules().size() + " rules has that policy id"));
@@ -92,6 +99,8 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         }
 
         metrics.escalation();
+        // On record before the second call: a replica killed during the escalation loses that call alone.
+        early.answered(calls.get(primary.callIndex()));
         try {
             PassAnswer better = ask(Pass.ESCALATION, escalation, conflict, winner, calls);
             calls.set(primary.callIndex(), calls.get(primary.callIndex()).withDisposition(Disposition.DISCARDED));

@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
@@ -114,7 +115,7 @@ final class ProviderClient {
         ProviderReply reply = protocol.read(response.statusCode(), response.headers(), response.body());
         BigDecimal cost = price.cost(reply.usage());
         metrics.usage(name, reply.usage(), cost);
-        ProviderCall call = new ProviderCall(pass, name, model, reply.usage().inputTokens(), reply.usage().outputTokens(),
+        ProviderCall call = new ProviderCall(UUID.randomUUID(), pass, name, model, reply.usage().inputTokens(), reply.usage().outputTokens(),
                 reply.usage().cacheReadTokens(), reply.usage().cacheWriteTokens(), cost, latency, Disposition.ANSWER,
                 reply.requestId(), startedAt);
         LOG.debug("provider '{}' model '{}' answered HTTP {} in {} ms (request {})", name, model, reply.status(),

@@ -154,6 +154,21 @@ class LlmSynthesizerTest {
     }
 
     @Test
+    void thePrimaryCallIsHandedToTheRecorderBeforeTheEscalationIsSent() throws Exception {
+        standIn.behaviour().confidenceFor("test-model", 0.5).confidenceFor("test-model-large", 0.95);
+        java.util.List<String> seen = new java.util.ArrayList<>();
+
+        Synthesis synthesis = synthesizer(AnswerMode.TOOL).synthesizeWithCalls(conflict(),
+                Fixtures.escalating("anthropic", "test-model", "anthropic", "test-model-large"),
+                call -> seen.add(call.model() + " after " + standIn.stats().model("test-model-large")
+                        + " escalation requests, id " + call.id()));
+
+        // Recorded once, before any request reached the escalation model, and as the same call (same id) that
+        // the result reports.
+        assertThat(seen).containsExactly("test-model after 0 escalation requests, id " + synthesis.calls().get(0).id());
+    }
+
+    @Test
     void confidentPrimaryIsNotEscalated() throws Exception {
         standIn.behaviour().confidenceFor("test-model", 0.7); // the threshold itself is confident enough
 

@@ -17,8 +17,9 @@ import org.jdbi.v3.core.Handle;
  * its SQL. The worker writes a call's rows in the same transaction as the attempt's outcome (the merge, a retry,
  * a hand-back), so that they commit together; the API reads them for usage, budgets and the conflict view.
  *
- * <p>Each row's id is chosen before the first write and inserted with {@code ON CONFLICT DO NOTHING}: a write
- * sent again after a commit whose answer was lost cannot record a call twice.
+ * <p>Each row's id is the call's own, so a call written twice (sent again after a commit whose answer was lost,
+ * or recorded early before an escalation and again when the attempt ends) is one row; the attempt's end settles
+ * its outcome. The outcome is the only column ever updated.
  */
 public final class UsageLedger {
 
@@ -74,10 +75,20 @@ public final class UsageLedger {
                     id uuid, pass text, provider text, model text, input_tokens bigint, output_tokens bigint,
                     cache_read_tokens bigint, cache_write_tokens bigint, cost_usd numeric, latency_ms integer,
                     outcome text, provider_request_id text)
-                ON CONFLICT (id) DO NOTHING""".formatted(storedWhen);
+                ON CONFLICT (id) DO UPDATE SET outcome = excluded.outcome""".formatted(storedWhen);
     }
 
     private static final String INSERT_NOT_STORED = insert("false");
+
+    /**
+     * Puts one answered call on record before its attempt ends (ahead of an escalation), as not stored; the
+     * attempt's end writes the call again and settles its outcome. A call already on record is left alone.
+     */
+    public static void recordEarly(Handle handle, UUID orgId, UUID conflictId, int attempt, Entry call) {
+        handle.createUpdate(INSERT_NOT_STORED.replace("DO UPDATE SET outcome = excluded.outcome", "DO NOTHING"))
+                .bindMap(params(orgId, conflictId, attempt, List.of(call)))
+                .execute();
+    }
 
     /** The parameters of {@link #insert}. */
     public static Map<String, Object> params(UUID orgId, UUID conflictId, int attempt, List<Entry> calls) {

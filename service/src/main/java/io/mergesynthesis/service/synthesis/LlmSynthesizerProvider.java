@@ -47,26 +47,28 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     }
 
     /**
-     * Why the route's requests could outlast {@code synthesis.invokeTimeout}: the primary's request timeout plus
-     * the escalation's (when there is one) must leave a second to spare.
+     * Why the route's passes could outlast {@code synthesis.invokeTimeout}: each pass may wait
+     * {@code llm.concurrencyWait} for a slot and then its provider's request timeout; the primary's pass plus the
+     * escalation's (when there is one) must leave a second to spare.
      */
     Optional<String> passesOutlastInvoke() {
-        Duration primary = requestTimeoutOf(settings.getPrimaryModel());
+        Duration primary = passOf(settings.getPrimaryModel());
         String escalation = settings.getEscalationModel();
-        Duration both = escalation == null || escalation.isBlank() ? primary : primary.plus(requestTimeoutOf(escalation));
+        Duration both = escalation == null || escalation.isBlank() ? primary : primary.plus(passOf(escalation));
         if (both.plus(SPARE).compareTo(invokeTimeout) <= 0) {
             return Optional.empty();
         }
-        return Optional.of("the route's request timeouts (" + both.toMillis() + " ms for primary and escalation "
-                + "together, llm.providers.<name>.requestTimeout) plus 1 s must fit within synthesis.invokeTimeout ("
-                + invokeTimeout.toMillis() + " ms), or an attempt could be cut off after paying for its primary "
-                + "answer; lower requestTimeout or raise invokeTimeout (and leaseDuration with it)");
+        return Optional.of("the route's passes may take " + both.toMillis() + " ms (llm.concurrencyWait plus "
+                + "llm.providers.<name>.requestTimeout, for primary and escalation together); with 1 s to spare they "
+                + "must fit within synthesis.invokeTimeout (" + invokeTimeout.toMillis() + " ms), or an attempt "
+                + "could be cut off after paying for its primary answer; lower requestTimeout or raise "
+                + "invokeTimeout (and leaseDuration with it)");
     }
 
     private static final Duration SPARE = Duration.ofSeconds(1);
 
-    private Duration requestTimeoutOf(String model) {
+    private Duration passOf(String model) {
         ProviderSettings provider = settings.getProviders().get(model.substring(0, model.indexOf('/')));
-        return provider.getRequestTimeout();
+        return settings.getConcurrencyWait().plus(provider.getRequestTimeout());
     }
 }

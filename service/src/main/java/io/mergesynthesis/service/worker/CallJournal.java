@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
@@ -58,11 +59,11 @@ final class CallJournal extends ForwardingSynthesizer {
     }
 
     @Override
-    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
             throws SynthesisException, InterruptedException {
         record(conflict, "start");
         try {
-            Synthesis synthesis = inner.synthesizeWithCalls(conflict, model);
+            Synthesis synthesis = inner.synthesizeWithCalls(conflict, model, early);
             record(conflict, "ok");
             return synthesis;
         } catch (InterruptedException e) {

@@ -12,6 +12,7 @@ import io.mergesynthesis.service.worker.ConflictLeases.LeasedRow;
 import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.PolicyRule;
+import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.SuggestedMerge;
@@ -145,7 +146,7 @@ final class ConflictWork {
                 throw new AttemptDeferred("lease_too_short", Duration.ZERO, "less than the invoke timeout of "
                         + call.invokeTimeout() + " was left on the lease", List.of());
             }
-            Synthesis synthesis = call.invoke(snapshot, model);
+            Synthesis synthesis = call.invoke(snapshot, model, early -> recordEarly(lease, scopeOrg, attempt, early));
             List<UsageLedger.Entry> calls = PaidCalls.entries(synthesis.calls());
             String stored = validate(synthesis.merge(), lease.conflictId(), calls);
             finished = new MergeCompleter.Finished(lease, scopeOrg, stored, eventDetails(synthesis.merge(), attempt),
@@ -170,6 +171,23 @@ final class ConflictWork {
             tracker.forget(lease.conflictId());
             return Outcome.SUCCESS;
         });
+    }
+
+    /**
+     * Writes a call to the ledger before its attempt ends, as the synthesizer asks ahead of a second call. A write
+     * that fails is only logged: the attempt's end writes the call anyway, unless a crash comes first.
+     */
+    private void recordEarly(Lease lease, UUID scopeOrg, int attempt, ProviderCall call) {
+        try {
+            transactions.inOrg(scopeOrg, handle -> {
+                UsageLedger.recordEarly(handle, lease.orgId(), lease.conflictId(), attempt,
+                        PaidCalls.entries(List.of(call)).get(0));
+                return null;
+            });
+        } catch (RuntimeException e) {
+            LOG.info("Could not put a call of conflict {} on record early ({}); it is written when the attempt ends",
+                    lease.conflictId(), DatabaseUnavailable.describe(e));
+        }
     }
 
     /** Leaves the conflict in {@code state}, uncounted; on a database failure its lease expires instead. */

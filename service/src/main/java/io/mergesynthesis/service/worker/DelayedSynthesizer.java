@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
@@ -21,9 +22,9 @@ final class DelayedSynthesizer extends ForwardingSynthesizer {
     }
 
     @Override
-    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
             throws SynthesisException, InterruptedException {
         Thread.sleep(latency.toMillis());
-        return inner.synthesizeWithCalls(conflict, model);
+        return inner.synthesizeWithCalls(conflict, model, early);
     }
 }

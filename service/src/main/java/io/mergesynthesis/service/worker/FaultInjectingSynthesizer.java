@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
@@ -31,7 +32,7 @@ final class FaultInjectingSynthesizer extends ForwardingSynthesizer {
     }
 
     @Override
-    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
             throws SynthesisException, InterruptedException {
         if (alwaysFailTargets.isPresent() && alwaysFailTargets.get().matcher(conflict.target()).find()) {
             throw new SynthesisException("injected fault: target " + conflict.target()
@@ -44,6 +45,6 @@ final class FaultInjectingSynthesizer extends ForwardingSynthesizer {
         if (roll < failureRate + hangRate) {
             new CountDownLatch(1).await(); // never counted down: only an interrupt ends the wait
         }
-        return inner.synthesizeWithCalls(conflict, model);
+        return inner.synthesizeWithCalls(conflict, model, early);
     }
 }

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
@@ -10,8 +11,9 @@ import java.util.Optional;
 
 /**
  * The base of the drill wrappers (faults, latency, the call journal): everything goes to the wrapped synthesizer,
- * and a wrapper overrides {@link #synthesizeWithCalls} alone. Forwarding that one method, rather than
- * {@code synthesize}, keeps the provider calls of a paying synthesizer reaching the worker through any wrapper.
+ * and a wrapper overrides the three-argument {@code synthesizeWithCalls} alone. Forwarding that one method, rather
+ * than {@code synthesize}, keeps the provider calls of a paying synthesizer (and its early records) reaching the
+ * worker through any wrapper.
  */
 abstract class ForwardingSynthesizer implements MergeSynthesizer {
 
@@ -29,13 +31,19 @@ abstract class ForwardingSynthesizer implements MergeSynthesizer {
     @Override
     public final SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
             throws SynthesisException, InterruptedException {
-        return synthesizeWithCalls(conflict, model).merge();
+        return synthesizeWithCalls(conflict, model, CallRecorder.NONE).merge();
     }
 
     @Override
-    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
+    public final Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
             throws SynthesisException, InterruptedException {
-        return inner.synthesizeWithCalls(conflict, model);
+        return synthesizeWithCalls(conflict, model, CallRecorder.NONE);
+    }
+
+    @Override
+    public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
+            throws SynthesisException, InterruptedException {
+        return inner.synthesizeWithCalls(conflict, model, early);
     }
 
     @Override

@@ -3,11 +3,11 @@ package io.mergesynthesis.service.worker;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.synthesis.ProviderCall;
 import java.util.List;
-import java.util.UUID;
 
 /**
- * Turns the provider calls a synthesizer reports into usage-ledger rows. Each row gets its id here, once, so that
- * however often the write that carries it is sent, the call is recorded once.
+ * Turns the provider calls a synthesizer reports into usage-ledger rows. A row's id is the call's own, chosen
+ * when the provider answered, so however often and from wherever the call is written (early, before an
+ * escalation, and again with the attempt's end), it is one row.
  */
 final class PaidCalls {
 
@@ -19,7 +19,7 @@ final class PaidCalls {
     }
 
     private static UsageLedger.Entry entry(ProviderCall call) {
-        return new UsageLedger.Entry(UUID.randomUUID(), call.pass().label(), call.provider(), call.model(),
+        return new UsageLedger.Entry(call.id(), call.pass().label(), call.provider(), call.model(),
                 call.inputTokens(), call.outputTokens(), call.cacheReadTokens(), call.cacheWriteTokens(),
                 call.costUsd(), call.latency().toMillis(), outcome(call.disposition()), call.requestId());
     }

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.InvalidAnswerException;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
@@ -56,8 +57,10 @@ final class SynthesisCall {
         return synthesizer.problem();
     }
 
-    Synthesis invoke(ConflictSnapshot conflict, ResolvedModel model) throws AttemptFailure, AttemptDeferred {
-        Future<Synthesis> call = calls.submit(() -> synthesizer.synthesizeWithCalls(conflict, model));
+    /** @param early where the synthesizer puts a call on record before it makes another for the same attempt */
+    Synthesis invoke(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
+            throws AttemptFailure, AttemptDeferred {
+        Future<Synthesis> call = calls.submit(() -> synthesizer.synthesizeWithCalls(conflict, model, early));
         try {
             Synthesis synthesis = call.get(invokeTimeout.toNanos(), TimeUnit.NANOSECONDS);
             if (synthesis == null) {

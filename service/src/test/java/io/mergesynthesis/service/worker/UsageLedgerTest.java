@@ -4,15 +4,24 @@ import static io.mergesynthesis.service.worker.PayingSynthesizer.call;
 import static io.mergesynthesis.service.worker.PayingSynthesizer.paid;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.synthesis.CallRecorder;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.InvalidAnswerException;
+import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.ProviderCall.Pass;
+import io.mergesynthesis.synthesis.ResolvedModel;
+import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.synthesis.SynthesisException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,6 +66,55 @@ class UsageLedgerTest {
                         UNION ALL SELECT xmin FROM conflict_events WHERE conflict_id = :id
                             AND event_type = 'merge_synthesized') x""").bind("id", id).mapTo(Long.class).one());
             assertThat(transactions).isEqualTo(1L);
+        }
+    }
+
+    @Test
+    void aCallPutOnRecordBeforeAnEscalationIsOneRowSettledWhenTheAttemptEnds() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID id = fixture.insertConflict("jira.a");
+            ProviderCall primary = call(Pass.PRIMARY, "small", 100, 20, "0.000400", Disposition.ANSWER);
+            CountDownLatch recorded = new CountDownLatch(1);
+            CountDownLatch escalationAnswered = new CountDownLatch(1);
+            MergeSynthesizer escalating = new MergeSynthesizer() {
+                private final MergeSynthesizer stub = WorkerFixture.stub();
+
+                @Override
+                public String name() {
+                    return "escalating";
+                }
+
+                @Override
+                public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model) {
+                    throw new UnsupportedOperationException("the worker asks with a call recorder");
+                }
+
+                @Override
+                public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model,
+                                                     CallRecorder early) throws SynthesisException,
+                        InterruptedException {
+                    early.answered(primary);
+                    recorded.countDown();
+                    escalationAnswered.await();
+                    // The escalation failed: the primary's answer, recorded early, is the one stored.
+                    return new Synthesis(stub.synthesize(conflict, model), List.of(primary,
+                            call(Pass.ESCALATION, "large", 300, 0, "0.000900", Disposition.FAILED)));
+                }
+            };
+            fixture.replica(WorkerFixture.settings("r1"), escalating).pool().start();
+            assertThat(recorded.await(20, TimeUnit.SECONDS)).isTrue();
+            // While the second call runs, the first is on record already, as not stored: a kill now loses one.
+            WorkerFixture.await("the primary call on record", Duration.ofSeconds(5), () -> ledger(fixture, id).size() == 1);
+            assertThat(ledger(fixture, id).get(0).get("outcome")).isEqualTo("discarded");
+
+            escalationAnswered.countDown();
+            WorkerFixture.await("the merge stored", Duration.ofSeconds(20),
+                    () -> "done".equals(fixture.column(id, "synthesis_state")));
+            List<Map<String, Object>> rows = ledger(fixture, id);
+            assertThat(rows).extracting(r -> r.get("pass") + ":" + r.get("outcome"))
+                    .containsExactlyInAnyOrder("primary:stored", "escalation:failed");
+            assertThat(rows).filteredOn(r -> "primary".equals(r.get("pass")))
+                    .extracting(r -> r.get("id")).containsExactly(primary.id());
         }
     }
 

@@ -93,6 +93,16 @@ final class ApiClient {
         return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
+    /** PUTs the JSON {@code body} to {@code uri} with the bearer {@code token}; the response, whatever its status. */
+    static HttpResponse<String> put(URI uri, String token, String body) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + token)
+                .PUT(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                .build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    }
+
     static HttpResponse<String> get(URI uri, String token) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET();
         if (token != null) {

@@ -85,6 +85,11 @@ final class ConflictFeed {
         return sent.get();
     }
 
+    /** The orgs the feed sends conflicts for, in the order it takes turns among them. */
+    List<UUID> orgs() {
+        return List.copyOf(tokens.keySet());
+    }
+
     /** Conflicts stored so far (acknowledged by a replica). */
     long sent() {
         return sent.get();

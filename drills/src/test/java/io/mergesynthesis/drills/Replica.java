@@ -48,6 +48,7 @@ final class Replica {
     private final String name;
     private final DrillDatabase database;
     private final Map<String, String> settings;
+    private final Map<String, String> environment;
     private final Path log;
     private volatile int httpPort;
     private volatile int adminPort;
@@ -59,9 +60,19 @@ final class Replica {
      * @param settings Dropwizard settings without the {@code dw.} prefix, e.g. {@code synthesis.workers=4}
      */
     Replica(String name, DrillDatabase database, Path directory, Map<String, String> settings) {
+        this(name, database, directory, settings, Map.of());
+    }
+
+    /**
+     * @param environment variables the shipped {@code config.yml} reads (e.g. {@code SYNTHESIZER}), set on top of
+     *     the drill's own environment and the database and port variables
+     */
+    Replica(String name, DrillDatabase database, Path directory, Map<String, String> settings,
+            Map<String, String> environment) {
         this.name = name;
         this.database = database;
         this.settings = new LinkedHashMap<>(settings);
+        this.environment = new LinkedHashMap<>(environment);
         this.log = directory.resolve(name + ".log");
         this.httpPort = freePort();
         this.adminPort = freePort();
@@ -97,6 +108,7 @@ final class Replica {
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             Map<String, String> env = builder.environment();
+            env.putAll(environment);
             env.put("DATABASE_URL", database.url());
             env.put("DATABASE_USER", database.user());
             env.put("DATABASE_PASSWORD", "");

@@ -15,12 +15,19 @@ final class AttemptDeferred extends Exception {
 
     private final String reason;
     private final Duration retryAfter;
+    private final boolean providerPaused;
     private final List<UsageLedger.Entry> calls;
 
-    AttemptDeferred(String reason, Duration retryAfter, String message, List<UsageLedger.Entry> calls) {
+    /**
+     * @param providerPaused true when the provider asked the whole replica to wait (a rate limit, an overload, a
+     *                       refused key): no other conflict should be claimed for it meanwhile
+     */
+    AttemptDeferred(String reason, Duration retryAfter, boolean providerPaused, String message,
+                    List<UsageLedger.Entry> calls) {
         super(message);
         this.reason = reason;
         this.retryAfter = retryAfter;
+        this.providerPaused = providerPaused;
         this.calls = List.copyOf(calls);
     }
 
@@ -30,6 +37,10 @@ final class AttemptDeferred extends Exception {
 
     Duration retryAfter() {
         return retryAfter;
+    }
+
+    boolean providerPaused() {
+        return providerPaused;
     }
 
     List<UsageLedger.Entry> calls() {

@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,12 +57,14 @@ final class ConflictWork {
     private final Clock clock;
     private final UnaryOperator<UUID> orgScope;
     private final BooleanSupplier stopping;
+    private final Consumer<Duration> providerPause;
     private final ObjectMapper json = JsonMapper.builder().findAndAddModules().build();
 
     ConflictWork(ScopedTransactions transactions, Router router, SynthesisCall call, MergeCompleter completer,
                  SuggestedMergeJson mergeJson, FailureHandler failures, LeaseHandBack handBacks,
                  AttemptTracker tracker, int maxAttempts,
-                 SynthesisMetrics metrics, Clock clock, UnaryOperator<UUID> orgScope, BooleanSupplier stopping) {
+                 SynthesisMetrics metrics, Clock clock, UnaryOperator<UUID> orgScope, BooleanSupplier stopping,
+                 Consumer<Duration> providerPause) {
         this.transactions = transactions;
         this.router = router;
         this.call = call;
@@ -75,6 +78,7 @@ final class ConflictWork {
         this.clock = clock;
         this.orgScope = orgScope;
         this.stopping = stopping;
+        this.providerPause = providerPause;
     }
 
     /**
@@ -143,7 +147,7 @@ final class ConflictWork {
             }
             if (!lease.heldUntil().allows(call.invokeTimeout())) {
                 // A call that could outlive the lease might be paid for twice: another replica would claim it.
-                throw new AttemptDeferred("lease_too_short", Duration.ZERO, "less than the invoke timeout of "
+                throw new AttemptDeferred("lease_too_short", Duration.ZERO, false, "less than the invoke timeout of "
                         + call.invokeTimeout() + " was left on the lease", List.of());
             }
             Synthesis synthesis = call.invoke(snapshot, model, early -> recordEarly(lease, scopeOrg, attempt, early));
@@ -153,6 +157,9 @@ final class ConflictWork {
                     attempt, calls);
         } catch (AttemptDeferred deferral) {
             metrics.deferred();
+            if (deferral.providerPaused()) {
+                providerPause.accept(deferral.retryAfter());
+            }
             LOG.debug("Attempt {} at conflict {} deferred ({}): {}", attempt, lease.conflictId(), deferral.reason(),
                     deferral.getMessage());
             return done(handBacks.deferred(lease, scopeOrg, attempt, deferral));

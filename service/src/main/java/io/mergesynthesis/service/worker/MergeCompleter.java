@@ -202,7 +202,7 @@ final class MergeCompleter {
                 return;
             } catch (RuntimeException | Error e) {
                 if (!DatabaseUnavailable.isCauseOf(e)) {
-                    writeEachAlone(left, e);
+                    writeEachAlone(left, e, mayClaim);
                     return;
                 }
                 Duration wait = pause.next();
@@ -231,11 +231,13 @@ final class MergeCompleter {
     }
 
     /**
-     * After a batch failed for a reason of its own rows: one bad row never costs the others their write, so each
-     * is written again in a transaction of its own and only the bad one reports its failure.
+     * After a batch failed for a reason of its own rows (or of the claim its trip carried): one bad row never costs
+     * the others their write, so each is written again in a transaction of its own, claiming nothing, and only
+     * the bad one reports its failure. A lone merge is written again only if its trip also claimed: the claim
+     * may have been what failed.
      */
-    private void writeEachAlone(List<Pending> batch, Throwable failure) {
-        if (batch.size() == 1) {
+    private void writeEachAlone(List<Pending> batch, Throwable failure, boolean claimed) {
+        if (batch.size() == 1 && !claimed) {
             batch.get(0).stored().completeExceptionally(failure);
             return;
         }

@@ -83,7 +83,8 @@ final class SynthesisCall {
     private static AttemptFailure failureOf(Throwable thrown) throws AttemptDeferred {
         if (thrown instanceof SynthesisDeferred deferred) {
             throw new AttemptDeferred(deferred.deferral().name().toLowerCase(Locale.ROOT), deferred.retryAfter(),
-                    deferred.getMessage(), PaidCalls.entries(deferred.calls()));
+                    deferred.deferral() != SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, deferred.getMessage(),
+                    PaidCalls.entries(deferred.calls()));
         }
         List<ProviderCall> paid =
                 thrown instanceof SynthesisException failed ? failed.calls() : List.of();

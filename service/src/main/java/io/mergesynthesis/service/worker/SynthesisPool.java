@@ -34,6 +34,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -77,6 +78,8 @@ public final class SynthesisPool implements Managed {
     /** Permits that finished workers hand straight on to the leases their store claimed, instead of releasing. */
     private final AtomicInteger handedOver = new AtomicInteger();
     private volatile boolean stopping;
+    /** Until when (System.nanoTime) the provider asked this replica to wait: nothing is claimed for it meanwhile. */
+    private final AtomicLong claimsPausedUntil = new AtomicLong(System.nanoTime());
     private volatile boolean saturated;
     private volatile Thread loop;
     private ExecutorService workers;
@@ -94,7 +97,8 @@ public final class SynthesisPool implements Managed {
         this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
                 builder.clock, new StoreRefill());
         this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
-                failures, new LeaseHandBack(builder.transactions), tracker, settings.maxAttempts(), metrics, builder.clock, builder.orgScope, () -> stopping);
+                failures, new LeaseHandBack(builder.transactions), tracker, settings.maxAttempts(), metrics,
+                builder.clock, builder.orgScope, () -> stopping, this::pauseClaims);
         this.listener = settings.listen() && builder.listenConnection != null
                 ? Optional.of(new PendingListener(builder.listenConnection, waiter, builder.clock)) : Optional.empty();
         this.freeWorkers = new Semaphore(settings.workers());
@@ -198,6 +202,12 @@ public final class SynthesisPool implements Managed {
         RetryPause errorPause = new RetryPause(CLAIM_RETRY_FIRST, CLAIM_RETRY_LAST);
         while (!stopping) {
             try {
+                long paused = claimsPausedUntil.get() - System.nanoTime();
+                if (paused > 0) {
+                    // A claim now would only be handed straight back: the provider asked to wait this long.
+                    waiter.await(Duration.ofNanos(paused));
+                    continue;
+                }
                 int free = freeWorkers.availablePermits();
                 if (free == 0) {
                     waiter.await(settings.pollInterval());
@@ -329,11 +339,25 @@ public final class SynthesisPool implements Managed {
         }
     }
 
+    /**
+     * The provider asked the whole replica to wait {@code retryAfter} (a rate limit, an overload, a refused key):
+     * the claim loop and the completer's refill claim nothing until then. Leases already held are tried, and
+     * deferred uncounted, as they come.
+     */
+    private void pauseClaims(Duration retryAfter) {
+        long until = System.nanoTime() + retryAfter.toNanos();
+        claimsPausedUntil.accumulateAndGet(until, Math::max);
+    }
+
+    private boolean claimsPaused() {
+        return claimsPausedUntil.get() - System.nanoTime() > 0;
+    }
+
     /** What the merge completer claims for the workers its stores free (see {@link MergeCompleter.Refill}). */
     private final class StoreRefill implements MergeCompleter.Refill {
         @Override
         public boolean wanted() {
-            return !stopping;
+            return !stopping && !claimsPaused();
         }
 
         @Override

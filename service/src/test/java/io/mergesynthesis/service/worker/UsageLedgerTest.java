@@ -150,6 +150,27 @@ class UsageLedgerTest {
     }
 
     @Test
+    void aProviderThatAsksToWaitStopsTheReplicaClaimingUntilThen() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            List<UUID> ids = List.of(fixture.insertConflict("jira.a"), fixture.insertConflict("jira.b"),
+                    fixture.insertConflict("jira.c"));
+            PayingSynthesizer synthesizer = new PayingSynthesizer(merge -> {
+                throw new SynthesisDeferred(SynthesisDeferred.Cause.OVERLOADED, "anthropic", Duration.ofSeconds(30),
+                        "529 from anthropic", List.of());
+            });
+            WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1").workers(1), synthesizer);
+            replica.pool().start();
+            WorkerFixture.await("the first conflict handed back", Duration.ofSeconds(20),
+                    () -> fixture.count("synthesis_state = 'pending' AND not_before > now() + interval '20 seconds'") == 1);
+            // Without the pause the one worker would claim the next conflict at once, every poll (100 ms here),
+            // only to hand it back. A second's grace shows that nothing more was claimed.
+            Thread.sleep(1_000);
+            assertThat(synthesizer.asked.get()).isEqualTo(1);
+            assertThat(fixture.count("attempts = 0 AND synthesis_state = 'pending'")).isEqualTo(ids.size());
+        }
+    }
+
+    @Test
     void anInvalidAnswerIsAFailedCallAndACountedInvalidJsonAttempt() throws Exception {
         try (WorkerFixture fixture = new WorkerFixture()) {
             UUID id = fixture.insertConflict("jira.a");

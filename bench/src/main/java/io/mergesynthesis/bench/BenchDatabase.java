@@ -174,7 +174,9 @@ final class BenchDatabase implements AutoCloseable {
     /** Empties the product's tables and the peer's, so that each measurement starts from the same state. */
     void reset() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute("TRUNCATE conflict_events, policy_conflicts, api_tokens");
+            // Every table that references policy_conflicts goes with it, or TRUNCATE refuses.
+            s.execute("TRUNCATE conflict_events, llm_usage_events, synthesis_attempt_history, policy_conflicts, "
+                    + "api_tokens");
             s.execute("DROP TABLE IF EXISTS scheduled_tasks");
         }
         settle();

@@ -29,6 +29,11 @@ enum Metric {
             "connections"),
     INBOX_P50("inbox_p50_ms", "GET /v1/conflicts, one org of many, p50", "ms"),
     INBOX_P99("inbox_p99_ms", "GET /v1/conflicts, one org of many, p99", "ms"),
+    CONFLICT_READS("conflict_reads_per_s", "GET /v1/conflicts/{id}, 8 clients, token cache on (5s)",
+            "requests/s"),
+    CONFLICT_READS_UNCACHED("conflict_reads_uncached_per_s",
+            "GET /v1/conflicts/{id}, 8 clients, token cache off (0s)", "requests/s"),
+    TOKEN_CACHE_GAIN("token_cache_on_to_off_ratio", "Token cache: reads/s on / off", "ratio"),
     EXPORT_RATE("export_events_per_s", "GET /v1/events, NDJSON, following the cursor", "events/s"),
     EXPORT_HEAP_MIN("export_heap_min_mib", "Export: replica heap used, min", "MiB"),
     EXPORT_HEAP_MAX("export_heap_max_mib", "Export: replica heap used, max", "MiB");

@@ -39,7 +39,8 @@ final class BenchPlan {
 
         if (options.tokenCache()) {
             db.reset();
-            step("conflict reads", this::conflictReads, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED);
+            step("conflict reads", this::conflictReads, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
+                    Metric.CONFLICT_READ_TX, Metric.CONFLICT_READ_UNCACHED_TX);
             results.ratio(Metric.TOKEN_CACHE_GAIN, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED);
             results.skipRemaining("not measured with --token-cache", Metric.values());
             return;
@@ -57,6 +58,7 @@ final class BenchPlan {
         step("replica steps", this::withPrimaryReplica, Metric.IDLE, Metric.DRAIN_ONE_REPLICA,
                 Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL, Metric.PICKUP_P50, Metric.PICKUP_P99,
                 Metric.INBOX_P50, Metric.INBOX_P99, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
+                Metric.CONFLICT_READ_TX, Metric.CONFLICT_READ_UNCACHED_TX,
                 Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
                 Metric.EXPORT_HEAP_MAX);
         step("slow synthesizer", this::slowSynthesizer, Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS,
@@ -146,7 +148,8 @@ final class BenchPlan {
                 step("pickup latency", () -> pickupLatency(), Metric.PICKUP_P50, Metric.PICKUP_P99);
             }
             step("inbox", () -> inbox(primary), Metric.INBOX_P50, Metric.INBOX_P99);
-            step("conflict reads", () -> conflictReads(), Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED);
+            step("conflict reads", () -> conflictReads(), Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
+                    Metric.CONFLICT_READ_TX, Metric.CONFLICT_READ_UNCACHED_TX);
             step("export", () -> export(primary), Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
                     Metric.EXPORT_HEAP_MAX);
         }
@@ -253,16 +256,25 @@ final class BenchPlan {
             ConflictReads reads = new ConflictReads();
             reads.warmUp(cached, token, ids);
             reads.warmUp(uncached, token, ids);
-            double cachedSeconds = 0;
-            double uncachedSeconds = 0;
+            double[] seconds = new double[2];
+            long[] transactions = new long[2];
             for (int round = 1; round <= rounds; round++) {
                 progress("conflict reads: round " + round + " of " + rounds + ", " + perRound
                         + " GET /v1/conflicts/{id} on each replica");
-                cachedSeconds += reads.seconds(cached, token, ids, perRound);
-                uncachedSeconds += reads.seconds(uncached, token, ids, perRound);
+                Replica[] both = {cached, uncached};
+                for (int i = 0; i < 2; i++) {
+                    // The statistics arrive up to a second late: let them settle outside the timed part.
+                    Replica.sleep(1_500);
+                    long before = IdleCost.transactions(db);
+                    seconds[i] += reads.seconds(both[i], token, ids, perRound);
+                    Replica.sleep(1_500);
+                    transactions[i] += IdleCost.transactions(db) - before;
+                }
             }
-            results.put(Metric.CONFLICT_READS, rounds * perRound / cachedSeconds);
-            results.put(Metric.CONFLICT_READS_UNCACHED, rounds * perRound / uncachedSeconds);
+            results.put(Metric.CONFLICT_READS, rounds * perRound / seconds[0]);
+            results.put(Metric.CONFLICT_READS_UNCACHED, rounds * perRound / seconds[1]);
+            results.put(Metric.CONFLICT_READ_TX, transactions[0] / (double) (rounds * perRound));
+            results.put(Metric.CONFLICT_READ_UNCACHED_TX, transactions[1] / (double) (rounds * perRound));
         }
     }
 

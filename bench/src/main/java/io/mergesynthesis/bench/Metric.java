@@ -34,6 +34,10 @@ enum Metric {
     CONFLICT_READS_UNCACHED("conflict_reads_uncached_per_s",
             "GET /v1/conflicts/{id}, 8 clients, token cache off (0s)", "requests/s"),
     TOKEN_CACHE_GAIN("token_cache_on_to_off_ratio", "Token cache: reads/s on / off", "ratio"),
+    CONFLICT_READ_TX("conflict_read_transactions", "GET /v1/conflicts/{id}, token cache on: database transactions",
+            "per request"),
+    CONFLICT_READ_UNCACHED_TX("conflict_read_uncached_transactions",
+            "GET /v1/conflicts/{id}, token cache off: database transactions", "per request"),
     EXPORT_RATE("export_events_per_s", "GET /v1/events, NDJSON, following the cursor", "events/s"),
     EXPORT_HEAP_MIN("export_heap_min_mib", "Export: replica heap used, min", "MiB"),
     EXPORT_HEAP_MAX("export_heap_max_mib", "Export: replica heap used, max", "MiB");

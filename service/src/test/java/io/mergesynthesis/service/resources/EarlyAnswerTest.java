@@ -50,7 +50,8 @@ class EarlyAnswerTest {
     void aJsonLimitHitEarlyInALargeBodyIsAnsweredNotReset() throws Exception {
         byte[] body = deepThenLong();
         byte[] head = ("POST /v1/conflicts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + ingest
-                + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+                + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+                + "\r\nConnection: close\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
         List<String> lost = new ArrayList<>();
         for (int i = 0; i < 5; i++) {

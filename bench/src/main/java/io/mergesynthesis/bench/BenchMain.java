@@ -67,7 +67,8 @@ public final class BenchMain {
 
     private static Map<String, Object> settings(Options o) {
         Map<String, Object> s = new LinkedHashMap<>();
-        s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote)" : o.headline() ? "headline" : "full");
+        s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote)" : o.headline() ? "headline"
+                : o.tokenCache() ? "token cache" : "full");
         s.put("rows_per_drain", o.rows());
         s.put("workers_per_replica", o.workers());
         s.put("warm_up_rows_before_each_timed_drain", o.warmUpRows());
@@ -80,6 +81,7 @@ public final class BenchMain {
         s.put("inbox", o.inboxOrgs() + " orgs x " + o.inboxConflictsPerOrg() + " conflicts, "
                 + o.inboxRequests() + " requests");
         s.put("export_events", o.exportEvents());
+        s.put("conflict_reads", o.conflictReads() + " requests from " + ConflictReads.CLIENTS + " clients");
         return s;
     }
 }

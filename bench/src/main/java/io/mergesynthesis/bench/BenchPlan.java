@@ -37,6 +37,14 @@ final class BenchPlan {
         ServiceCommand.run(options, db, "db-migrate", "db", "migrate");
         results.context.put("database", db.describe());
 
+        if (options.tokenCache()) {
+            db.reset();
+            step("conflict reads", this::conflictReads, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
+                    Metric.CONFLICT_READ_TX, Metric.CONFLICT_READ_UNCACHED_TX);
+            results.ratio(Metric.TOKEN_CACHE_GAIN, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED);
+            results.skipRemaining("not measured with --token-cache", Metric.values());
+            return;
+        }
         step("ceiling", this::ceiling, Metric.CEILING);
         step("ceiling at the pool's bound", this::ceilingInHand, Metric.CEILING_IN_HAND);
         step("db-scheduler peer", this::peer, Metric.PEER);
@@ -49,7 +57,9 @@ final class BenchPlan {
         step("scale, ceiling", this::scaleCeiling, Metric.SCALE_CEILING);
         step("replica steps", this::withPrimaryReplica, Metric.IDLE, Metric.DRAIN_ONE_REPLICA,
                 Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL, Metric.PICKUP_P50, Metric.PICKUP_P99,
-                Metric.INBOX_P50, Metric.INBOX_P99, Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
+                Metric.INBOX_P50, Metric.INBOX_P99, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
+                Metric.CONFLICT_READ_TX, Metric.CONFLICT_READ_UNCACHED_TX,
+                Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
                 Metric.EXPORT_HEAP_MAX);
         step("slow synthesizer", this::slowSynthesizer, Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS,
                 Metric.SLOW_MEAN_CONNECTIONS);
@@ -58,6 +68,7 @@ final class BenchPlan {
     }
 
     private void ratios() {
+        results.ratio(Metric.TOKEN_CACHE_GAIN, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED);
         results.ratio(Metric.POOL_TO_CEILING, Metric.DRAIN_ONE_REPLICA, Metric.CEILING);
         results.ratio(Metric.POOL_TO_CEILING_IN_HAND, Metric.DRAIN_ONE_REPLICA, Metric.CEILING_IN_HAND);
         results.ratio(Metric.POOL_TO_PEER, Metric.DRAIN_ONE_REPLICA, Metric.PEER);
@@ -137,6 +148,8 @@ final class BenchPlan {
                 step("pickup latency", () -> pickupLatency(), Metric.PICKUP_P50, Metric.PICKUP_P99);
             }
             step("inbox", () -> inbox(primary), Metric.INBOX_P50, Metric.INBOX_P99);
+            step("conflict reads", () -> conflictReads(), Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
+                    Metric.CONFLICT_READ_TX, Metric.CONFLICT_READ_UNCACHED_TX);
             step("export", () -> export(primary), Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
                     Metric.EXPORT_HEAP_MAX);
         }
@@ -214,6 +227,55 @@ final class BenchPlan {
         Percentiles latency = new InboxReads().measure(replica, token, options.inboxRequests());
         results.put(Metric.INBOX_P50, latency.at(50));
         results.put(Metric.INBOX_P99, latency.at(99));
+    }
+
+    /**
+     * The same reads on two replicas of one build, one after the other: the token cache on (the default) and
+     * off ({@code auth.tokenCacheTtl=0s}). Uses the inbox step's conflicts when there are some, else seeds its
+     * own. Each replica runs API-only, so no worker competes for the database.
+     */
+    private void conflictReads() throws Exception {
+        if (seeder.count("done") == 0) {
+            int orgs = Math.min(options.inboxOrgs(), 20);
+            int rows = orgs * options.inboxConflictsPerOrg();
+            progress("conflict reads: seeding " + rows + " conflicts over " + orgs + " orgs");
+            seeder.done("reads", rows, orgs);
+            db.settle();
+        }
+        String token = seeder.token("org_admin", Seeder.orgId(0));
+        java.util.List<java.util.UUID> ids = ConflictReads.ids(db, Seeder.orgId(0), 1_000);
+        Map<String, String> cachedSettings = Map.of("synthesis.enabled", "false");
+        Map<String, String> uncachedSettings = Map.of("synthesis.enabled", "false", "auth.tokenCacheTtl", "0s");
+        progress("conflict reads: starting a replica with the token cache on and one with it off");
+        try (Replica cached = startReplica("replica-reads-cached", cachedSettings);
+             Replica uncached = startReplica("replica-reads-uncached", uncachedSettings)) {
+            // Rounds taken in turn on the two replicas, so that whatever else loads the machine meanwhile
+            // weighs on both figures alike.
+            int rounds = 4;
+            int perRound = Math.max(1, options.conflictReads() / rounds);
+            ConflictReads reads = new ConflictReads();
+            reads.warmUp(cached, token, ids);
+            reads.warmUp(uncached, token, ids);
+            double[] seconds = new double[2];
+            long[] transactions = new long[2];
+            for (int round = 1; round <= rounds; round++) {
+                progress("conflict reads: round " + round + " of " + rounds + ", " + perRound
+                        + " GET /v1/conflicts/{id} on each replica");
+                Replica[] both = {cached, uncached};
+                for (int i = 0; i < 2; i++) {
+                    // The statistics arrive up to a second late: let them settle outside the timed part.
+                    Replica.sleep(1_500);
+                    long before = IdleCost.transactions(db);
+                    seconds[i] += reads.seconds(both[i], token, ids, perRound);
+                    Replica.sleep(1_500);
+                    transactions[i] += IdleCost.transactions(db) - before;
+                }
+            }
+            results.put(Metric.CONFLICT_READS, rounds * perRound / seconds[0]);
+            results.put(Metric.CONFLICT_READS_UNCACHED, rounds * perRound / seconds[1]);
+            results.put(Metric.CONFLICT_READ_TX, transactions[0] / (double) (rounds * perRound));
+            results.put(Metric.CONFLICT_READ_UNCACHED_TX, transactions[1] / (double) (rounds * perRound));
+        }
     }
 
     /** Runs on the inbox step's conflicts (the events reference them), seeding one event per conflict. */

@@ -41,6 +41,14 @@ final class IdleCost {
         }
     }
 
+    /** Transactions committed or rolled back on the benchmark database so far, as the statistics show them now. */
+    static long transactions(BenchDatabase db) throws SQLException {
+        try (Connection c = db.connectMaintenance(); PreparedStatement s = c.prepareStatement(
+                "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = ?")) {
+            return read(c, s, db.databaseName());
+        }
+    }
+
     private static long read(Connection c, PreparedStatement s, String name) throws SQLException {
         try (var clear = c.createStatement()) {
             clear.execute("SELECT pg_stat_clear_snapshot()");

@@ -11,6 +11,7 @@ record Options(
         int rows,
         boolean quick,
         boolean headline,
+        boolean tokenCache,
         Path out,
         Path productRoot,
         String databaseUrl,
@@ -27,15 +28,19 @@ record Options(
         int inboxOrgs,
         int inboxConflictsPerOrg,
         int inboxRequests,
-        int exportEvents) {
+        int exportEvents,
+        int conflictReads) {
 
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
+                                                                  [--token-cache]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
               --quick             tiny sizes for a smoke run (about two minutes)
               --headline          only the two headline ratios: the ceiling, the peer and one replica's
                                   drain, side by side (a few minutes; for comparing two builds)
+              --token-cache       only GET /v1/conflicts/{id} with the token cache on and off, side by
+                                  side (about a minute)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)
@@ -48,6 +53,7 @@ record Options(
         Integer rows = null;
         boolean quick = false;
         boolean headline = false;
+        boolean tokenCache = false;
         boolean wipe = false;
         Path out = Path.of("bench-results");
         Path root = null;
@@ -56,6 +62,7 @@ record Options(
                 case "--rows" -> rows = Integer.parseInt(value(args, ++i, "--rows"));
                 case "--quick" -> quick = true;
                 case "--headline" -> headline = true;
+                case "--token-cache" -> tokenCache = true;
                 case "--wipe" -> wipe = true;
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
@@ -74,6 +81,7 @@ record Options(
                 n,
                 quick,
                 headline,
+                tokenCache,
                 out.toAbsolutePath(),
                 ProductFiles.findRoot(root),
                 url,
@@ -90,7 +98,8 @@ record Options(
                 quick ? 20 : 1_000,
                 quick ? 250 : 1_000,
                 quick ? 100 : 1_000,
-                quick ? 5_000 : 1_000_000);
+                quick ? 5_000 : 1_000_000,
+                quick ? 2_000 : 20_000);
     }
 
     private static String value(String[] args, int i, String flag) {

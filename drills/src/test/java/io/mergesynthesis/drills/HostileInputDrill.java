@@ -156,7 +156,7 @@ class HostileInputDrill {
         a = withInboxHistory(a, replica);
         b = withInboxHistory(b, replica);
         String platformCursor = eventCursor(replica, platform, null);
-        // api_tokens has revoked_at but no expiry: a revoked token is the only kind of dead token there is.
+        // Revoked tokens stand for every dead token: an expired one is refused by the same look-up.
         report.figure("seeded", "orgs A " + a.id() + " and B " + b.id() + ", " + SEEDED_PER_ORG
                 + " conflicts each, tokens of every role and a revoked one of each, "
                 + database.count("SELECT count(*) FROM conflict_events") + " events");

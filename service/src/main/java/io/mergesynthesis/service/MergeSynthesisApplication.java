@@ -123,7 +123,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         ObjectMapper json = environment.getObjectMapper();
         CollectorRegistry metrics = new CollectorRegistry(true);
 
-        TokenAuthenticator authenticator = new TokenAuthenticator(new TokenStore(transactions));
+        TokenAuthenticator authenticator = new TokenAuthenticator(
+                config.getAuth().build(new TokenStore(transactions), Clock.systemUTC()));
         environment.jersey().register(new AuthDynamicFeature(new BearerHeaderFilter.Builder()
                 .setAuthenticator(authenticator)
                 .setAuthorizer(authenticator)

@@ -5,6 +5,7 @@ import io.dropwizard.core.Configuration;
 import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.util.Duration;
 import io.mergesynthesis.llm.LlmSettings;
+import io.mergesynthesis.service.auth.AuthFactory;
 import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
 import io.mergesynthesis.service.ingest.IngestFactory;
 import io.mergesynthesis.service.worker.SynthesisFactory;
@@ -41,6 +42,10 @@ public class MergeSynthesisConfiguration extends Configuration {
     @Valid
     @NotNull
     private IngestFactory ingest = new IngestFactory();
+
+    @Valid
+    @NotNull
+    private AuthFactory auth = new AuthFactory();
 
     @Valid
     @NotNull
@@ -118,6 +123,16 @@ public class MergeSynthesisConfiguration extends Configuration {
     @JsonProperty
     public void setIngest(IngestFactory ingest) {
         this.ingest = ingest;
+    }
+
+    @JsonProperty
+    public AuthFactory getAuth() {
+        return auth;
+    }
+
+    @JsonProperty
+    public void setAuth(AuthFactory auth) {
+        this.auth = auth;
     }
 
     @JsonProperty

@@ -7,12 +7,16 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.PreMatching;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.zip.ZipException;
 import org.eclipse.jetty.http.HttpException;
@@ -35,6 +39,14 @@ import org.eclipse.jetty.io.EofException;
  * all. A client still uploading when the answer comes and the connection closes under it often never reads the
  * answer (java.net.http reports an empty response), and so never learns to send smaller batches. Past that
  * much, the sender is not worth the reading and the connection is closed on it.
+ *
+ * <p>Any other answer given after the body's reading began but before its end (a JSON limit hit in the first
+ * kilobytes, malformed JSON early in a large batch) drains the rest the same way, within the same size and
+ * within {@link #DRAIN_TIME} as well: closing a connection whose receive buffer still holds request bytes
+ * makes the kernel send a reset, and a reset can discard the answer at the client before it is read. The
+ * time bound is there because a client may send half a body and wait: the drain reads only bytes that have
+ * arrived, so it never blocks, and gives up at the bound. An answer
+ * given before any of the body was read (401, 403) drains nothing: the client may not be sending at all.
  */
 @PreMatching
 @Priority(Priorities.AUTHENTICATION - 100)
@@ -42,6 +54,10 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
 
     private static final String BODY = BodyLimitFilter.class.getName() + ".body";
     static final int DRAIN_FACTOR = 4;
+    static final Duration DRAIN_TIME = Duration.ofSeconds(3);
+
+    @Context
+    private HttpServletRequest servletRequest;
 
     private final long maxBytes;
     private final long drainLimit;
@@ -72,7 +88,28 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         if (request.getProperty(BODY) instanceof Bounded body && !body.ended()) {
-            response.getHeaders().putSingle("Connection", "close");
+            if (body.begun()) {
+                drainWithin(body, DRAIN_TIME);
+            }
+            if (!body.ended()) {
+                response.getHeaders().putSingle("Connection", "close");
+            }
+        }
+    }
+
+    /**
+     * Drains {@code body} for at most {@code time}, reading only what has arrived, so that no read can wait past
+     * the bound. Outside a servlet container (a resource test) there is no connection to drain.
+     */
+    private void drainWithin(Bounded body, Duration time) {
+        ServletInputStream arrived;
+        try {
+            arrived = servletRequest == null ? null : servletRequest.getInputStream();
+        } catch (IOException | RuntimeException e) {
+            return;
+        }
+        if (arrived != null) {
+            body.drainArrived(arrived, System.nanoTime() + time.toNanos());
         }
     }
 
@@ -95,7 +132,7 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
      * failures arrive as Jetty raises them: a ZipException inside a RuntimeException, Jetty's HTTP exceptions
      * (which carry their status), an end of stream before the declared end.
      */
-    static WebApplicationException unreadable(Throwable failure) {
+    static WebApplicationException unreadable(Throwable failure, boolean chunked) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof ZipException) {
                 return ErrorBody.exception(Response.Status.BAD_REQUEST,
@@ -103,7 +140,11 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
             }
         }
         if (failure instanceof HttpException http && http.getCode() >= 400 && http.getCode() < 500) {
-            String reason = http.getReason() == null ? "" : ": " + http.getReason();
+            // Jetty says "Early EOF" for a chunk size that is not hexadecimal as much as for a body cut short.
+            String reason = http.getReason() == null ? ""
+                    : chunked && "Early EOF".equals(http.getReason())
+                    ? ": its chunked framing is broken (a chunk size that is not hexadecimal) or it ended early"
+                    : ": " + http.getReason();
             return new WebApplicationException(failure, ErrorBody.response(http.getCode(),
                     "request body could not be read" + reason + "; nothing was stored", List.of()));
         }
@@ -171,7 +212,7 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
         }
 
         private <E extends Exception> E answerOr(E failure) {
-            WebApplicationException answer = unreadable(failure);
+            WebApplicationException answer = unreadable(failure, declared < 0);
             if (answer != null) {
                 throw answer;
             }
@@ -187,11 +228,16 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
             }
         }
 
+        /** Whether any of the body has been read. */
+        boolean begun() {
+            return read > 0 || atEnd;
+        }
+
         /** Reads what is left of the body, up to the drain limit in all, and throws it away. */
         void drain() {
             byte[] sink = new byte[64 * 1024];
             try {
-                while (read < drainLimit) {
+                while (read < drainLimit && !ended()) {
                     int n = in.read(sink, 0, (int) Math.min(sink.length, drainLimit - read));
                     if (n < 0) {
                         atEnd = true;
@@ -201,6 +247,40 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
                 }
             } catch (IOException | RuntimeException e) {
                 // The client stopped sending or sent something unreadable: the 413 goes out all the same.
+            }
+        }
+
+        /**
+         * Like {@link #drain()}, reading from {@code arrived} (the same body, as the servlet container gives it)
+         * only what has arrived, and looking again every few milliseconds until the body ends, the drain limit is
+         * reached or {@code deadline} ({@link System#nanoTime()}) passes.
+         */
+        void drainArrived(ServletInputStream arrived, long deadline) {
+            byte[] sink = new byte[64 * 1024];
+            try {
+                while (read < drainLimit && !ended()) {
+                    if (arrived.isFinished()) {
+                        atEnd = true;
+                        return;
+                    }
+                    int available = arrived.available();
+                    if (available > 0) {
+                        int n = arrived.read(sink, 0, (int) Math.min(Math.min(sink.length, available), drainLimit - read));
+                        if (n < 0) {
+                            atEnd = true;
+                            return;
+                        }
+                        read += n;
+                    } else if (System.nanoTime() - deadline >= 0) {
+                        return;
+                    } else {
+                        Thread.sleep(5);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IOException | RuntimeException e) {
+                // The client stopped sending or sent something unreadable: the answer goes out all the same.
             }
         }
     }

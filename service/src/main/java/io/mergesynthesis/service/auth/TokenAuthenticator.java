@@ -8,9 +8,9 @@ import java.util.Optional;
 /** Bearer token to caller, and caller to allowed roles, for Dropwizard's auth filter. */
 public final class TokenAuthenticator implements Authenticator<String, Caller>, Authorizer<Caller> {
 
-    private final TokenStore tokens;
+    private final TokenCache tokens;
 
-    public TokenAuthenticator(TokenStore tokens) {
+    public TokenAuthenticator(TokenCache tokens) {
         this.tokens = tokens;
     }
 

@@ -5,19 +5,27 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * Mints bearer tokens and looks them up. Only the SHA-256 of a token is stored: a leaked table holds nothing
- * that can be presented as a credential.
+ * Mints bearer tokens, looks them up, lists and revokes them: the one place that reads and writes
+ * {@code api_tokens}. Only the SHA-256 of a token is stored: a leaked table holds nothing that can be presented
+ * as a credential. Next to it, a short prefix of the secret (see {@link #PREFIX_LENGTH}) names the token for
+ * the people who manage it.
  */
 public final class TokenStore {
 
     /** Makes tokens recognisable to secret scanners and to people reading logs. */
     static final String PREFIX = "msk_";
+    /** {@code msk_} and 8 characters (48 of the 256 random bits): enough to tell tokens apart, not to guess one. */
+    public static final int PREFIX_LENGTH = PREFIX.length() + 8;
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -30,48 +38,169 @@ public final class TokenStore {
     }
 
     /** A freshly minted token: the secret is shown once and never stored. */
-    public record MintedToken(UUID id, String secret) {
+    public record MintedToken(UUID id, String prefix, String secret, Instant expiresAt) {
+    }
+
+    /** A token that may be used now, as a look-up finds it; {@code expiresAt} is null when it never expires. */
+    public record ActiveToken(Caller caller, Instant expiresAt) {
+        public boolean expiredAt(Instant now) {
+            return expiresAt != null && !now.isBefore(expiresAt);
+        }
+    }
+
+    /** One row of {@code token list}: everything but the secret and its hash. */
+    public record ListedToken(UUID id, String prefix, Role role, UUID orgId, Instant createdAt, Instant expiresAt,
+                              Instant lastUsedAt, Instant revokedAt) {
+    }
+
+    /** Stores a token that never expires. */
+    public MintedToken mint(Role role, UUID orgId) {
+        return mint(role, orgId, null);
     }
 
     /**
-     * Stores a new token for {@code role} (and {@code orgId}, required for every role but platform).
-     * Runs as the login role: the service roles may only read tokens.
+     * Stores a new token for {@code role} (and {@code orgId}, required for every role but platform), valid for
+     * {@code expiresIn} from now, or for good when that is null. Runs as the login role: the service roles may
+     * only read tokens and record their use.
      */
-    public MintedToken mint(Role role, UUID orgId) {
+    public MintedToken mint(Role role, UUID orgId, Duration expiresIn) {
         if (role.boundToOrg() && orgId == null) {
             throw new IllegalArgumentException("a " + role.wireName() + " token needs --org ORG_ID");
         }
         if (!role.boundToOrg() && orgId != null) {
             throw new IllegalArgumentException("a platform token is not bound to an org; drop --org");
         }
+        if (expiresIn != null && (expiresIn.isZero() || expiresIn.isNegative())) {
+            throw new IllegalArgumentException("--expires-in must be longer than zero, got " + expiresIn);
+        }
         byte[] random = new byte[32];
         RANDOM.nextBytes(random);
         String secret = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(random);
         UUID id = UUID.randomUUID();
-        jdbi.useHandle(handle -> handle.createUpdate(
-                        "INSERT INTO api_tokens (id, token_sha256, role, org_id) VALUES (:id, :hash, :role, :org)")
+        String prefix = secret.substring(0, PREFIX_LENGTH);
+        Instant expiresAt = jdbi.withHandle(handle -> handle.createQuery("""
+                        INSERT INTO api_tokens (id, token_sha256, role, org_id, prefix, expires_at)
+                        VALUES (:id, :hash, :role, :org, :prefix, now() + make_interval(secs => :seconds))
+                        RETURNING expires_at""")
                 .bind("id", id)
                 .bind("hash", sha256(secret))
                 .bind("role", role.wireName())
                 .bind("org", orgId)
-                .execute());
-        return new MintedToken(id, secret);
+                .bind("prefix", prefix)
+                .bind("seconds", expiresIn == null ? null : (Double) (expiresIn.toMillis() / 1000.0))
+                .mapTo(OffsetDateTime.class)
+                .findOne()
+                .map(OffsetDateTime::toInstant)
+                .orElse(null));
+        return new MintedToken(id, prefix, secret, expiresAt);
     }
 
-    /** The caller a presented token stands for, if it is known and not revoked. */
+    /** The caller a presented token stands for, if it is known, not revoked and not expired. */
     public Optional<Caller> find(String presented) {
-        if (presented == null || !presented.startsWith(PREFIX) || presented.length() > 128) {
-            return Optional.empty();
-        }
-        byte[] hash = sha256(presented);
-        return transactions.asTenant(handle -> handle.createQuery(
-                        "SELECT id, role, org_id FROM api_tokens WHERE token_sha256 = :hash AND revoked_at IS NULL")
-                .bind("hash", hash)
-                .map((rs, ctx) -> new Caller(
+        return wellFormed(presented) ? lookUp(sha256(presented)).map(ActiveToken::caller) : Optional.empty();
+    }
+
+    /** Whether {@code presented} could be a token at all; anything else is refused without a query. */
+    static boolean wellFormed(String presented) {
+        return presented != null && presented.startsWith(PREFIX) && presented.length() <= 128;
+    }
+
+    /**
+     * The token whose hash is {@code hash}, if it may be used now. Records the use when the last recorded one is
+     * a minute old or more: at most one write per token a minute, however busy its caller (with several
+     * replicas, rarely two).
+     */
+    public Optional<ActiveToken> lookUp(byte[] hash) {
+        return transactions.asTenant(handle -> {
+            Optional<Found> found = handle.createQuery("""
+                            SELECT id, role, org_id, expires_at,
+                                   last_used_at IS NULL OR last_used_at < now() - interval '1 minute' AS use_is_old
+                            FROM api_tokens
+                            WHERE token_sha256 = :hash AND revoked_at IS NULL
+                              AND (expires_at IS NULL OR expires_at > now())""")
+                    .bind("hash", hash)
+                    .map((rs, ctx) -> new Found(new ActiveToken(new Caller(
+                            rs.getObject("id", UUID.class),
+                            Role.fromWireName(rs.getString("role")).orElseThrow(),
+                            rs.getObject("org_id", UUID.class)),
+                            instant(rs.getObject("expires_at", OffsetDateTime.class))),
+                            rs.getBoolean("use_is_old")))
+                    .findOne();
+            if (found.isPresent() && found.get().useIsOld()) {
+                handle.createUpdate("""
+                                UPDATE api_tokens SET last_used_at = now()
+                                WHERE id = :id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')""")
+                        .bind("id", found.get().token().caller().tokenId())
+                        .execute();
+            }
+            return found.map(Found::token);
+        });
+    }
+
+    private record Found(ActiveToken token, boolean useIsOld) {
+    }
+
+    /** Every token, newest first, revoked and expired ones included. */
+    public List<ListedToken> list() {
+        return jdbi.withHandle(handle -> handle.createQuery("""
+                        SELECT id, prefix, role, org_id, created_at, expires_at, last_used_at, revoked_at
+                        FROM api_tokens ORDER BY created_at DESC, id""")
+                .map((rs, ctx) -> new ListedToken(
                         rs.getObject("id", UUID.class),
+                        rs.getString("prefix"),
                         Role.fromWireName(rs.getString("role")).orElseThrow(),
-                        rs.getObject("org_id", UUID.class)))
-                .findOne());
+                        rs.getObject("org_id", UUID.class),
+                        instant(rs.getObject("created_at", OffsetDateTime.class)),
+                        instant(rs.getObject("expires_at", OffsetDateTime.class)),
+                        instant(rs.getObject("last_used_at", OffsetDateTime.class)),
+                        instant(rs.getObject("revoked_at", OffsetDateTime.class))))
+                .list());
+    }
+
+    /** What {@link #revoke} did. */
+    public enum Revocation {
+        REVOKED, ALREADY_REVOKED
+    }
+
+    /**
+     * Revokes the one token {@code which} names: its id (a UUID) or its prefix as {@code token list} shows it.
+     * Refuses, changing nothing, when it names no token or more than one.
+     */
+    public Revocation revoke(String which) {
+        String key = which == null ? "" : which.trim();
+        return jdbi.inTransaction(handle -> {
+            UUID id = asUuid(key);
+            List<UUID> matching = id != null
+                    ? handle.createQuery("SELECT id FROM api_tokens WHERE id = :id").bind("id", id)
+                            .mapTo(UUID.class).list()
+                    : handle.createQuery("SELECT id FROM api_tokens WHERE prefix = :prefix").bind("prefix", key)
+                            .mapTo(UUID.class).list();
+            if (matching.isEmpty()) {
+                throw new IllegalArgumentException("no token has the id or prefix " + key
+                        + " (token list shows both)");
+            }
+            if (matching.size() > 1) {
+                throw new IllegalArgumentException(matching.size() + " tokens have the prefix " + key
+                        + "; revoke by id instead (token list shows it)");
+            }
+            int changed = handle.createUpdate("UPDATE api_tokens SET revoked_at = now() "
+                            + "WHERE id = :id AND revoked_at IS NULL")
+                    .bind("id", matching.get(0))
+                    .execute();
+            return changed == 1 ? Revocation.REVOKED : Revocation.ALREADY_REVOKED;
+        });
+    }
+
+    private static UUID asUuid(String text) {
+        try {
+            return text.length() == 36 ? UUID.fromString(text) : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static Instant instant(OffsetDateTime time) {
+        return time == null ? null : time.toInstant();
     }
 
     static byte[] sha256(String token) {

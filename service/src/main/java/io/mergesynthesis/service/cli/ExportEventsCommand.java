@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.cli;
 
+import io.dropwizard.core.cli.Cli;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
@@ -54,10 +55,10 @@ public class ExportEventsCommand extends ConfiguredCommand<MergeSynthesisConfigu
         Position after = EventCursor.decode(namespace.getString("after"));
         int limit = namespace.getInt("limit");
         if (limit < 1 || limit > EventExport.MAX_LIMIT) {
-            throw new IllegalArgumentException("--limit must be from 1 to " + EventExport.MAX_LIMIT + ", got " + limit);
+            throw new CommandDatabase.CommandRefused("--limit must be from 1 to " + EventExport.MAX_LIMIT + ", got " + limit);
         }
         UUID org = CommandDatabase.org(namespace);
-        String next = CommandDatabase.use(config, transactions -> {
+        String next = CommandDatabase.use(config, err, transactions -> {
             EventExport export = new EventExport(transactions);
             EventExport.Page page = export.plan(org, after, limit);
             export.write(page, format, out);
@@ -67,5 +68,10 @@ public class ExportEventsCommand extends ConfiguredCommand<MergeSynthesisConfigu
         // Last, after the database is closed, so that no log line can follow the cursor.
         err.println(next);
         err.flush();
+    }
+
+    @Override
+    public void onError(Cli cli, Namespace namespace, Throwable e) {
+        CommandDatabase.report(cli.getStdErr(), e);
     }
 }

@@ -2,6 +2,7 @@ package io.mergesynthesis.service.db;
 
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.ingest.ConflictReport;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -169,7 +170,8 @@ public final class ConflictStore {
                 rs.getInt("attempts"),
                 rs.getString("last_failure_reason"),
                 rs.getString("failure_marker"),
-                rs.getString("suggested_merge"),
+                // jsonb keeps its keys sorted by length: back to the schema's order, here, for every reader.
+                SuggestedMergeJson.inSchemaOrder(rs.getString("suggested_merge")),
                 instant(rs, "synthesized_at"),
                 rs.getString("inbox_status"),
                 instant(rs, "acknowledged_at"),

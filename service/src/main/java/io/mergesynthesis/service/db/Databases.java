@@ -4,6 +4,8 @@ import io.dropwizard.db.DataSourceFactory;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import org.flywaydb.core.Flyway;
@@ -33,13 +35,26 @@ public final class Databases {
         }
     }
 
-    /** Applies every pending migration from {@code db/migration}. Safe to run from several replicas at once. */
-    public static void migrate(DataSourceFactory database) {
-        Flyway.configure()
+    /**
+     * Applies every pending migration from {@code db/migration} and says how many it applied. Safe to run from
+     * several replicas at once.
+     */
+    public static int migrate(DataSourceFactory database) {
+        return flyway(database).migrate().migrationsExecuted;
+    }
+
+    /** The versions of the migrations this build has and the database has not applied yet, oldest first. */
+    public static List<String> pending(DataSourceFactory database) {
+        return Arrays.stream(flyway(database).info().pending())
+                .map(migration -> "V" + migration.getVersion() + " (" + migration.getDescription() + ")")
+                .toList();
+    }
+
+    private static Flyway flyway(DataSourceFactory database) {
+        return Flyway.configure()
                 .dataSource(database.getUrl(), database.getUser(), database.getPassword())
                 .locations("classpath:db/migration")
-                .load()
-                .migrate();
+                .load();
     }
 
     /** Opens one connection and runs a trivial query: throws unless the database takes work. */

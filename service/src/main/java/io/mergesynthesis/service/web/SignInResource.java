@@ -56,7 +56,7 @@ public final class SignInResource {
         }
         Optional<Caller> caller = tokens.find(token == null ? null : token.strip());
         if (caller.isEmpty()) {
-            return signInForm(401, "That token is not valid: it is unknown or has been revoked.", uri);
+            return signInForm(401, "That token is not valid: it is unknown, revoked or expired.", uri);
         }
         Role role = caller.get().role();
         if (role != Role.ORG_ADMIN && role != Role.PLATFORM) {

@@ -56,7 +56,7 @@ public final class WebSessions {
                 formKey(secret)));
     }
 
-    /** The live session a cookie stands for: not ended, not expired, and its token not revoked. */
+    /** The live session a cookie stands for: not ended, not expired, and its token neither revoked nor expired. */
     public Optional<WebSession> find(String secret) {
         if (secret == null || secret.length() != 43) {
             return Optional.empty();
@@ -66,7 +66,7 @@ public final class WebSessions {
                         SELECT s.token_id, t.role, t.org_id, s.viewing_org_id, s.expires_at
                           FROM web_sessions s JOIN api_tokens t ON t.id = s.token_id
                          WHERE s.id_sha256 = :hash AND s.ended_at IS NULL AND s.expires_at > :now
-                           AND t.revoked_at IS NULL""")
+                           AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > :now)""")
                 .bind("hash", hash)
                 .bind("now", Timestamp.from(clock.instant()))
                 .map((rs, ctx) -> new WebSession(hash, rs.getObject("token_id", UUID.class),

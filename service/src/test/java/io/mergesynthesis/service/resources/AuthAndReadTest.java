@@ -78,13 +78,39 @@ class AuthAndReadTest {
                 .isEqualTo(403);
     }
 
+    /**
+     * Revocation and expiry bite on a running replica without a restart: within the token cache's TTL
+     * ({@code auth.tokenCacheTtl}, 5 s) for a revocation, on time for an expiry.
+     */
     @Test
-    void aRevokedTokenIs401() {
+    void aRevokedTokenIs401WithinTheCacheTtl() throws Exception {
         String token = APP.token(Role.ORG_ADMIN, ORG_A);
         assertThat(APP.get(token, "/v1/conflicts?limit=1").statusCode()).isEqualTo(200);
         APP.database().jdbi().useHandle(h -> h.createUpdate(
                 "UPDATE api_tokens SET revoked_at = now() WHERE token_sha256 = :hash").bind("hash", sha256(token)).execute());
-        assertThat(APP.get(token, "/v1/conflicts?limit=1").statusCode()).isEqualTo(401);
+        assertThat(secondsUntil401(token)).isLessThan(EXT.getConfiguration().getAuth().getTokenCacheTtl()
+                .toSeconds() + 2.0);
+    }
+
+    @Test
+    void anExpiredTokenIs401() throws Exception {
+        String token = APP.token(Role.ORG_ADMIN, ORG_A);
+        APP.database().jdbi().useHandle(h -> h.createUpdate(
+                "UPDATE api_tokens SET expires_at = now() + interval '2 seconds' WHERE token_sha256 = :hash")
+                .bind("hash", sha256(token)).execute());
+        assertThat(APP.get(token, "/v1/conflicts?limit=1").statusCode()).isEqualTo(200);
+        assertThat(secondsUntil401(token)).isLessThan(4.0);
+    }
+
+    private static double secondsUntil401(String token) throws InterruptedException {
+        long start = System.nanoTime();
+        while (APP.get(token, "/v1/conflicts?limit=1").statusCode() != 401) {
+            if (System.nanoTime() - start > 20_000_000_000L) {
+                throw new AssertionError("the token still worked after 20 s");
+            }
+            Thread.sleep(100);
+        }
+        return (System.nanoTime() - start) / 1e9;
     }
 
     /** Only the Authorization header carries a token: in a URL it would be logged in clear. */

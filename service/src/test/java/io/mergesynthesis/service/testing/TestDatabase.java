@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.postgres.PostgresPlugin;
 
@@ -38,6 +39,20 @@ public final class TestDatabase {
         String name = "test_" + ProcessHandle.current().pid() + "_" + COUNTER.incrementAndGet();
         execute(pg, "CREATE DATABASE " + name + " TEMPLATE " + TEMPLATE);
         return new TestDatabase(pg.getJdbcUrl("postgres", name).replace("?user=postgres", ""));
+    }
+
+    /**
+     * A new database migrated only up to {@code version} (say "1"), as a database of one's own looks before
+     * {@code db migrate} brings it to this build.
+     */
+    public static synchronized TestDatabase migratedTo(String version) {
+        EmbeddedPostgres pg = server();
+        String name = "test_" + ProcessHandle.current().pid() + "_" + COUNTER.incrementAndGet();
+        execute(pg, "CREATE DATABASE " + name);
+        TestDatabase database = new TestDatabase(pg.getJdbcUrl("postgres", name).replace("?user=postgres", ""));
+        Flyway.configure().dataSource(database.url(), database.user(), "").locations("classpath:db/migration")
+                .target(version).load().migrate();
+        return database;
     }
 
     public String url() {

@@ -1,0 +1,115 @@
+package io.mergesynthesis.service.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.testing.CommandRun;
+import io.mergesynthesis.service.testing.TestDatabase;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * How the commands meet the database: they wait for one that is not accepting connections yet, as the server
+ * does, and against a database of one's own only {@code db migrate} changes the schema.
+ */
+class CommandDatabaseTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void migrateAndTokenCreateWaitForADatabaseThatIsNotUpYet() throws Exception {
+        int port = freePort();
+        Path data = dir.resolve("pg");
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+        Path config = CommandRun.config(dir, url, "databaseStartupWait: 60s");
+
+        // Nothing listens on the port yet: each command's first tries are refused connections.
+        CompletableFuture<CommandRun> migrate = CompletableFuture.supplyAsync(() ->
+                CommandRun.run((out, err) -> new MigrateCommand(err), "db", "migrate", config.toString()));
+        Thread.sleep(1500);
+        assertThat(migrate).isNotDone();
+        try (EmbeddedPostgres pg = start(data, port)) {
+            CommandRun migrated = migrate.get(60, TimeUnit.SECONDS);
+            assertThat(migrated.failure()).isEmpty();
+            assertThat(migrated.err()).contains("Applied");
+        }
+
+        // The same for token create, against the now migrated database while it is down.
+        CompletableFuture<CommandRun> create = CompletableFuture.supplyAsync(() -> CommandRun.run(TokenCommand::new,
+                "token", "create", "--role", "platform", config.toString()));
+        Thread.sleep(1500);
+        assertThat(create).isNotDone();
+        try (EmbeddedPostgres pg = start(data, port)) {
+            CommandRun created = create.get(60, TimeUnit.SECONDS);
+            assertThat(created.failure()).isEmpty();
+            Jdbi jdbi = Jdbi.create(url, "postgres", "");
+            assertThat(new TokenStore(new io.mergesynthesis.service.db.ScopedTransactions(
+                    jdbi.installPlugin(new org.jdbi.v3.postgres.PostgresPlugin()))).find(created.lastOutLine()))
+                    .isPresent();
+        }
+    }
+
+    @Test
+    void aDatabaseThatStaysAwayEndsTheCommandWithOneClearLine() throws Exception {
+        Path config = CommandRun.config(dir, "jdbc:postgresql://127.0.0.1:" + freePort() + "/postgres",
+                "databaseStartupWait: 1s");
+
+        CommandRun run = CommandRun.run(TokenCommand::new, "token", "list", config.toString());
+
+        assertThat(run.failure()).isPresent();
+        assertThat(run.err()).contains("error: Could not read the schema version", "databaseStartupWait is 1s")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
+    void commandsOtherThanMigrateRefuseASchemaThatIsBehindAndLeaveItSo() throws Exception {
+        TestDatabase behind = TestDatabase.migratedTo("1");
+        Path config = CommandRun.config(dir, behind.url());
+
+        CommandRun create = CommandRun.run(TokenCommand::new, "token", "create", "--role", "platform",
+                config.toString());
+        CommandRun list = CommandRun.run(TokenCommand::new, "token", "list", config.toString());
+        CommandRun revoke = CommandRun.run(TokenCommand::new, "token", "revoke", "msk_whatever", config.toString());
+        CommandRun export = CommandRun.run(ExportEventsCommand::new, "export-events", "--format", "ndjson",
+                config.toString());
+
+        for (CommandRun run : new CommandRun[] {create, list, revoke, export}) {
+            assertThat(run.failure()).isPresent();
+            assertThat(run.err()).contains("schema is behind", "V2", "Run db migrate first").doesNotContain("\tat ");
+            assertThat(run.out()).isEmpty();
+        }
+        assertThat(schemaVersion(behind)).isEqualTo("1");
+
+        CommandRun migrate = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "migrate", config.toString());
+        assertThat(migrate.failure()).isEmpty();
+        assertThat(schemaVersion(behind)).isNotEqualTo("1");
+        CommandRun again = CommandRun.run(TokenCommand::new, "token", "create", "--role", "platform",
+                config.toString());
+        assertThat(again.failure()).isEmpty();
+        assertThat(new TokenStore(behind.transactions()).find(again.lastOutLine())).isPresent();
+        assertThat(new TokenStore(behind.transactions()).mint(Role.PLATFORM, null)).isNotNull();
+    }
+
+    private static String schemaVersion(TestDatabase database) {
+        return database.jdbi().withHandle(h -> h.createQuery("SELECT version FROM flyway_schema_history "
+                + "WHERE success ORDER BY installed_rank DESC LIMIT 1").mapTo(String.class).one());
+    }
+
+    private static EmbeddedPostgres start(Path data, int port) throws Exception {
+        return EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).setPort(port).start();
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.util.Duration;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.worker.drill.FaultsFactory;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubSynthesizer;

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.worker;
+package io.mergesynthesis.service.worker.drill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -37,7 +37,7 @@ class CallJournalTest {
 
     @Test
     void offUnlessAFileIsNamed() {
-        MergeSynthesizer stub = WorkerFixture.stub();
+        MergeSynthesizer stub = stub();
         assertThat(new FaultsFactory().journal(stub, "r1", CLOCK)).isSameAs(stub);
     }
 
@@ -46,7 +46,7 @@ class CallJournalTest {
         Path log = dir.resolve("calls").resolve("journal.log");
         FaultsFactory faults = new FaultsFactory();
         faults.setCallLog(log.toString());
-        MergeSynthesizer faulty = new FaultInjectingSynthesizer(WorkerFixture.stub(), 0, 0,
+        MergeSynthesizer faulty = new FaultInjectingSynthesizer(stub(), 0, 0,
                 Optional.of(Pattern.compile("^export\\.")), () -> 0.99);
         MergeSynthesizer journaled = faults.journal(faulty, "replica-a", CLOCK);
 
@@ -67,7 +67,7 @@ class CallJournalTest {
         Path log = dir.resolve("journal.log");
         FaultsFactory faults = new FaultsFactory();
         faults.setCallLog(log.toString());
-        MergeSynthesizer hanging = new FaultInjectingSynthesizer(WorkerFixture.stub(), 0, 1, Optional.empty(),
+        MergeSynthesizer hanging = new FaultInjectingSynthesizer(stub(), 0, 1, Optional.empty(),
                 () -> 0.5);
         MergeSynthesizer journaled = faults.journal(hanging, "r", CLOCK);
         ConflictSnapshot hung = conflict("jira.create_issue");
@@ -89,7 +89,7 @@ class CallJournalTest {
         caller.join(5_000);
         assertThat(caller.isAlive()).isFalse();
 
-        MergeSynthesizer again = faults.journal(WorkerFixture.stub(), "r", CLOCK);
+        MergeSynthesizer again = faults.journal(stub(), "r", CLOCK);
         ConflictSnapshot next = conflict("jira.create_issue");
         again.synthesize(next, MODEL);
         assertThat(Files.readAllLines(log, StandardCharsets.UTF_8)).containsExactly(
@@ -97,5 +97,10 @@ class CallJournalTest {
                 "1700000000123 r " + hung.conflictId() + " interrupted",
                 "1700000000123 r " + next.conflictId() + " start",
                 "1700000000123 r " + next.conflictId() + " ok");
+    }
+
+    private static MergeSynthesizer stub() {
+        return new io.mergesynthesis.synthesis.StubSynthesizer(
+                java.time.Clock.fixed(java.time.Instant.parse("2026-11-20T12:00:00Z"), java.time.ZoneOffset.UTC));
     }
 }

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.worker;
+package io.mergesynthesis.service.worker.drill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,7 +33,7 @@ class FaultInjectingSynthesizerTest {
 
     @Test
     void offByDefault() {
-        MergeSynthesizer stub = WorkerFixture.stub();
+        MergeSynthesizer stub = stub();
         assertThat(new FaultsFactory().wrap(stub)).isSameAs(stub);
     }
 
@@ -41,7 +41,7 @@ class FaultInjectingSynthesizerTest {
     void latencyDelaysEveryCallAndKeepsItsResult() throws Exception {
         FaultsFactory faults = new FaultsFactory();
         faults.setLatency(io.dropwizard.util.Duration.milliseconds(50));
-        MergeSynthesizer stub = WorkerFixture.stub();
+        MergeSynthesizer stub = stub();
         MergeSynthesizer slow = faults.wrap(stub);
         assertThat(slow).isInstanceOf(DelayedSynthesizer.class);
 
@@ -54,7 +54,7 @@ class FaultInjectingSynthesizerTest {
 
     @Test
     void matchingTargetsAlwaysFailOthersPassThrough() throws Exception {
-        MergeSynthesizer faulty = new FaultInjectingSynthesizer(WorkerFixture.stub(), 0, 0,
+        MergeSynthesizer faulty = new FaultInjectingSynthesizer(stub(), 0, 0,
                 Optional.of(Pattern.compile("^export\\.")), () -> 0.99);
         assertThatThrownBy(() -> faulty.synthesize(conflict("export.all"), MODEL))
                 .isInstanceOf(SynthesisException.class).hasMessageContaining("alwaysFailTargets");
@@ -63,10 +63,10 @@ class FaultInjectingSynthesizerTest {
 
     @Test
     void theRollDecidesBetweenFailingHangingAndPassing() throws Exception {
-        MergeSynthesizer fails = new FaultInjectingSynthesizer(WorkerFixture.stub(), 0.3, 0.2, Optional.empty(),
+        MergeSynthesizer fails = new FaultInjectingSynthesizer(stub(), 0.3, 0.2, Optional.empty(),
                 () -> 0.1);
         assertThatThrownBy(() -> fails.synthesize(conflict("a"), MODEL)).isInstanceOf(SynthesisException.class);
-        MergeSynthesizer passes = new FaultInjectingSynthesizer(WorkerFixture.stub(), 0.3, 0.2, Optional.empty(),
+        MergeSynthesizer passes = new FaultInjectingSynthesizer(stub(), 0.3, 0.2, Optional.empty(),
                 () -> 0.6);
         assertThat(passes.synthesize(conflict("a"), MODEL)).isNotNull();
     }
@@ -74,7 +74,7 @@ class FaultInjectingSynthesizerTest {
     @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
     void aHangLastsUntilInterrupted() throws Exception {
-        MergeSynthesizer hangs = new FaultInjectingSynthesizer(WorkerFixture.stub(), 0.3, 0.2, Optional.empty(),
+        MergeSynthesizer hangs = new FaultInjectingSynthesizer(stub(), 0.3, 0.2, Optional.empty(),
                 () -> 0.4);
         Thread[] runner = new Thread[1];
         CompletableFuture<Throwable> ended = new CompletableFuture<>();
@@ -87,10 +87,26 @@ class FaultInjectingSynthesizerTest {
             }
         });
         runner[0].start();
-        WorkerFixture.await("the call to block", java.time.Duration.ofSeconds(10),
+        await("the call to block", java.time.Duration.ofSeconds(10),
                 () -> runner[0].getState() == Thread.State.WAITING);
         assertThat(ended).isNotDone();
         runner[0].interrupt();
         assertThat(ended.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+    }
+
+    private static MergeSynthesizer stub() {
+        return new io.mergesynthesis.synthesis.StubSynthesizer(
+                java.time.Clock.fixed(java.time.Instant.parse("2026-11-20T12:00:00Z"), java.time.ZoneOffset.UTC));
+    }
+
+    private static void await(String what, java.time.Duration deadline, java.util.function.BooleanSupplier condition)
+            throws InterruptedException {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out after " + deadline + " waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.worker;
+package io.mergesynthesis.service.worker.drill;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
@@ -85,19 +85,19 @@ public class FaultsFactory {
     }
 
     /** {@code synthesizer} wrapped in a {@link CallJournal} when {@code callLog} is set, else itself. */
-    MergeSynthesizer journal(MergeSynthesizer synthesizer, String replica, Clock clock) {
+    public MergeSynthesizer journal(MergeSynthesizer synthesizer, String replica, Clock clock) {
         if (callLog == null || callLog.isBlank()) {
             return synthesizer;
         }
         return CallJournal.open(synthesizer, replica, clock, Path.of(callLog));
     }
 
-    boolean anyEnabled() {
+    public boolean anyEnabled() {
         return latency.toMilliseconds() > 0 || failureRate > 0 || hangRate > 0 || (alwaysFailTargets != null && !alwaysFailTargets.isEmpty());
     }
 
     /** {@code synthesizer} itself when no fault is configured, else a wrapper that injects them. */
-    MergeSynthesizer wrap(MergeSynthesizer synthesizer) {
+    public MergeSynthesizer wrap(MergeSynthesizer synthesizer) {
         if (!anyEnabled()) {
             return synthesizer;
         }

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.worker;
+package io.mergesynthesis.service.worker.drill;
 
 import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;

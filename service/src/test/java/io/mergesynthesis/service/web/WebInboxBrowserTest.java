@@ -155,10 +155,12 @@ class WebInboxBrowserTest {
 
         // Older, then back to the newest.
         driver.findElement(By.linkText("Older »")).click();
+        wait(ExpectedConditions.urlContains("after="));
         List<WebElement> older = driver.findElements(By.cssSelector("table.conflicts tbody tr"));
         assertThat(older).hasSize(FILLERS + 6 - InboxResource.PAGE_SIZE);
         assertThat(driver.findElements(By.linkText("Older »"))).isEmpty();
         driver.findElement(By.linkText("« Newest")).click();
+        wait(ExpectedConditions.not(ExpectedConditions.urlContains("after=")));
         assertThat(driver.findElements(By.cssSelector("table.conflicts tbody tr"))).hasSize(InboxResource.PAGE_SIZE);
 
         // Filter: only the failed conflict.
@@ -358,9 +360,12 @@ class WebInboxBrowserTest {
         driver.get(url("/sign-in"));
         driver.findElement(By.id("token")).sendKeys(APP.token(Role.INGEST, ORG_A));
         driver.findElement(By.cssSelector("form button")).click();
+        // The answer is a new page: wait for it rather than read the one the click left.
+        wait(ExpectedConditions.textToBePresentInElementLocated(By.id("sign-in-problem"), "ingest role"));
         assertThat(text("#sign-in-problem")).contains("ingest role").contains("cannot use the inbox");
         driver.findElement(By.id("token")).sendKeys("msk_not-a-token");
         driver.findElement(By.cssSelector("form button")).click();
+        wait(ExpectedConditions.textToBePresentInElementLocated(By.id("sign-in-problem"), "not valid"));
         assertThat(text("#sign-in-problem")).contains("not valid");
         assertThat(driver.manage().getCookieNamed(SessionCookies.SESSION)).isNull();
     }

@@ -27,7 +27,7 @@ import io.mergesynthesis.service.cli.ExportEventsCommand;
 import io.mergesynthesis.service.cli.MigrateCommand;
 import io.mergesynthesis.service.cli.StandInProviderCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
-import io.mergesynthesis.service.core.SampleConflicts;
+import io.mergesynthesis.service.ingest.SampleConflicts;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.db.DatabaseWait;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
@@ -103,7 +103,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
     @Override
     public void run(MergeSynthesisConfiguration config, Environment environment) {
-        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
+        Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(),
+                config.getEmbeddedDatabase());
         embedded.ifPresent(db -> environment.lifecycle().manage(new Managed() {
             @Override
             public void stop() throws Exception {

@@ -15,7 +15,7 @@ import jakarta.validation.constraints.NotNull;
 public class MergeSynthesisConfiguration extends Configuration {
 
     /** The {@code url} that selects the embedded PostgreSQL instead of a server of one's own. */
-    public static final String EMBEDDED_URL = "embedded";
+    public static final String EMBEDDED_URL = EmbeddedDatabaseFactory.EMBEDDED_URL;
 
     /** The database to use; the url {@value #EMBEDDED_URL} starts the embedded PostgreSQL. */
     @Valid
@@ -154,6 +154,6 @@ public class MergeSynthesisConfiguration extends Configuration {
 
     /** True when no database URL is configured and the embedded PostgreSQL is to be used. */
     public boolean usesEmbeddedDatabase() {
-        return database.getUrl() == null || database.getUrl().isBlank() || EMBEDDED_URL.equals(database.getUrl());
+        return EmbeddedDatabaseFactory.selectedBy(database);
     }
 }

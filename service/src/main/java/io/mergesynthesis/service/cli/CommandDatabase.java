@@ -36,7 +36,8 @@ final class CommandDatabase {
      * last, with no log line after it.
      */
     static <R> R use(MergeSynthesisConfiguration config, PrintStream err, Work<R> work) throws Exception {
-        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
+        Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(),
+                config.getEmbeddedDatabase());
         try {
             DatabaseWait wait = waitFor(config);
             if (embedded.isPresent()) {
@@ -64,7 +65,8 @@ final class CommandDatabase {
 
     /** Applies pending migrations to the configured database, waiting for it as the server does. */
     static int migrate(MergeSynthesisConfiguration config) throws Exception {
-        Optional<EmbeddedDatabase> embedded = Databases.prepare(config);
+        Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(),
+                config.getEmbeddedDatabase());
         try {
             return waitFor(config).get("apply the migrations", () -> Databases.migrate(config.getDatabase()));
         } finally {

@@ -1,9 +1,9 @@
 package io.mergesynthesis.service.db;
 
+import io.mergesynthesis.service.core.ConflictReport;
+import io.mergesynthesis.service.core.MergeFieldOrder;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
-import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
-import io.mergesynthesis.service.ingest.ConflictReport;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -171,7 +171,7 @@ public final class ConflictStore {
                 rs.getString("last_failure_reason"),
                 rs.getString("failure_marker"),
                 // jsonb keeps its keys sorted by length: back to the schema's order, here, for every reader.
-                SuggestedMergeJson.inSchemaOrder(rs.getString("suggested_merge")),
+                MergeFieldOrder.inSchemaOrder(rs.getString("suggested_merge")),
                 instant(rs, "synthesized_at"),
                 rs.getString("inbox_status"),
                 instant(rs, "acknowledged_at"),

@@ -1,7 +1,6 @@
 package io.mergesynthesis.service.db;
 
 import io.dropwizard.db.DataSourceFactory;
-import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -19,16 +18,16 @@ public final class Databases {
     }
 
     /**
-     * Starts (or attaches to) the embedded PostgreSQL when no URL is configured and points the configuration
-     * at it. The caller closes what is returned when it is done.
+     * Starts (or attaches to) the embedded PostgreSQL when no URL is configured and points {@code database} at
+     * it. The caller closes what is returned when it is done.
      */
-    public static Optional<EmbeddedDatabase> prepare(MergeSynthesisConfiguration config) {
-        if (!config.usesEmbeddedDatabase()) {
+    public static Optional<EmbeddedDatabase> prepare(DataSourceFactory database, EmbeddedDatabaseFactory settings) {
+        if (!EmbeddedDatabaseFactory.selectedBy(database)) {
             return Optional.empty();
         }
         try {
-            EmbeddedDatabase embedded = EmbeddedDatabase.startOrAttach(config.getEmbeddedDatabase());
-            embedded.configure(config.getDatabase());
+            EmbeddedDatabase embedded = EmbeddedDatabase.startOrAttach(settings);
+            embedded.configure(database);
             return Optional.of(embedded);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);

@@ -8,6 +8,15 @@ import jakarta.validation.constraints.NotEmpty;
 /** Where the embedded PostgreSQL keeps its data and listens, when no DATABASE_URL is configured. */
 public class EmbeddedDatabaseFactory {
 
+    /** The database {@code url} that selects the embedded PostgreSQL instead of a server of one's own. */
+    public static final String EMBEDDED_URL = "embedded";
+
+    /** True when {@code database} names no URL, or the embedded one: the embedded PostgreSQL is to be used. */
+    public static boolean selectedBy(io.dropwizard.db.DataSourceFactory database) {
+        String url = database.getUrl();
+        return url == null || url.isBlank() || EMBEDDED_URL.equals(url);
+    }
+
     @NotEmpty
     private String dataDirectory = "data/postgres";
 

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.ingest;
 
+import io.mergesynthesis.service.core.ConflictReport;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.ingest;
 
+import io.mergesynthesis.service.core.ConflictReport;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.mergesynthesis.service.core.Storable;
 import io.mergesynthesis.synthesis.Action;

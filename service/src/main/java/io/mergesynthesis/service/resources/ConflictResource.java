@@ -21,7 +21,7 @@ import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.ingest.ConflictIntake;
 import io.mergesynthesis.service.ingest.ConflictIntake.Outcome;
-import io.mergesynthesis.service.ingest.ConflictReport;
+import io.mergesynthesis.service.core.ConflictReport;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.ingest.ReportParser.Parsed;
 import jakarta.annotation.security.RolesAllowed;

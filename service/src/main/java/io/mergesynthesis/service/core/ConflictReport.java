@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.ingest;
+package io.mergesynthesis.service.core;
 
 import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.PolicyRule;

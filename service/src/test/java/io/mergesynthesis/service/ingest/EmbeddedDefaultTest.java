@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.core;
+package io.mergesynthesis.service.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,6 @@ import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.db.Databases;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.ingest.ConflictIntake;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.Set;
@@ -29,7 +28,8 @@ class EmbeddedDefaultTest {
         assertThat(config.usesEmbeddedDatabase()).isTrue();
 
         Set<UUID> orgs;
-        try (EmbeddedDatabase first = Databases.prepare(config).orElseThrow()) {
+        try (EmbeddedDatabase first = Databases.prepare(config.getDatabase(), config.getEmbeddedDatabase())
+                .orElseThrow()) {
             Databases.migrate(config.getDatabase());
             ScopedTransactions tx = new ScopedTransactions(Databases.forCommand(config.getDatabase()));
             orgs = SampleConflicts.loadIfEmpty(tx, new ConflictIntake(tx, Jackson.newObjectMapper()), Jackson.newObjectMapper());
@@ -40,7 +40,8 @@ class EmbeddedDefaultTest {
         MergeSynthesisConfiguration again = new MergeSynthesisConfiguration();
         again.getEmbeddedDatabase().setDataDirectory(dir.resolve("pg").toString());
         again.getEmbeddedDatabase().setPort(config.getEmbeddedDatabase().getPort());
-        try (EmbeddedDatabase second = Databases.prepare(again).orElseThrow()) {
+        try (EmbeddedDatabase second = Databases.prepare(again.getDatabase(), again.getEmbeddedDatabase())
+                .orElseThrow()) {
             Databases.migrate(again.getDatabase());
             ScopedTransactions tx = new ScopedTransactions(Databases.forCommand(again.getDatabase()));
             assertThat(countAll(tx)).isEqualTo(5);

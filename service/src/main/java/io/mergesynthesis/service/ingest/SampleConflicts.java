@@ -1,9 +1,8 @@
-package io.mergesynthesis.service.core;
+package io.mergesynthesis.service.ingest;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.core.ConflictReport;
 import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.ingest.ConflictIntake;
-import io.mergesynthesis.service.ingest.ConflictReport;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import java.io.IOException;
 import java.io.InputStream;

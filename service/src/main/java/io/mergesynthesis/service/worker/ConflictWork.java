@@ -52,7 +52,7 @@ final class ConflictWork {
     private final FailureHandler failures;
     private final LeaseHandBack handBacks;
     private final AttemptTracker tracker;
-    private final int maxAttempts;
+    private final RetryPolicy policy;
     private final SynthesisMetrics metrics;
     private final Clock clock;
     private final UnaryOperator<UUID> orgScope;
@@ -62,7 +62,7 @@ final class ConflictWork {
 
     ConflictWork(ScopedTransactions transactions, Router router, SynthesisCall call, MergeCompleter completer,
                  SuggestedMergeJson mergeJson, FailureHandler failures, LeaseHandBack handBacks,
-                 AttemptTracker tracker, int maxAttempts,
+                 AttemptTracker tracker, RetryPolicy policy,
                  SynthesisMetrics metrics, Clock clock, UnaryOperator<UUID> orgScope, BooleanSupplier stopping,
                  Consumer<Duration> providerPause) {
         this.transactions = transactions;
@@ -73,7 +73,7 @@ final class ConflictWork {
         this.failures = failures;
         this.handBacks = handBacks;
         this.tracker = tracker;
-        this.maxAttempts = maxAttempts;
+        this.policy = policy;
         this.metrics = metrics;
         this.clock = clock;
         this.orgScope = orgScope;
@@ -119,10 +119,10 @@ final class ConflictWork {
         // A lease cut by a database restart was not ended by its conflict: that claim is not held against it.
         int claimsBefore = lease.attempts() - 1 - (lease.cutByRestart() ? 1 : 0);
         int before = Math.max(tracker.failuresOf(lease.conflictId()), claimsBefore);
-        if (before >= maxAttempts) {
+        if (policy.exhausted(before)) {
             return done(failures.failed(lease, scopeOrg, lease.attempts(), new AttemptFailure(
                     FailureReason.MAX_ATTEMPTS_EXCEEDED, "claimed " + lease.attempts() + " times, more than the "
-                    + maxAttempts + " attempts allowed (earlier holders stopped before finishing)")));
+                    + policy.maxAttempts() + " attempts allowed (earlier holders stopped before finishing)")));
         }
         int attempt = before + 1;
         MergeCompleter.Finished finished;

@@ -9,10 +9,8 @@ import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -27,30 +25,22 @@ import org.slf4j.LoggerFactory;
 final class FailureHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(FailureHandler.class);
-    /**
-     * The steps of an attempt that are database work, where the database itself may be what failed (the router
-     * reads an org's model setting).
-     */
-    private static final Set<FailureReason> DATABASE_STEPS = EnumSet.of(FailureReason.SET_ORG_ID,
-            FailureReason.LOAD_ROW, FailureReason.ROUTER_RESOLVE, FailureReason.WRITE_MERGE);
     /** Pauses between tries of a hand-back while the database is unavailable: 100 ms doubling to 1 s. */
     private static final Duration HAND_BACK_RETRY_FIRST = Duration.ofMillis(100);
     private static final Duration HAND_BACK_RETRY_LAST = Duration.ofSeconds(1);
 
     private final ScopedTransactions transactions;
     private final AttemptTracker tracker;
-    private final Backoff backoff;
-    private final int maxAttempts;
+    private final RetryPolicy policy;
     private final SynthesisMetrics metrics;
     private final Consumer<RetryScheduled> retries;
     private final ObjectMapper json = new ObjectMapper();
 
-    FailureHandler(ScopedTransactions transactions, AttemptTracker tracker, Backoff backoff, int maxAttempts,
+    FailureHandler(ScopedTransactions transactions, AttemptTracker tracker, RetryPolicy policy,
                    SynthesisMetrics metrics, Consumer<RetryScheduled> retries) {
         this.transactions = transactions;
         this.tracker = tracker;
-        this.backoff = backoff;
-        this.maxAttempts = maxAttempts;
+        this.policy = policy;
         this.metrics = metrics;
         this.retries = retries;
     }
@@ -64,7 +54,7 @@ final class FailureHandler {
         FailureReason reason = FailureReason.of(failure);
         metrics.failed(reason);
         List<UsageLedger.Entry> calls = AttemptFailure.callsOf(failure);
-        if (DATABASE_STEPS.contains(reason) && DatabaseUnavailable.isCauseOf(failure)) {
+        if (!policy.counts(reason, failure)) {
             return cutShortByTheDatabase(lease, scopeOrg, attempt, reason, failure, calls);
         }
         tracker.recordFailure(lease.conflictId(), attempt);
@@ -75,7 +65,7 @@ final class FailureHandler {
                     failure.getMessage());
         }
         try {
-            return attempt >= maxAttempts ? markPermanent(lease, scopeOrg, attempt, reason, failure, calls)
+            return policy.exhausted(attempt) ? markPermanent(lease, scopeOrg, attempt, reason, failure, calls)
                     : retryLater(lease, scopeOrg, attempt, reason, failure, calls);
         } catch (RuntimeException writeFailed) {
             // The row keeps its lease, which expires; a later claim picks it up and counts one more attempt.
@@ -107,7 +97,7 @@ final class FailureHandler {
             try {
                 boolean released = transactions.inOrg(scopeOrg, handle -> {
                     UsageLedger.recordUnstored(handle, lease.orgId(), lease.conflictId(), attempt, calls);
-                    if (!ConflictLeases.releaseUncounted(handle, lease, reason, backoff.after(1))) {
+                    if (!ConflictLeases.releaseUncounted(handle, lease, reason, policy.delayAfter(1))) {
                         return false;
                     }
                     AttemptHistory.append(handle, lease.orgId(), lease.conflictId(), attempt,
@@ -135,7 +125,7 @@ final class FailureHandler {
 
     private Outcome retryLater(Lease lease, UUID scopeOrg, int attempt, FailureReason reason, Throwable failure,
                                List<UsageLedger.Entry> calls) {
-        var delay = backoff.after(attempt);
+        var delay = policy.delayAfter(attempt);
         Optional<ConflictLeases.Release> release = transactions.inOrg(scopeOrg, handle -> {
             UsageLedger.recordUnstored(handle, lease.orgId(), lease.conflictId(), attempt, calls);
             Optional<ConflictLeases.Release> released = ConflictLeases.releaseForRetry(handle, lease, reason, delay);
@@ -164,7 +154,7 @@ final class FailureHandler {
                     AttemptHistory.PERMANENT_FAILURE, reason.label(), failure.getMessage());
             ObjectNode details = json.createObjectNode()
                     .put("attempts", attempt)
-                    .put("max_attempts", maxAttempts)
+                    .put("max_attempts", policy.maxAttempts())
                     .put("last_failure_reason", reason.label());
             EventLog.append(handle, lease.orgId(), lease.conflictId(), EventType.SYNTHESIS_FAILED_PERMANENTLY,
                     details.toString());

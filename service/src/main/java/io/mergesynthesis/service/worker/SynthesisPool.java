@@ -89,15 +89,16 @@ public final class SynthesisPool implements Managed {
         this.settings = builder.settings;
         SynthesisMetrics metrics = builder.metrics;
         AttemptTracker tracker = new AttemptTracker(settings.attemptTrackerSize(), builder.clock);
-        FailureHandler failures = new FailureHandler(builder.transactions, tracker,
-                new Backoff(settings.baseBackoff()), settings.maxAttempts(), metrics, builder.retries);
+        RetryPolicy retryPolicy = RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts());
+        FailureHandler failures = new FailureHandler(builder.transactions, tracker, retryPolicy, metrics,
+                builder.retries);
         this.call = new SynthesisCall(builder.synthesizer, settings.invokeTimeout(), threadPrefix());
         this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
         this.reader = new LeaseReader(builder.transactions, builder.orgScope);
         this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
                 builder.clock, new StoreRefill());
         this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
-                failures, new LeaseHandBack(builder.transactions), tracker, settings.maxAttempts(), metrics,
+                failures, new LeaseHandBack(builder.transactions), tracker, retryPolicy, metrics,
                 builder.clock, builder.orgScope, () -> stopping, this::pauseClaims);
         this.listener = settings.listen() && builder.listenConnection != null
                 ? Optional.of(new PendingListener(builder.listenConnection, waiter, builder.clock)) : Optional.empty();

@@ -270,14 +270,6 @@ final class ConflictLeases {
                 .findOne();
     }
 
-    /**
-     * Gives back a lease whose attempt the database cut short: pending again, claimable after {@code delay},
-     * with the claim's attempt taken back since the conflict did nothing wrong, and the step that failed kept in
-     * {@code last_failure_reason}. False when the lease was no longer this worker's.
-     */
-    static boolean releaseUncounted(Handle handle, Lease lease, FailureReason reason, Duration delay) {
-        return giveBackUncounted(handle, lease, reason.label(), delay);
-    }
     /** Stamps the permanent marker: no claim picks the row again. False when the lease was lost. */
     static boolean markPermanent(Handle handle, Lease lease, FailureReason reason) {
         return handle.createUpdate("""
@@ -295,14 +287,6 @@ final class ConflictLeases {
                 .bind("owner", lease.owner())
                 .bind("attempts", lease.attempts())
                 .execute() == 1;
-    }
-
-    /**
-     * Hands back a lease whose work never started: pending again, claimable at once, and the claim's attempt
-     * taken back since nothing was attempted. False when the lease was no longer this worker's.
-     */
-    static boolean releaseUnstarted(Handle handle, Lease lease) {
-        return giveBackUncounted(handle, lease, null, Duration.ZERO);
     }
 
     /**
@@ -328,10 +312,13 @@ final class ConflictLeases {
     }
 
     /**
-     * The one statement behind every uncounted hand-back: the row pending again after {@code delay}, its
-     * attempt taken back, and {@code reason} recorded when there is one (otherwise the last is kept).
+     * Hands a lease back: the row pending again after {@code delay}, the claim's attempt taken back (nothing was
+     * wrong with the conflict: the pool stopped before the call, the provider asked to wait, the database cut the
+     * attempt short), and {@code reason} recorded when there is one (otherwise the last is kept). The one
+     * statement behind every hand-back; a failed attempt is released for a retry instead
+     * ({@link #releaseForRetry}). False when the lease was no longer this worker's.
      */
-    static boolean giveBackUncounted(Handle handle, Lease lease, String reason, Duration delay) {
+    static boolean handBack(Handle handle, Lease lease, String reason, Duration delay) {
         return handle.createUpdate("""
                         UPDATE policy_conflicts
                         SET synthesis_state = 'pending',

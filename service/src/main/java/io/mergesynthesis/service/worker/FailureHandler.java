@@ -97,7 +97,7 @@ final class FailureHandler {
             try {
                 boolean released = transactions.inOrg(scopeOrg, handle -> {
                     UsageLedger.recordUnstored(handle, lease.orgId(), lease.conflictId(), attempt, calls);
-                    if (!ConflictLeases.releaseUncounted(handle, lease, reason, policy.delayAfter(1))) {
+                    if (!ConflictLeases.handBack(handle, lease, reason.label(), policy.delayAfter(1))) {
                         return false;
                     }
                     AttemptHistory.append(handle, lease.orgId(), lease.conflictId(), attempt,

@@ -36,7 +36,7 @@ final class LeaseHandBack {
         try {
             return transactions.inOrg(scopeOrg, handle -> {
                 UsageLedger.recordUnstored(handle, lease.orgId(), lease.conflictId(), attempt, calls);
-                if (!ConflictLeases.giveBackUncounted(handle, lease, null, deferral.retryAfter())) {
+                if (!ConflictLeases.handBack(handle, lease, null, deferral.retryAfter())) {
                     return Outcome.SKIPPED;
                 }
                 AttemptHistory.append(handle, lease.orgId(), lease.conflictId(), attempt, AttemptHistory.DEFERRED,
@@ -67,7 +67,7 @@ final class LeaseHandBack {
 
     /** Gives back a lease no worker started: claimable at once, and its attempt not counted. */
     boolean unstarted(Lease lease, UUID scopeOrg) {
-        return transactions.inOrg(scopeOrg, handle -> ConflictLeases.giveBackUncounted(handle, lease, null,
+        return transactions.inOrg(scopeOrg, handle -> ConflictLeases.handBack(handle, lease, null,
                 Duration.ZERO));
     }
 }

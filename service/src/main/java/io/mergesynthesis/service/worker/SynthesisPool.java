@@ -274,7 +274,7 @@ public final class SynthesisPool implements Managed {
                 leases.forEach(lease -> dispatch(lease, readAhead));
             });
         } catch (RejectedExecutionException stopped) {
-            leases.forEach(this::handBackUnstarted);
+            leases.forEach(this::handBackUnused);
         }
     }
 
@@ -288,7 +288,7 @@ public final class SynthesisPool implements Managed {
         try {
             runOnWorker(lease, readAhead);
         } catch (RejectedExecutionException stopped) {
-            handBackUnstarted(lease);
+            handBackUnused(lease);
         }
     }
 
@@ -319,7 +319,7 @@ public final class SynthesisPool implements Managed {
      * A lease that arrived as the pool stopped, which no worker will take: given back at once and uncounted, so
      * it need not wait for its expiry, and its worker freed.
      */
-    private void handBackUnstarted(Lease lease) {
+    private void handBackUnused(Lease lease) {
         try {
             work.handBack(lease);
         } catch (RuntimeException e) {

@@ -1,0 +1,99 @@
+package io.mergesynthesis.service.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.service.db.OneTripBatch;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The worker's statements on their own, on the real database with its row-level security: each write is fenced
+ * on the lease, a hand-back takes the attempt back, a parked row leaves the claim, and a merge's ledger rows
+ * commit with it and settle a call put on record early.
+ */
+class ConflictLeasesTest {
+
+    @Test
+    void aHandBackTakesTheAttemptBackAndAParkedRowIsNoLongerClaimable() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID handedBack = fixture.insertConflict("jira.a");
+            UUID parked = fixture.insertConflict("jira.b");
+            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
+            assertThat(leases).hasSize(2);
+            Lease first = lease(leases, handedBack);
+            Lease second = lease(leases, parked);
+
+            boolean handed = tx.inOrg(first.orgId(), h -> ConflictLeases.handBack(h, first, "synthesizer",
+                    Duration.ZERO));
+            assertThat(handed).isTrue();
+            assertThat(fixture.column(handedBack, "attempts")).isEqualTo("0");
+            assertThat(fixture.column(handedBack, "synthesis_state")).isEqualTo("pending");
+            assertThat(fixture.column(handedBack, "last_failure_reason")).isEqualTo("synthesizer");
+            // The lease is gone: a second hand-back, or any write on the same lease, changes nothing.
+            boolean again = tx.inOrg(first.orgId(), h -> ConflictLeases.handBack(h, first, null, Duration.ZERO));
+            assertThat(again).isFalse();
+
+            boolean parkedNow = tx.inOrg(second.orgId(), h -> ConflictLeases.park(h, second, "waiting_budget"));
+            assertThat(parkedNow).isTrue();
+            assertThat(fixture.column(parked, "attempts")).isEqualTo("0");
+            List<Lease> next = tx.crossTenant(h -> ConflictLeases.claim(h, "r2", 10, Duration.ofSeconds(10)));
+            assertThat(next).extracting(Lease::conflictId).containsExactly(handedBack);
+        }
+    }
+
+    @Test
+    void aStoredMergeSettlesTheCallsPutOnRecordEarlyAndALostLeaseStoresNothingButTheCalls() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID kept = fixture.insertConflict("jira.a");
+            UUID lost = fixture.insertConflict("jira.b");
+            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
+            Lease keptLease = lease(leases, kept);
+            Lease lostLease = lease(leases, lost);
+            UsageLedger.Entry early = entry("primary", UsageLedger.ANSWER);
+            tx.inOrg(keptLease.orgId(), h -> {
+                UsageLedger.recordEarly(h, keptLease.orgId(), kept, 1, early);
+                return null;
+            });
+            assertThat(outcomes(fixture, kept)).containsExactly("discarded");
+
+            // The lost lease: another holder took the conflict over meanwhile.
+            fixture.admin.useHandle(h -> h.createUpdate(
+                    "UPDATE policy_conflicts SET lease_owner = 'someone-else' WHERE id = :id").bind("id", lost).execute());
+            OneTripBatch trip = OneTripBatch.tenant();
+            OneTripBatch.Result<Integer> storedKept = ConflictLeases.storeMerge(trip, keptLease.orgId(), keptLease,
+                    "{\"schema_version\": 1}", "{\"attempt\": 1}", 1, List.of(early, entry("escalation", "failed")));
+            OneTripBatch.Result<Integer> storedLost = ConflictLeases.storeMerge(trip, lostLease.orgId(), lostLease,
+                    "{\"schema_version\": 1}", "{\"attempt\": 1}", 1, List.of(entry("primary", UsageLedger.ANSWER)));
+            trip.run(tx.jdbi());
+
+            assertThat(storedKept.get()).isEqualTo(1);
+            assertThat(storedLost.get()).isZero();
+            assertThat(outcomes(fixture, kept)).containsExactlyInAnyOrder("stored", "failed");
+            assertThat(outcomes(fixture, lost)).as("paid for, though nothing was stored").containsExactly("discarded");
+            assertThat(fixture.column(lost, "suggested_merge")).isNull();
+            assertThat(fixture.events("merge_synthesized")).isEqualTo(1);
+        }
+    }
+
+    private static Lease lease(List<Lease> leases, UUID id) {
+        return leases.stream().filter(l -> l.conflictId().equals(id)).findFirst().orElseThrow();
+    }
+
+    private static UsageLedger.Entry entry(String pass, String outcome) {
+        return new UsageLedger.Entry(UUID.randomUUID(), pass, "anthropic", "m", 10, 2, 0, 0,
+                new BigDecimal("0.0001"), 5, outcome, "req-" + UUID.randomUUID());
+    }
+
+    private static List<String> outcomes(WorkerFixture fixture, UUID conflict) {
+        return fixture.admin.withHandle(h -> h.createQuery(
+                "SELECT outcome FROM llm_usage_events WHERE conflict_id = :id ORDER BY pass DESC")
+                .bind("id", conflict).mapTo(String.class).list());
+    }
+}

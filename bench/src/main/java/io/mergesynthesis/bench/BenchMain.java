@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--out DIR]}: runs every
- * measurement, prints the table, and writes {@code results.json} and {@code scale.png} under {@code --out}.
+ * {@code java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--provider-bound] [--out DIR]}:
+ * runs every measurement, prints the table, and writes {@code results.json} and {@code scale.png} under {@code --out}.
  * Exits 0 when every step either measured or was skipped for a part the product does not have yet, 1 when a
  * step failed, 2 on a bad command line.
  */
@@ -67,8 +67,9 @@ public final class BenchMain {
 
     private static Map<String, Object> settings(Options o) {
         Map<String, Object> s = new LinkedHashMap<>();
-        s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote)" : o.headline() ? "headline"
-                : o.tokenCache() ? "token cache" : "full");
+        String only = o.headline() ? "headline" : o.tokenCache() ? "token cache"
+                : o.providerBound() ? "provider-bound" : "full";
+        s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote), " + only : only);
         s.put("rows_per_drain", o.rows());
         s.put("workers_per_replica", o.workers());
         s.put("warm_up_rows_before_each_timed_drain", o.warmUpRows());
@@ -82,6 +83,9 @@ public final class BenchMain {
                 + o.inboxRequests() + " requests");
         s.put("export_events", o.exportEvents());
         s.put("conflict_reads", o.conflictReads() + " requests from " + ConflictReads.CLIENTS + " clients");
+        s.put("provider_bound", "backlog " + o.providerBacklog() + ", warm-up " + o.providerWarmUpSeconds()
+                + " s, window " + o.providerWindowSeconds() + " s, " + ProviderScenario.WORKERS
+                + " workers per replica");
         return s;
     }
 }

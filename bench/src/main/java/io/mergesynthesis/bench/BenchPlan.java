@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * The order of the measurements, and what each needs. Steps that run without the product (the ceiling, the
  * peer) come first, while no replica could compete for their rows; then one replica serves the idle, drain,
- * scale, latency, inbox and export steps; the slow-synthesizer replica runs last, alone. Every step starts
+ * scale, latency, inbox and export steps; the slow-synthesizer replica runs after them, alone, and the
+ * provider-bound replicas (the LLM synthesizer against a rate-limited stand-in provider) last. Every step starts
  * from emptied tables. A step that fails is recorded and the others still run.
  */
 final class BenchPlan {
@@ -45,6 +46,12 @@ final class BenchPlan {
             results.skipRemaining("not measured with --token-cache", Metric.values());
             return;
         }
+        if (options.providerBound()) {
+            db.reset();
+            step("provider-bound", this::providerBound, Metric.provider());
+            results.skipRemaining("not measured with --provider-bound", Metric.values());
+            return;
+        }
         step("ceiling", this::ceiling, Metric.CEILING);
         step("ceiling at the pool's bound", this::ceilingInHand, Metric.CEILING_IN_HAND);
         step("db-scheduler peer", this::peer, Metric.PEER);
@@ -63,6 +70,7 @@ final class BenchPlan {
                 Metric.EXPORT_HEAP_MAX);
         step("slow synthesizer", this::slowSynthesizer, Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS,
                 Metric.SLOW_MEAN_CONNECTIONS);
+        step("provider-bound", this::providerBound, Metric.provider());
 
         ratios();
     }
@@ -364,6 +372,16 @@ final class BenchPlan {
             results.note("slow_synthesizer", usage.samples() + " samples of pg_stat_activity, target "
                     + ReportTable.format(target) + " conflicts/s");
         }
+    }
+
+    /** The LLM synthesizer against a stand-in provider with a rate limit and a latency: {@link ProviderBound}. */
+    private void providerBound() throws Exception {
+        new ProviderBound(options, db, seeder, results, (name, overrides, environment) -> {
+            Map<String, String> all = new java.util.LinkedHashMap<>();
+            all.put("synthesis.workers", Integer.toString(options.workers()));
+            all.putAll(overrides);
+            return Replica.start(name, options, db, all, environment, REPLICA_HEAP);
+        }).run();
     }
 
     /**

@@ -6,7 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * Samples, every 10 ms, how many of one replica's database connections are doing something (any state but
+ * Samples, every 10 ms, how many of some replicas' database connections are doing something (any state but
  * {@code idle}: running a statement or holding a transaction open), from {@code pg_stat_activity} on the
  * maintenance database. A connection checked out of the replica's pool but idle is invisible from here; an
  * open transaction held across a synthesizer call is not.
@@ -22,16 +22,17 @@ final class ConnectionSampler implements AutoCloseable {
     private long total;
     private long samples;
 
-    ConnectionSampler(BenchDatabase db, String applicationName) {
-        thread = new Thread(() -> sample(db, applicationName), "connection-sampler");
+    /** Counts the connections of every replica named, together, in each sample. */
+    ConnectionSampler(BenchDatabase db, String... applicationNames) {
+        thread = new Thread(() -> sample(db, applicationNames), "connection-sampler");
         thread.setDaemon(true);
         thread.start();
     }
 
-    private void sample(BenchDatabase db, String applicationName) {
+    private void sample(BenchDatabase db, String[] applicationNames) {
         try (Connection c = db.connectMaintenance(); PreparedStatement s = c.prepareStatement(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state <> 'idle'")) {
-            s.setString(1, applicationName);
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = ANY (?) AND state <> 'idle'")) {
+            s.setArray(1, c.createArrayOf("text", applicationNames));
             while (!stopped) {
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();

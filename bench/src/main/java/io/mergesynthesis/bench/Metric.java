@@ -40,15 +40,154 @@ enum Metric {
             "GET /v1/conflicts/{id}, token cache off: database transactions", "per request"),
     EXPORT_RATE("export_events_per_s", "GET /v1/events, NDJSON, following the cursor", "events/s"),
     EXPORT_HEAP_MIN("export_heap_min_mib", "Export: replica heap used, min", "MiB"),
-    EXPORT_HEAP_MAX("export_heap_max_mib", "Export: replica heap used, max", "MiB");
+    EXPORT_HEAP_MAX("export_heap_max_mib", "Export: replica heap used, max", "MiB"),
+    // The provider-bound step: each scenario with one replica, then with three sharing the provider.
+    PROVIDER_FAST_1_MERGED(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.MERGED),
+    PROVIDER_FAST_1_TO_TARGET(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.TO_TARGET),
+    PROVIDER_FAST_1_RATE_LIMITED_SHARE(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.RATE_LIMITED_SHARE),
+    PROVIDER_FAST_1_HAND_BACKS(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.HAND_BACKS),
+    PROVIDER_FAST_1_ATTEMPTS_LOST(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.ATTEMPTS_LOST),
+    PROVIDER_FAST_1_MEAN_CONNECTIONS(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.MEAN_CONNECTIONS),
+    PROVIDER_FAST_1_PEAK_CONNECTIONS(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.PEAK_CONNECTIONS),
+    PROVIDER_FAST_1_CONCURRENCY(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.CONCURRENCY),
+    PROVIDER_FAST_3_MERGED(ProviderScenario.FAST_ANSWERS, 3, ProviderFigure.MERGED),
+    PROVIDER_FAST_3_TO_TARGET(ProviderScenario.FAST_ANSWERS, 3, ProviderFigure.TO_TARGET),
+    PROVIDER_FAST_3_RATE_LIMITED_SHARE(ProviderScenario.FAST_ANSWERS, 3, ProviderFigure.RATE_LIMITED_SHARE),
+    PROVIDER_FAST_3_HAND_BACKS(ProviderScenario.FAST_ANSWERS, 3, ProviderFigure.HAND_BACKS),
+    PROVIDER_FAST_3_ATTEMPTS_LOST(ProviderScenario.FAST_ANSWERS, 3, ProviderFigure.ATTEMPTS_LOST),
+    PROVIDER_FAST_3_MEAN_CONNECTIONS(ProviderScenario.FAST_ANSWERS, 3, ProviderFigure.MEAN_CONNECTIONS),
+    PROVIDER_FAST_3_PEAK_CONNECTIONS(ProviderScenario.FAST_ANSWERS, 3, ProviderFigure.PEAK_CONNECTIONS),
+    PROVIDER_FAST_3_CONCURRENCY(ProviderScenario.FAST_ANSWERS, 3, ProviderFigure.CONCURRENCY),
+    PROVIDER_SLOW_1_MERGED(ProviderScenario.SLOW_ANSWERS, 1, ProviderFigure.MERGED),
+    PROVIDER_SLOW_1_TO_TARGET(ProviderScenario.SLOW_ANSWERS, 1, ProviderFigure.TO_TARGET),
+    PROVIDER_SLOW_1_RATE_LIMITED_SHARE(ProviderScenario.SLOW_ANSWERS, 1, ProviderFigure.RATE_LIMITED_SHARE),
+    PROVIDER_SLOW_1_HAND_BACKS(ProviderScenario.SLOW_ANSWERS, 1, ProviderFigure.HAND_BACKS),
+    PROVIDER_SLOW_1_ATTEMPTS_LOST(ProviderScenario.SLOW_ANSWERS, 1, ProviderFigure.ATTEMPTS_LOST),
+    PROVIDER_SLOW_1_MEAN_CONNECTIONS(ProviderScenario.SLOW_ANSWERS, 1, ProviderFigure.MEAN_CONNECTIONS),
+    PROVIDER_SLOW_1_PEAK_CONNECTIONS(ProviderScenario.SLOW_ANSWERS, 1, ProviderFigure.PEAK_CONNECTIONS),
+    PROVIDER_SLOW_1_CONCURRENCY(ProviderScenario.SLOW_ANSWERS, 1, ProviderFigure.CONCURRENCY),
+    PROVIDER_SLOW_3_MERGED(ProviderScenario.SLOW_ANSWERS, 3, ProviderFigure.MERGED),
+    PROVIDER_SLOW_3_TO_TARGET(ProviderScenario.SLOW_ANSWERS, 3, ProviderFigure.TO_TARGET),
+    PROVIDER_SLOW_3_RATE_LIMITED_SHARE(ProviderScenario.SLOW_ANSWERS, 3, ProviderFigure.RATE_LIMITED_SHARE),
+    PROVIDER_SLOW_3_HAND_BACKS(ProviderScenario.SLOW_ANSWERS, 3, ProviderFigure.HAND_BACKS),
+    PROVIDER_SLOW_3_ATTEMPTS_LOST(ProviderScenario.SLOW_ANSWERS, 3, ProviderFigure.ATTEMPTS_LOST),
+    PROVIDER_SLOW_3_MEAN_CONNECTIONS(ProviderScenario.SLOW_ANSWERS, 3, ProviderFigure.MEAN_CONNECTIONS),
+    PROVIDER_SLOW_3_PEAK_CONNECTIONS(ProviderScenario.SLOW_ANSWERS, 3, ProviderFigure.PEAK_CONNECTIONS),
+    PROVIDER_SLOW_3_CONCURRENCY(ProviderScenario.SLOW_ANSWERS, 3, ProviderFigure.CONCURRENCY),
+    PROVIDER_MANY_1_MERGED(ProviderScenario.MANY_ANSWERS, 1, ProviderFigure.MERGED),
+    PROVIDER_MANY_1_TO_TARGET(ProviderScenario.MANY_ANSWERS, 1, ProviderFigure.TO_TARGET),
+    PROVIDER_MANY_1_RATE_LIMITED_SHARE(ProviderScenario.MANY_ANSWERS, 1, ProviderFigure.RATE_LIMITED_SHARE),
+    PROVIDER_MANY_1_HAND_BACKS(ProviderScenario.MANY_ANSWERS, 1, ProviderFigure.HAND_BACKS),
+    PROVIDER_MANY_1_ATTEMPTS_LOST(ProviderScenario.MANY_ANSWERS, 1, ProviderFigure.ATTEMPTS_LOST),
+    PROVIDER_MANY_1_MEAN_CONNECTIONS(ProviderScenario.MANY_ANSWERS, 1, ProviderFigure.MEAN_CONNECTIONS),
+    PROVIDER_MANY_1_PEAK_CONNECTIONS(ProviderScenario.MANY_ANSWERS, 1, ProviderFigure.PEAK_CONNECTIONS),
+    PROVIDER_MANY_1_CONCURRENCY(ProviderScenario.MANY_ANSWERS, 1, ProviderFigure.CONCURRENCY),
+    PROVIDER_MANY_3_MERGED(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.MERGED),
+    PROVIDER_MANY_3_TO_TARGET(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.TO_TARGET),
+    PROVIDER_MANY_3_RATE_LIMITED_SHARE(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.RATE_LIMITED_SHARE),
+    PROVIDER_MANY_3_HAND_BACKS(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.HAND_BACKS),
+    PROVIDER_MANY_3_ATTEMPTS_LOST(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.ATTEMPTS_LOST),
+    PROVIDER_MANY_3_MEAN_CONNECTIONS(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.MEAN_CONNECTIONS),
+    PROVIDER_MANY_3_PEAK_CONNECTIONS(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.PEAK_CONNECTIONS),
+    PROVIDER_MANY_3_CONCURRENCY(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.CONCURRENCY);
 
     final String key;
     final String label;
     final String unit;
+    /** What the figure is held to, or null when the step has no stated target for it. */
+    final Target target;
+    final ProviderScenario scenario;
+    final int replicas;
+    final ProviderFigure figure;
 
     Metric(String key, String label, String unit) {
         this.key = key;
         this.label = label;
         this.unit = unit;
+        this.target = null;
+        this.scenario = null;
+        this.replicas = 0;
+        this.figure = null;
+    }
+
+    Metric(ProviderScenario scenario, int replicas, ProviderFigure figure) {
+        this.key = "provider_" + scenario.key() + "_" + replicas + "_replica" + (replicas == 1 ? "" : "s") + "_"
+                + figure.key;
+        this.label = "Provider " + scenario.describe() + ", " + replicas + " replica" + (replicas == 1 ? "" : "s")
+                + ": " + figure.label;
+        this.unit = figure.unit;
+        this.target = figure.target(scenario, replicas);
+        this.scenario = scenario;
+        this.replicas = replicas;
+        this.figure = figure;
+    }
+
+    /** The provider-bound figure for this scenario, replica count and kind. */
+    static Metric provider(ProviderScenario scenario, int replicas, ProviderFigure figure) {
+        for (Metric m : values()) {
+            if (m.scenario == scenario && m.replicas == replicas && m.figure == figure) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no figure " + figure + " for " + scenario + " x " + replicas);
+    }
+
+    /** Every provider-bound figure of one scenario and replica count. */
+    static Metric[] provider(ProviderScenario scenario, int replicas) {
+        return java.util.Arrays.stream(values()).filter(m -> m.scenario == scenario && m.replicas == replicas)
+                .toArray(Metric[]::new);
+    }
+
+    /** Every provider-bound figure. */
+    static Metric[] provider() {
+        return java.util.Arrays.stream(values()).filter(m -> m.scenario != null).toArray(Metric[]::new);
+    }
+
+    /**
+     * A stated target: a bound the value must reach ({@code AT_LEAST}) or stay within ({@code AT_MOST}), or
+     * only a remark on how to read the figure ({@code CONTEXT}, no verdict).
+     */
+    record Target(Kind kind, double bound, String remark) {
+
+        enum Kind { AT_LEAST, AT_MOST, CONTEXT }
+
+        static Target atLeast(double bound, String remark) {
+            return new Target(Kind.AT_LEAST, bound, remark);
+        }
+
+        static Target atMost(double bound, String remark) {
+            return new Target(Kind.AT_MOST, bound, remark);
+        }
+
+        static Target context(String remark) {
+            return new Target(Kind.CONTEXT, 0, remark);
+        }
+
+        /** "MET" or "MISSED", or null for a figure given as context only. */
+        String verdict(double value) {
+            return switch (kind) {
+                case AT_LEAST -> value >= bound ? "MET" : "MISSED";
+                case AT_MOST -> value <= bound ? "MET" : "MISSED";
+                case CONTEXT -> null;
+            };
+        }
+
+        /** "at least 19.0 (95% of ...)", or the remark alone for context. */
+        String describe() {
+            String limit = switch (kind) {
+                case AT_LEAST -> "at least " + number(bound);
+                case AT_MOST -> "at most " + number(bound);
+                case CONTEXT -> "";
+            };
+            if (remark == null) {
+                return limit;
+            }
+            return limit.isEmpty() ? "(" + remark + ")" : limit + " (" + remark + ")";
+        }
+
+        private static String number(double value) {
+            return value == Math.rint(value) && Math.abs(value) < 1e6 ? Long.toString((long) value)
+                    : ReportTable.format(value);
+        }
     }
 }

@@ -12,6 +12,7 @@ record Options(
         boolean quick,
         boolean headline,
         boolean tokenCache,
+        boolean providerBound,
         Path out,
         Path productRoot,
         String databaseUrl,
@@ -29,7 +30,10 @@ record Options(
         int inboxConflictsPerOrg,
         int inboxRequests,
         int exportEvents,
-        int conflictReads) {
+        int conflictReads,
+        int providerBacklog,
+        int providerWarmUpSeconds,
+        int providerWindowSeconds) {
 
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
@@ -41,6 +45,8 @@ record Options(
                                   drain, side by side (a few minutes; for comparing two builds)
               --token-cache       only GET /v1/conflicts/{id} with the token cache on and off, side by
                                   side (about a minute)
+              --provider-bound    only the LLM synthesizer against a rate-limited stand-in provider: three
+                                  scenarios, one replica then three (about 10 minutes; 2 with --quick)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)
@@ -54,6 +60,7 @@ record Options(
         boolean quick = false;
         boolean headline = false;
         boolean tokenCache = false;
+        boolean providerBound = false;
         boolean wipe = false;
         Path out = Path.of("bench-results");
         Path root = null;
@@ -63,6 +70,7 @@ record Options(
                 case "--quick" -> quick = true;
                 case "--headline" -> headline = true;
                 case "--token-cache" -> tokenCache = true;
+                case "--provider-bound" -> providerBound = true;
                 case "--wipe" -> wipe = true;
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
@@ -82,6 +90,7 @@ record Options(
                 quick,
                 headline,
                 tokenCache,
+                providerBound,
                 out.toAbsolutePath(),
                 ProductFiles.findRoot(root),
                 url,
@@ -99,7 +108,10 @@ record Options(
                 quick ? 250 : 1_000,
                 quick ? 100 : 1_000,
                 quick ? 5_000 : 1_000_000,
-                quick ? 2_000 : 20_000);
+                quick ? 2_000 : 20_000,
+                quick ? 300 : 10_000,
+                quick ? 2 : 15,
+                quick ? 6 : 60);
     }
 
     private static String value(String[] args, int i, String flag) {

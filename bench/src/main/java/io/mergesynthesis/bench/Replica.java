@@ -54,6 +54,15 @@ final class Replica implements AutoCloseable {
      */
     static Replica start(String name, Options options, BenchDatabase db, Map<String, String> overrides,
                          String heap) throws ReplicaRefusedToStart {
+        return start(name, options, db, overrides, Map.of(), heap);
+    }
+
+    /**
+     * As {@link #start(String, Options, BenchDatabase, Map, String)}, with more environment variables for the
+     * process ({@code SYNTHESIZER=llm}, a provider's base URL), set after the database and port ones.
+     */
+    static Replica start(String name, Options options, BenchDatabase db, Map<String, String> overrides,
+                         Map<String, String> environment, String heap) throws ReplicaRefusedToStart {
         int httpPort = freePort();
         int adminPort = freePort();
         Path log = options.out().resolve("logs").resolve(name + ".log");
@@ -82,6 +91,7 @@ final class Replica implements AutoCloseable {
             env.put("ADMIN_PORT", Integer.toString(adminPort));
             env.put("HTTP_BIND_HOST", "127.0.0.1");
             env.put("ADMIN_BIND_HOST", "127.0.0.1");
+            env.putAll(environment);
             process = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start replica " + name, e);

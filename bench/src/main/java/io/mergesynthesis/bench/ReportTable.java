@@ -4,7 +4,10 @@ import java.io.PrintStream;
 import java.util.Locale;
 import java.util.Map;
 
-/** The printed form of the results: one line per figure, then the scale curve, the machine and the notes. */
+/**
+ * The printed form of the results: one line per figure (with its target and MET or MISSED when it has one), then
+ * the scale curve, the machine and the notes.
+ */
 final class ReportTable {
 
     private ReportTable() {
@@ -18,7 +21,8 @@ final class ReportTable {
         out.println("-".repeat(100));
         for (Results.Figure f : results.figures()) {
             if (f.value() != null) {
-                out.printf(Locale.ROOT, "%-62s %14s  %s%n", f.metric().label, format(f.value()), f.metric().unit);
+                out.printf(Locale.ROOT, "%-62s %14s  %s%s%n", f.metric().label, format(f.value()), f.metric().unit,
+                        target(f.metric(), f.value()));
             } else {
                 out.printf(Locale.ROOT, "%-62s %14s  %s%n", f.metric().label, "skipped", f.skipped());
             }
@@ -41,6 +45,19 @@ final class ReportTable {
             out.println("ERROR " + error);
         }
         out.println("=".repeat(100));
+    }
+
+    /** "; target at least 19 (...): MET", or nothing for a figure without a target. */
+    static String target(Metric metric, double value) {
+        if (metric.target == null) {
+            return "";
+        }
+        String verdict = metric.target.verdict(value);
+        String described = metric.target.describe();
+        if (verdict == null) {
+            return described.isEmpty() ? "" : "  " + described;
+        }
+        return "  target " + described + ": " + verdict;
     }
 
     static String format(double value) {

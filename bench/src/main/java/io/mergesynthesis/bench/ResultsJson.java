@@ -10,7 +10,8 @@ import java.nio.file.Path;
 
 /**
  * The same figures as the table, as {@code results.json}: {@code figures.<key>} holds {@code value} and
- * {@code unit}, or {@code skipped} with the reason, for every key in {@link Metric}.
+ * {@code unit}, or {@code skipped} with the reason, for every key in {@link Metric}; a figure with a stated
+ * target also holds {@code target} (its text) and, once measured, {@code verdict} ({@code MET} or {@code MISSED}).
  */
 final class ResultsJson {
 
@@ -27,8 +28,15 @@ final class ResultsJson {
             ObjectNode node = figures.putObject(f.metric().key);
             node.put("label", f.metric().label);
             node.put("unit", f.metric().unit);
+            Metric.Target target = f.metric().target;
+            if (target != null && !target.describe().isEmpty()) {
+                node.put("target", target.describe());
+            }
             if (f.value() != null) {
                 node.put("value", f.value());
+                if (target != null && target.verdict(f.value()) != null) {
+                    node.put("verdict", target.verdict(f.value()));
+                }
             } else {
                 node.put("skipped", f.skipped());
             }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs the benchmark's quick mode end to end, on an embedded PostgreSQL with replicas of the service jar the
  * reactor built just before this module, and checks that it reports every figure (a value, or skipped with a
- * reason) and draws the chart. It asserts nothing about speed.
+ * reason), that the provider-bound step ran and printed its figures with their targets, and that it draws the
+ * chart. It asserts nothing about speed.
  */
 class BenchSmokeTest {
 
@@ -39,8 +40,10 @@ class BenchSmokeTest {
                     + "there: build it first (mvn -B verify from the root builds it before this module)");
         }
 
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
         int status = BenchMain.run(new String[] {"--quick", "--out", out.toString(), "--product-root",
-                root.toString()}, System.out);
+                root.toString()}, new java.io.PrintStream(new Tee(System.out, printed), true,
+                java.nio.charset.StandardCharsets.UTF_8));
 
         JsonNode results = new ObjectMapper().readTree(out.resolve("results.json").toFile());
         assertThat(results.get("errors")).as("steps that failed").isEmpty();
@@ -58,11 +61,62 @@ class BenchSmokeTest {
         assertThat(figures.get("ceiling_4_in_flight_per_s").get("value").asDouble()).isPositive();
         assertThat(results.get("scale")).isNotEmpty();
 
+        // The provider-bound step ran: every scenario, one replica and three, has its figures, and the table
+        // printed each with its target and a verdict. Whether a target was met is for the figures, not this test.
+        String table = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        for (String scenario : List.of("l20_t50ms", "l50_t2s", "l200_t500ms")) {
+            for (String replicas : List.of("1_replica", "3_replicas")) {
+                for (String kind : List.of("merged_per_s", "to_bound_ratio", "rate_limited_share",
+                        "uncounted_hand_backs", "attempts_lost", "mean_connections", "peak_connections",
+                        "settled_concurrency")) {
+                    String key = "provider_" + scenario + "_" + replicas + "_" + kind;
+                    JsonNode figure = figures.get(key);
+                    assertThat(figure).as(key).isNotNull();
+                    assertThat(figure.has("value")).as(key + " measured: " + figure).isTrue();
+                    assertThat(table).as("the printed table").contains(figure.get("label").asText());
+                }
+                JsonNode merged = figures.get("provider_" + scenario + "_" + replicas + "_merged_per_s");
+                assertThat(merged.get("verdict").asText()).as(scenario).isIn("MET", "MISSED");
+                assertThat(merged.get("target").asText()).as(scenario).startsWith("at least");
+            }
+        }
+        assertThat(table).containsPattern(
+                "Provider L=20/s T=50ms, 1 replica: merged .*target at least .*: (MET|MISSED)");
+
         Path chart = out.resolve("scale.png");
         assertThat(chart).exists();
         byte[] head = Files.readAllBytes(chart);
         assertThat(head.length).isGreaterThan(1_000);
         assertThat(new String(head, 1, 3, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("PNG");
+    }
+
+    /** Writes to two streams: the test's output, and a buffer the test reads back. */
+    private static final class Tee extends java.io.OutputStream {
+        private final java.io.OutputStream first;
+        private final java.io.OutputStream second;
+
+        Tee(java.io.OutputStream first, java.io.OutputStream second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public void write(int b) throws java.io.IOException {
+            first.write(b);
+            second.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws java.io.IOException {
+            first.write(b, off, len);
+            second.write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws java.io.IOException {
+            first.flush();
+            second.flush();
+        }
     }
 
     @Test

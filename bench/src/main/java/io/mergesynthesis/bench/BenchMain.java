@@ -68,7 +68,7 @@ public final class BenchMain {
     private static Map<String, Object> settings(Options o) {
         Map<String, Object> s = new LinkedHashMap<>();
         String only = o.headline() ? "headline" : o.tokenCache() ? "token cache"
-                : o.providerBound() ? "provider-bound" : "full";
+                : o.providerBound() ? "provider-bound" : o.workerScaling() ? "worker-scaling" : "full";
         s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote), " + only : only);
         s.put("rows_per_drain", o.rows());
         s.put("workers_per_replica", o.workers());

@@ -52,6 +52,12 @@ final class BenchPlan {
             results.skipRemaining("not measured with --provider-bound", Metric.values());
             return;
         }
+        if (options.workerScaling()) {
+            db.reset();
+            step("worker scaling", this::workerScaling, Metric.workers(0));
+            results.skipRemaining("not measured with --worker-scaling", Metric.values());
+            return;
+        }
         step("ceiling", this::ceiling, Metric.CEILING);
         step("ceiling at the pool's bound", this::ceilingInHand, Metric.CEILING_IN_HAND);
         step("db-scheduler peer", this::peer, Metric.PEER);
@@ -71,6 +77,7 @@ final class BenchPlan {
         step("slow synthesizer", this::slowSynthesizer, Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS,
                 Metric.SLOW_MEAN_CONNECTIONS);
         step("provider-bound", this::providerBound, Metric.provider());
+        step("worker scaling", this::workerScaling, Metric.workers(0));
 
         ratios();
     }
@@ -382,6 +389,12 @@ final class BenchPlan {
             all.putAll(overrides);
             return Replica.start(name, options, db, all, environment, REPLICA_HEAP);
         }).run();
+    }
+
+    /** One replica of 4, 32 and 128 workers against a stand-in that answers after 2 s: {@link WorkerScaling}. */
+    private void workerScaling() throws Exception {
+        new WorkerScaling(options, db, seeder, results, (name, overrides, environment) ->
+                Replica.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
     }
 
     /**

@@ -89,7 +89,23 @@ enum Metric {
     PROVIDER_MANY_3_ATTEMPTS_LOST(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.ATTEMPTS_LOST),
     PROVIDER_MANY_3_MEAN_CONNECTIONS(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.MEAN_CONNECTIONS),
     PROVIDER_MANY_3_PEAK_CONNECTIONS(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.PEAK_CONNECTIONS),
-    PROVIDER_MANY_3_CONCURRENCY(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.CONCURRENCY);
+    PROVIDER_MANY_3_CONCURRENCY(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.CONCURRENCY),
+    // Workers that wait on a slow provider (T = 2 s): one replica with 4, 32 and 128 workers.
+    WORKERS_4_MERGED(4, WorkerFigure.MERGED),
+    WORKERS_4_TO_BOUND(4, WorkerFigure.TO_BOUND),
+    WORKERS_4_TRANSACTIONS(4, WorkerFigure.TRANSACTIONS),
+    WORKERS_4_HEAP_MIN(4, WorkerFigure.HEAP_MIN),
+    WORKERS_4_HEAP_MAX(4, WorkerFigure.HEAP_MAX),
+    WORKERS_32_MERGED(32, WorkerFigure.MERGED),
+    WORKERS_32_TO_BOUND(32, WorkerFigure.TO_BOUND),
+    WORKERS_32_TRANSACTIONS(32, WorkerFigure.TRANSACTIONS),
+    WORKERS_32_HEAP_MIN(32, WorkerFigure.HEAP_MIN),
+    WORKERS_32_HEAP_MAX(32, WorkerFigure.HEAP_MAX),
+    WORKERS_128_MERGED(128, WorkerFigure.MERGED),
+    WORKERS_128_TO_BOUND(128, WorkerFigure.TO_BOUND),
+    WORKERS_128_TRANSACTIONS(128, WorkerFigure.TRANSACTIONS),
+    WORKERS_128_HEAP_MIN(128, WorkerFigure.HEAP_MIN),
+    WORKERS_128_HEAP_MAX(128, WorkerFigure.HEAP_MAX);
 
     final String key;
     final String label;
@@ -99,6 +115,9 @@ enum Metric {
     final ProviderScenario scenario;
     final int replicas;
     final ProviderFigure figure;
+    /** The worker count of a worker-scaling figure, 0 for every other figure. */
+    final int workers;
+    final WorkerFigure workerFigure;
 
     Metric(String key, String label, String unit) {
         this.key = key;
@@ -108,6 +127,8 @@ enum Metric {
         this.scenario = null;
         this.replicas = 0;
         this.figure = null;
+        this.workers = 0;
+        this.workerFigure = null;
     }
 
     Metric(ProviderScenario scenario, int replicas, ProviderFigure figure) {
@@ -120,6 +141,68 @@ enum Metric {
         this.scenario = scenario;
         this.replicas = replicas;
         this.figure = figure;
+        this.workers = 0;
+        this.workerFigure = null;
+    }
+
+    Metric(int workers, WorkerFigure figure) {
+        this.key = "workers_" + workers + "_" + figure.key;
+        this.label = "Workers " + workers + ", T=" + WorkerScaling.LATENCY.toSeconds() + "s: " + figure.label;
+        this.unit = figure.unit;
+        this.target = figure.target(workers);
+        this.scenario = null;
+        this.replicas = 0;
+        this.figure = null;
+        this.workers = workers;
+        this.workerFigure = figure;
+    }
+
+    /** What the worker-scaling step reports per worker count, and the target each is held to. */
+    enum WorkerFigure {
+        MERGED("merged_per_s", "merged", "conflicts/s"),
+        TO_BOUND("to_bound_ratio", "merged / (workers / T)", "ratio"),
+        TRANSACTIONS("transactions_per_merge", "database transactions per merged conflict", "transactions"),
+        HEAP_MIN("heap_min_mib", "replica heap used, min", "MiB"),
+        HEAP_MAX("heap_max_mib", "replica heap used, max", "MiB");
+
+        final String key;
+        final String label;
+        final String unit;
+
+        WorkerFigure(String key, String label, String unit) {
+            this.key = key;
+            this.label = label;
+            this.unit = unit;
+        }
+
+        Target target(int workers) {
+            double bound = WorkerScaling.bound(workers);
+            return switch (this) {
+                case MERGED -> Target.atLeast(0.9 * bound, "90% of " + workers + " workers / T = "
+                        + ReportTable.format(bound));
+                case TO_BOUND -> Target.atLeast(0.9, "scales with the workers");
+                case TRANSACTIONS -> Target.atMost(1.5, "every transaction on the database in the window");
+                case HEAP_MIN -> Target.context(null);
+                case HEAP_MAX -> Target.context("flat: compare across worker counts (512 MiB cap)");
+            };
+        }
+    }
+
+    /** The worker-scaling figure for this worker count and kind. */
+    static Metric worker(int workers, WorkerFigure figure) {
+        for (Metric m : values()) {
+            if (m.workers == workers && m.workerFigure == figure) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no figure " + figure + " for " + workers + " workers");
+    }
+
+    /** Every worker-scaling figure of one worker count, or of all when {@code workers} is 0. */
+    static Metric[] workers(int workers) {
+        return java.util.Arrays.stream(values())
+                .filter(m -> m.workerFigure != null && (workers == 0 || m.workers == workers))
+                .toArray(Metric[]::new);
     }
 
     /** The provider-bound figure for this scenario, replica count and kind. */

@@ -13,6 +13,7 @@ record Options(
         boolean headline,
         boolean tokenCache,
         boolean providerBound,
+        boolean workerScaling,
         Path out,
         Path productRoot,
         String databaseUrl,
@@ -37,7 +38,8 @@ record Options(
 
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
-                                                                  [--token-cache]
+                                                                  [--token-cache] [--provider-bound]
+                                                                  [--worker-scaling]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
               --quick             tiny sizes for a smoke run (about two minutes)
@@ -47,6 +49,8 @@ record Options(
                                   side (about a minute)
               --provider-bound    only the LLM synthesizer against a rate-limited stand-in provider: three
                                   scenarios, one replica then three (about 10 minutes; 2 with --quick)
+              --worker-scaling    only one replica of 4, 32 and 128 workers against a stand-in that
+                                  answers after 2 s (about 5 minutes; 1 with --quick)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)
@@ -61,6 +65,7 @@ record Options(
         boolean headline = false;
         boolean tokenCache = false;
         boolean providerBound = false;
+        boolean workerScaling = false;
         boolean wipe = false;
         Path out = Path.of("bench-results");
         Path root = null;
@@ -71,6 +76,7 @@ record Options(
                 case "--headline" -> headline = true;
                 case "--token-cache" -> tokenCache = true;
                 case "--provider-bound" -> providerBound = true;
+                case "--worker-scaling" -> workerScaling = true;
                 case "--wipe" -> wipe = true;
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
@@ -91,6 +97,7 @@ record Options(
                 headline,
                 tokenCache,
                 providerBound,
+                workerScaling,
                 out.toAbsolutePath(),
                 ProductFiles.findRoot(root),
                 url,

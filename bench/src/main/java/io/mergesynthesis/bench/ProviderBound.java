@@ -47,7 +47,7 @@ final class ProviderBound {
     /** The order the scenarios run in: those the workers bound first, the one the rate limit bounds last. */
     static final List<ProviderScenario> ORDER = List.of(ProviderScenario.SLOW_ANSWERS,
             ProviderScenario.MANY_ANSWERS, ProviderScenario.FAST_ANSWERS);
-    private static final String KEY = "bench-stand-in-key";
+    static final String KEY = "bench-stand-in-key";
     private static final Duration SETTLE_LIMIT = Duration.ofSeconds(90);
 
     private final Options options;
@@ -123,7 +123,7 @@ final class ProviderBound {
     }
 
     /** Every provider the configuration names points at the stand-in: nothing can leave the machine. */
-    private static Map<String, String> environment(StandInProvider standIn) {
+    static Map<String, String> environment(StandInProvider standIn) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("SYNTHESIZER", "llm");
         env.put("LLM_PRIMARY_MODEL", "local/" + MODEL);

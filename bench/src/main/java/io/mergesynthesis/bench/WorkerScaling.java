@@ -53,6 +53,12 @@ final class WorkerScaling {
                 .latency(LATENCY).rateLimitPerSecond(RATE_LIMIT);
         try (StandInProvider standIn = StandInProvider.start(behaviour)) {
             for (int workers : WORKER_COUNTS) {
+                if (options.quick() && workers != WORKER_COUNTS.get(WORKER_COUNTS.size() - 1)) {
+                    // A replica per worker count costs a start-up each; the smoke run keeps the largest alone.
+                    results.skipRemaining("--quick measures only " + WORKER_COUNTS.get(WORKER_COUNTS.size() - 1)
+                            + " workers", Metric.workers(workers));
+                    continue;
+                }
                 try {
                     measure(standIn, workers);
                 } catch (Exception e) {

@@ -83,6 +83,16 @@ class BenchSmokeTest {
         assertThat(table).containsPattern(
                 "Provider L=20/s T=50ms, 1 replica: merged .*target at least .*: (MET|MISSED)");
 
+        // The worker-scaling step ran its largest worker count (the quick run skips the others, saying so).
+        for (String kind : List.of("merged_per_s", "to_bound_ratio", "transactions_per_merge", "heap_min_mib",
+                "heap_max_mib")) {
+            JsonNode figure = figures.get("workers_128_" + kind);
+            assertThat(figure).as(kind).isNotNull();
+            assertThat(figure.has("value")).as("workers_128_" + kind + " measured: " + figure).isTrue();
+            assertThat(figures.get("workers_4_" + kind).get("skipped").asText()).contains("--quick");
+        }
+        assertThat(table).containsPattern("Workers 128, T=2s: merged .*target at least .*: (MET|MISSED)");
+
         Path chart = out.resolve("scale.png");
         assertThat(chart).exists();
         byte[] head = Files.readAllBytes(chart);

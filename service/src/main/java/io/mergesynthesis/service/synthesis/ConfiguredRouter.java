@@ -13,9 +13,9 @@ import java.util.function.Function;
 /**
  * The router built from configuration: the route {@code conflict.merge_synthesis} goes to the org's own model
  * when the platform set one, else to the configured primary model, with the configured escalation model behind
- * either. An org's override is remembered for a few seconds per replica, so the worker does not read it for every
- * conflict; a change through the API is forgotten at once on the replica that made it, and within
- * {@code remember} on the others.
+ * either. The worker passes the org's setting as it read it with the conflict, so it costs no read of its own.
+ * Asked without it, the router reads the setting and remembers it for a few seconds per replica; a change through
+ * the API is forgotten at once on the replica that made it, and within {@code remember} on the others.
  */
 public final class ConfiguredRouter implements Router {
 
@@ -37,19 +37,33 @@ public final class ConfiguredRouter implements Router {
                 .build(org -> Optional.ofNullable(orgModel.apply(org)));
     }
 
+    /**
+     * Resolves with the setting the worker read along with the conflict, which is fresher than anything
+     * remembered; nothing is read and nothing remembered.
+     */
+    @Override
+    public ResolvedModel resolve(String functionKey, UUID orgId, String orgModelSetting) throws RouterException {
+        return route(functionKey, Optional.ofNullable(orgModelSetting));
+    }
+
     @Override
     public ResolvedModel resolve(String functionKey, UUID orgId) throws RouterException {
-        if (!MERGE_SYNTHESIS.equals(functionKey)) {
-            throw new RouterException("no model is configured for function " + functionKey);
-        }
-        String chosen;
+        Optional<String> setting;
         try {
-            // An override naming a model no longer configured falls back to the primary rather than failing
-            // every conflict of the org; the settings view shows which model is in effect.
-            chosen = orgModels.get(orgId).filter(name -> catalog.find(name).isPresent()).orElse(catalog.primary());
+            setting = orgModels.get(orgId);
         } catch (RuntimeException e) {
             throw new RouterException("could not read the model setting of org " + orgId, e);
         }
+        return route(functionKey, setting);
+    }
+
+    private ResolvedModel route(String functionKey, Optional<String> orgModelSetting) throws RouterException {
+        if (!MERGE_SYNTHESIS.equals(functionKey)) {
+            throw new RouterException("no model is configured for function " + functionKey);
+        }
+        // An override naming a model no longer configured falls back to the primary rather than failing
+        // every conflict of the org; the settings view shows which model is in effect.
+        String chosen = orgModelSetting.filter(name -> catalog.find(name).isPresent()).orElse(catalog.primary());
         String escalation = catalog.escalation();
         ResolvedModel behind = escalation == null || escalation.equals(chosen) ? null
                 : model(functionKey, escalation, null);

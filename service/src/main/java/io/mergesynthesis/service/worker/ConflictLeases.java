@@ -40,7 +40,7 @@ final class ConflictLeases {
     /** A leased row as the worker reads it back under its org's scope. */
     record LeasedRow(UUID id, UUID orgId, String dedupKey, String action, String target, String rulesJson,
                      String winnerPolicyId, Instant detectedAt, String synthesisState, String leaseOwner,
-                     int attempts, String inboxStatus, boolean budgetReached) {
+                     int attempts, String inboxStatus, boolean budgetReached, String orgModel) {
 
         /** An admin resolved the conflict already: a merge would answer a question nobody asks any more. */
         boolean resolved() {
@@ -158,6 +158,7 @@ final class ConflictLeases {
     private static final String LOAD = """
             SELECT c.id, c.org_id, c.dedup_key, c.action, c.target, c.rules::text AS rules, c.winner_policy_id,
                    c.detected_at, c.synthesis_state, c.lease_owner, c.attempts, c.inbox_status,
+                   s.model AS org_model,
                    CASE WHEN s.monthly_budget_usd IS NULL THEN false
                         ELSE s.monthly_budget_usd <= %s END AS budget_reached
             FROM policy_conflicts c LEFT JOIN org_synthesis_settings s ON s.org_id = c.org_id
@@ -177,7 +178,8 @@ final class ConflictLeases {
                 rs.getString("lease_owner"),
                 rs.getInt("attempts"),
                 rs.getString("inbox_status"),
-                rs.getBoolean("budget_reached"));
+                rs.getBoolean("budget_reached"),
+                rs.getString("org_model"));
     }
 
     /**

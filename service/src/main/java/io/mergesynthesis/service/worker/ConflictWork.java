@@ -140,7 +140,7 @@ final class ConflictWork {
                         "the org's month-to-date spend has reached its monthly budget");
             }
             ConflictSnapshot snapshot = snapshot(lease, row.get());
-            ResolvedModel model = route(lease.orgId());
+            ResolvedModel model = route(lease.orgId(), row.get().orgModel());
             if (stopping.getAsBoolean()) {
                 handBack(lease, scopeOrg);
                 return done(null);
@@ -255,9 +255,10 @@ final class ConflictWork {
                 json.readValue(row.rulesJson(), RULES), row.winnerPolicyId(), row.detectedAt());
     }
 
-    private ResolvedModel route(UUID orgId) throws AttemptFailure {
+    /** @param orgModel the org's model setting, read with the conflict: the router need not read it again */
+    private ResolvedModel route(UUID orgId, String orgModel) throws AttemptFailure {
         try {
-            return router.resolve(Router.MERGE_SYNTHESIS, orgId);
+            return router.resolve(Router.MERGE_SYNTHESIS, orgId, orgModel);
         } catch (Exception e) {
             throw new AttemptFailure(FailureReason.ROUTER_RESOLVE, "no model for org " + orgId, e);
         }

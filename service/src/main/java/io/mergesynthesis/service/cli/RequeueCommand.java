@@ -48,7 +48,7 @@ public class RequeueCommand extends ConfiguredCommand<MergeSynthesisConfiguratio
     @Override
     protected void run(Bootstrap<MergeSynthesisConfiguration> bootstrap, Namespace namespace,
                        MergeSynthesisConfiguration config) throws Exception {
-        UUID conflict = conflict(namespace);
+        UUID conflict = CommandDatabase.uuid(namespace, "conflict");
         UUID org = CommandDatabase.org(namespace);
         String reason = namespace.getString("failure_reason");
         if (conflict != null && (org != null || reason != null)) {
@@ -75,18 +75,6 @@ public class RequeueCommand extends ConfiguredCommand<MergeSynthesisConfiguratio
         });
         out.println("requeued " + requeued);
         out.flush();
-    }
-
-    private static UUID conflict(Namespace namespace) {
-        String text = namespace.getString("conflict");
-        if (text == null) {
-            return null;
-        }
-        try {
-            return UUID.fromString(text);
-        } catch (IllegalArgumentException e) {
-            throw new CommandDatabase.CommandRefused("--conflict must be a UUID, got " + text);
-        }
     }
 
     @Override

@@ -25,6 +25,7 @@ import io.mergesynthesis.service.auth.TokenAuthenticator;
 import io.mergesynthesis.service.auth.TokenStore;
 import io.mergesynthesis.service.cli.ExportEventsCommand;
 import io.mergesynthesis.service.cli.MigrateCommand;
+import io.mergesynthesis.service.cli.RequeueCommand;
 import io.mergesynthesis.service.cli.StandInProviderCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
 import io.mergesynthesis.service.ingest.SampleConflicts;
@@ -36,6 +37,7 @@ import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.ingest.ConflictIntake;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.resources.ConflictResource;
@@ -98,6 +100,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         bootstrap.addCommand(new TokenCommand());
         bootstrap.addCommand(new MigrateCommand());
         bootstrap.addCommand(new ExportEventsCommand());
+        bootstrap.addCommand(new RequeueCommand());
         bootstrap.addCommand(new StandInProviderCommand());
     }
 
@@ -145,7 +148,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
         ConflictIntake intake = new ConflictIntake(transactions, json);
         environment.jersey().register(new ConflictResource(transactions, intake,
-                new ReportParser(config.getIngest().getMaxBatchSize()), new ConflictInbox(transactions, json)));
+                new ReportParser(config.getIngest().getMaxBatchSize()), new ConflictInbox(transactions, json),
+                new ConflictRequeue(transactions)));
 
         ModelCatalog models = ConfiguredModels.of(config.getLlm());
         // The stub, or a synthesizer of one's own with no model configured, keeps the stub's fixed route.

@@ -88,14 +88,19 @@ final class CommandDatabase {
 
     /** The {@code --org} argument as a UUID, or null when it was not given. */
     static UUID org(Namespace namespace) {
-        String text = namespace.getString("org");
+        return uuid(namespace, "org");
+    }
+
+    /** The {@code --NAME} argument as a UUID, or null when it was not given. */
+    static UUID uuid(Namespace namespace, String name) {
+        String text = namespace.getString(name);
         if (text == null) {
             return null;
         }
         try {
             return UUID.fromString(text);
         } catch (IllegalArgumentException e) {
-            throw new CommandRefused("--org must be a UUID, got " + text);
+            throw new CommandRefused("--" + name + " must be a UUID, got " + text);
         }
     }
 

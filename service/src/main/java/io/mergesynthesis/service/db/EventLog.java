@@ -9,13 +9,15 @@ import org.jdbi.v3.core.Handle;
  */
 public final class EventLog {
 
-    /** The five things that happen to a conflict. Stored by {@link #dbName()}. */
+    /** The things that happen to a conflict. Stored by {@link #dbName()}. */
     public enum EventType {
         CONFLICT_DETECTED,
         MERGE_SYNTHESIZED,
         SYNTHESIS_FAILED_PERMANENTLY,
         CONFLICT_ACKNOWLEDGED,
-        CONFLICT_RESOLVED;
+        CONFLICT_RESOLVED,
+        /** A marked conflict was given another chance: pending again, its attempts counted from zero. */
+        SYNTHESIS_REQUEUED;
 
         public String dbName() {
             return name().toLowerCase(java.util.Locale.ROOT);

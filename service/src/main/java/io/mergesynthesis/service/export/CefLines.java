@@ -7,7 +7,7 @@ import io.mergesynthesis.service.db.EventStream.StoredEvent;
 
 /**
  * ArcSight Common Event Format, version 0: {@code CEF:0|vendor|product|version|class|name|severity|extensions}.
- * Standard extension keys where one fits (rt, externalId, act, outcome, cat, msg, reason, suid), the
+ * Standard extension keys where one fits (rt, externalId, act, outcome, cat, msg, reason, suid, suser), the
  * custom string pairs cs1..cs6 with their labels for the rest. Every header field and extension value
  * goes through the format's escaping, so no value can end a field, add a key or break the line.
  */
@@ -50,8 +50,10 @@ final class CefLines implements EventLines {
         ext.custom(5, "conflictAction", e.action());
         ext.custom(6, "resolution", text(details, "resolution"));
         ext.add("msg", text(details, "resolution_note"));
-        ext.add("reason", text(details, "reason"));
+        ext.add("reason", firstText(details, "reason", "previous_failure_reason"));
         ext.add("suid", text(details, "token_id"));
+        // Who asked, where no token did: the operator's command line.
+        ext.add("suser", "cli".equals(text(details, "requested_by")) ? "cli" : null);
         return line.toString();
     }
 
@@ -90,6 +92,11 @@ final class CefLines implements EventLines {
             }
         }
         return out.toString();
+    }
+
+    private static String firstText(JsonNode details, String field, String otherwise) {
+        String value = text(details, field);
+        return value != null ? value : text(details, otherwise);
     }
 
     private static String text(JsonNode details, String field) {

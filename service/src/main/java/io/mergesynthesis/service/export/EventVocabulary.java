@@ -18,7 +18,10 @@ public record EventVocabulary(String action, String ecsType, String outcome, int
             "conflict_acknowledged", new EventVocabulary("conflict-acknowledged", "change", "success", 1,
                     "Policy conflict acknowledged"),
             "conflict_resolved", new EventVocabulary("conflict-resolved", "change", "success", 2,
-                    "Policy conflict resolved"));
+                    "Policy conflict resolved"),
+            // Someone overrode the pool's decision to give up: worth a look, less than the failure itself.
+            "synthesis_requeued", new EventVocabulary("synthesis-requeued", "change", "success", 4,
+                    "Synthesis re-queued"));
 
     /** An event type this build does not know (a newer replica wrote it) still exports, at a middle severity. */
     public static EventVocabulary of(String eventType) {

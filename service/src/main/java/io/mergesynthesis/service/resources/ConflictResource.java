@@ -9,6 +9,7 @@ import io.mergesynthesis.service.api.ErrorBody.FieldProblem;
 import io.mergesynthesis.service.api.IngestResult;
 import io.mergesynthesis.service.api.PageCursor;
 import io.mergesynthesis.service.api.RefusedAction;
+import io.mergesynthesis.service.api.RequeueResult;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.core.Resolution;
@@ -24,6 +25,8 @@ import io.mergesynthesis.service.ingest.ConflictIntake.Outcome;
 import io.mergesynthesis.service.core.ConflictReport;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.ingest.ReportParser.Parsed;
+import io.mergesynthesis.service.requeue.ConflictRequeue;
+import io.mergesynthesis.service.requeue.Requester;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -40,7 +43,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
-/** Ingest from the policy engine, and the admin inbox: reads, acknowledge and resolve. */
+/** Ingest from the policy engine, the admin inbox (reads, acknowledge and resolve), and re-queueing marked ones. */
 @Path("/v1/conflicts")
 @Produces(MediaType.APPLICATION_JSON)
 public class ConflictResource {
@@ -59,13 +62,15 @@ public class ConflictResource {
     private final ConflictIntake intake;
     private final ReportParser parser;
     private final ConflictInbox inbox;
+    private final ConflictRequeue requeue;
 
     public ConflictResource(ScopedTransactions transactions, ConflictIntake intake, ReportParser parser,
-                            ConflictInbox inbox) {
+                            ConflictInbox inbox, ConflictRequeue requeue) {
         this.transactions = transactions;
         this.intake = intake;
         this.parser = parser;
         this.inbox = inbox;
+        this.requeue = requeue;
     }
 
     @POST
@@ -221,6 +226,44 @@ public class ConflictResource {
             return ErrorBody.response(422, "invalid resolution: nothing was changed", problems);
         }
         return answer(inbox.resolve(caller, id, resolution, note));
+    }
+
+    /**
+     * Puts a marked conflict back to pending. An org admin acts on its own org's conflicts only (another org's is
+     * the same 404 as a missing one); the platform on any org's.
+     */
+    @POST
+    @Path("/{id}/retry")
+    @RolesAllowed({Role.ORG_ADMIN_NAME, Role.PLATFORM_NAME})
+    public Response retry(@Auth Caller caller, @PathParam("id") String idParam) {
+        UUID id = Ids.parse(idParam);
+        ConflictRequeue.Single outcome = requeue.one(Requester.of(caller), caller.orgId(), id);
+        return switch (outcome.kind()) {
+            case REQUEUED -> Response.ok(RequeueResult.of(ConflictView.of(outcome.conflict().orElseThrow()))).build();
+            case NOT_FOUND -> Ids.notFound();
+            case NOT_MARKED -> {
+                StoredConflict c = outcome.conflict().orElseThrow();
+                yield RefusedAction.response("only a conflict in synthesis state max_attempts_exceeded can be "
+                        + "retried; this one is " + c.synthesisState() + ": nothing changed", ConflictView.of(c));
+            }
+        };
+    }
+
+    /** Puts every marked conflict that the filter takes back to pending. Platform only. */
+    @POST
+    @Path("/retry")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Role.PLATFORM_NAME)
+    public Response retryMatching(@Auth Caller caller, JsonNode body) {
+        if (body == null || body.isMissingNode() || body.isNull()) {
+            return ErrorBody.response(Response.Status.BAD_REQUEST,
+                    "a JSON body is required: {\"org_id\": \"...\", \"failure_reason\": \"...\"}, at least one of them");
+        }
+        RequeueRequest request = RequeueRequest.parse(body);
+        if (request.filter() == null) {
+            return ErrorBody.response(422, "invalid re-queue filter: nothing was re-queued", request.problems());
+        }
+        return Response.ok(RequeueResult.count(requeue.matching(Requester.of(caller), request.filter()))).build();
     }
 
     private static Response answer(ConflictInbox.Outcome outcome) {

@@ -23,7 +23,8 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                       String state, String stateLabel, int attempts, String lastFailureReason, String failureMarker,
                       Moment synthesized, Merge merge, List<CallRow> calls, String callsCost, List<AttemptRow> history,
                       String inboxStatus, Moment acknowledged, Moment resolved, String resolution,
-                      String resolutionLabel, String note, boolean mayChange, List<ResolutionOption> resolutions) {
+                      String resolutionLabel, String note, boolean mayChange, boolean mayRequeue,
+                      List<ResolutionOption> resolutions) {
 
     record RuleRow(String policyId, String scope, String scopeId, String effect, String target, boolean winner) {
     }
@@ -51,7 +52,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     }
 
     static ConflictDetail of(StoredConflict c, List<UsageLedger.Call> calls, List<AttemptHistory.Line> history,
-                             boolean mayChange, ObjectMapper json, Instant now) {
+                             boolean mayChange, boolean mayRequeue, ObjectMapper json, Instant now) {
         List<RuleRow> rules = rules(c, json);
         Map<String, String> ruleText = new HashMap<>();
         rules.forEach(r -> ruleText.put(r.policyId(), r.scope() + " rule: " + r.effect() + " on " + r.target()));
@@ -72,7 +73,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                 Labels.state(c.synthesisState()), c.attempts(), c.lastFailureReason(), c.failureMarker(),
                 Moment.of(c.synthesizedAt(), now), merge, callRows, Dollars.usd(cost), attempts, c.inboxStatus(),
                 Moment.of(c.acknowledgedAt(), now), Moment.of(c.resolvedAt(), now), c.resolution(),
-                Labels.resolution(c.resolution()), c.resolutionNote(), mayChange, options);
+                Labels.resolution(c.resolution()), c.resolutionNote(), mayChange, mayRequeue, options);
     }
 
     boolean pending() {
@@ -85,6 +86,11 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
 
     boolean failed() {
         return "max_attempts_exceeded".equals(state);
+    }
+
+    /** A marked conflict, and a person who may give it another chance. */
+    boolean canRequeue() {
+        return mayRequeue && failed();
     }
 
     boolean hasCalls() {

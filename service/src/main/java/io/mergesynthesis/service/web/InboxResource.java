@@ -10,6 +10,8 @@ import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.requeue.ConflictRequeue;
+import io.mergesynthesis.service.requeue.Requester;
 import io.mergesynthesis.service.resources.ConflictResource;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
@@ -30,7 +32,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The inbox and one conflict's page, with acknowledge and resolve. Every read and write runs in a transaction
+ * The inbox and one conflict's page, with acknowledge, resolve and, for a marked conflict, try again. Every read and write runs in a transaction
  * scoped to the session's org (never to an org named in the URL), through the same classes as the JSON API.
  */
 @Path("/")
@@ -42,12 +44,15 @@ public final class InboxResource {
     private final Pages pages;
     private final ScopedTransactions transactions;
     private final ConflictInbox inbox;
+    private final ConflictRequeue requeue;
     private final ObjectMapper json;
 
-    InboxResource(Pages pages, ScopedTransactions transactions, ConflictInbox inbox, ObjectMapper json) {
+    InboxResource(Pages pages, ScopedTransactions transactions, ConflictInbox inbox, ConflictRequeue requeue,
+                  ObjectMapper json) {
         this.pages = pages;
         this.transactions = transactions;
         this.inbox = inbox;
+        this.requeue = requeue;
         this.json = json;
     }
 
@@ -111,15 +116,20 @@ public final class InboxResource {
         Instant now = pages.clock().instant();
         Optional<ConflictDetail> detail = transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
                 .map(c -> ConflictDetail.of(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id),
-                        session.mayChangeConflicts(), json, now)));
+                        session.mayChangeConflicts(), session.mayRequeue(), json, now)));
         if (detail.isEmpty()) {
             return pages.notFound(session);
         }
-        // The outcome of acknowledge or resolve is shown where the person acted, beside the decision.
+        // The outcome of a form is shown where the person acted: beside the suggested merge for try again,
+        // beside the decision for acknowledge and resolve.
         Notice outcome = Notice.fromCode(notice).orElse(null);
+        Notice aboutSynthesis = outcome == Notice.REQUEUED || outcome == Notice.NOT_MARKED ? outcome : null;
+        Notice aboutDecision = aboutSynthesis == null ? outcome : null;
         return pages.render(200, "conflict", Layout.of("Conflict " + detail.get().target(), "inbox", session),
-                detail.get(), new DecisionNotice(outcome == null ? null : outcome.text(),
-                        outcome != null && outcome.problem()));
+                detail.get(), new DecisionNotice(aboutDecision == null ? null : aboutDecision.text(),
+                        aboutDecision != null && aboutDecision.problem()),
+                new SynthesisNotice(aboutSynthesis == null ? null : aboutSynthesis.text(),
+                        aboutSynthesis != null && aboutSynthesis.problem()));
     }
 
     @POST
@@ -185,6 +195,37 @@ public final class InboxResource {
         };
     }
 
+    /**
+     * Try again: puts a marked conflict of the session's org back to pending, as {@code POST
+     * /v1/conflicts/{id}/retry} does.
+     */
+    @POST
+    @Path("conflicts/{id}/retry")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Response retry(@CookieParam(SessionCookies.SESSION) String cookie, @PathParam("id") String idParam,
+                          @FormParam("form_key") String formKey, @Context HttpHeaders headers) {
+        Optional<WebSession> found = pages.session(cookie);
+        if (found.isEmpty()) {
+            return Pages.toSignIn();
+        }
+        WebSession session = found.get();
+        if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
+            return pages.forbiddenForm(session);
+        }
+        UUID id = Labels.uuid(idParam);
+        if (id == null || session.org() == null || !session.mayRequeue()) {
+            return pages.notFound(session);
+        }
+        ConflictRequeue.Single outcome = requeue.one(Requester.of(session.caller()), session.org(), id);
+        return switch (outcome.kind()) {
+            case REQUEUED -> Pages.seeOther("/conflicts/" + id + "?notice=" + Notice.REQUEUED.code()
+                    + "#merge-heading");
+            case NOT_MARKED -> Pages.seeOther("/conflicts/" + id + "?notice=" + Notice.NOT_MARKED.code()
+                    + "#merge-heading");
+            case NOT_FOUND -> pages.notFound(session);
+        };
+    }
+
     private static String known(List<String> values, String value) {
         return value != null && values.contains(value) ? value : null;
     }
@@ -195,5 +236,8 @@ public final class InboxResource {
     }
 
     record DecisionNotice(String decisionNotice, boolean decisionNoticeIsProblem) {
+    }
+
+    record SynthesisNotice(String synthesisNotice, boolean synthesisNoticeIsProblem) {
     }
 }

@@ -19,6 +19,10 @@ enum Notice {
     INVALID_RESOLUTION("invalid_resolution", "Not saved: choose a resolution.", true),
     INVALID_NOTE("invalid_note", "Not saved: the note is longer than 2,000 characters or holds characters that "
             + "cannot be stored.", true),
+    REQUEUED("requeued", "Queued again: the workers will try this conflict afresh, its attempts counted from zero. "
+            + "The earlier attempts stay in the history below.", false),
+    NOT_MARKED("not_marked", "Not queued again: only a conflict whose synthesis failed for good can be tried again, "
+            + "and this one's state is shown below.", true),
     SETTINGS_SAVED("settings_saved", "Saved the org's model and budget.", false),
     INVALID_MODEL("invalid_model", "Not saved: that model is not one of the configured models.", true),
     INVALID_BUDGET("invalid_budget", "Not saved: the budget must be a number of US dollars, 0 or more, with at most "

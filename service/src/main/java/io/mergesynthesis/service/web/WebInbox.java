@@ -7,6 +7,7 @@ import io.mergesynthesis.service.auth.TokenStore;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.requeue.ConflictRequeue;
 import jakarta.servlet.DispatcherType;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -34,7 +35,8 @@ public final class WebInbox {
                                ModelCatalog models, Consumer<UUID> settingsChanged, Clock clock) {
         Pages pages = new Pages(new Templates(), new WebSessions(transactions, clock), clock);
         environment.jersey().register(new SignInResource(pages, new TokenStore(transactions)));
-        environment.jersey().register(new InboxResource(pages, transactions, new ConflictInbox(transactions, json), json));
+        environment.jersey().register(new InboxResource(pages, transactions, new ConflictInbox(transactions, json),
+                new ConflictRequeue(transactions), json));
         environment.jersey().register(new UsageResource(pages, transactions));
         environment.jersey().register(new OperatorResource(pages, transactions, models, settingsChanged));
         environment.servlets().addServlet("web-static",

@@ -30,6 +30,14 @@ public record WebSession(byte[] idHash, UUID tokenId, Role role, UUID tokenOrg, 
         return role == Role.ORG_ADMIN;
     }
 
+    /**
+     * Who may give a marked conflict another chance, as in the API: the org's own admin, and the platform operator
+     * on the org it is viewing.
+     */
+    public boolean mayRequeue() {
+        return role == Role.ORG_ADMIN || role == Role.PLATFORM;
+    }
+
     /** The same caller the API would see for this token, for the inbox's writes and their events. */
     public Caller caller() {
         return new Caller(tokenId, role, tokenOrg);

@@ -22,7 +22,8 @@ import org.jdbi.v3.core.Handle;
  * ({@code synthesis_state}, {@code not_before}, the lease, {@code attempts}, {@code last_failure_reason},
  * {@code failure_marker}, {@code suggested_merge}, {@code synthesized_at}); the HTTP API
  * ({@code db.ConflictStore}) writes only the inbox columns. The two never write the same column, so neither
- * can undo the other.
+ * can undo the other. The one exception, a re-queue ({@code db.MarkedConflicts}), changes only marked rows,
+ * which hold no lease, so it cannot cross any write below.
  *
  * <p>Times come from the database clock ({@code now()}), the one clock every replica shares. While a row is
  * leased, {@code not_before} holds the lease expiry, so "claimable" is always the single range

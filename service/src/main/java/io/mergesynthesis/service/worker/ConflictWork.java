@@ -115,10 +115,11 @@ final class ConflictWork {
      * to wait.
      */
     private CompletableFuture<Outcome> attempt(Lease lease, UUID scopeOrg, LeaseReader.ReadAhead readAhead) {
-        // The claim counted this attempt in the durable column; the tracker may know of more (see ADR 0005).
+        // The claim counted this attempt in the durable column; the tracker may know of more (see ADR 0005),
+        // unless what it knows is from before a re-queue reset the count (it tells by the lease's count).
         // A lease cut by a database restart was not ended by its conflict: that claim is not held against it.
         int claimsBefore = lease.attempts() - 1 - (lease.cutByRestart() ? 1 : 0);
-        int before = Math.max(tracker.failuresOf(lease.conflictId()), claimsBefore);
+        int before = Math.max(tracker.failuresOf(lease.conflictId(), lease.attempts()), claimsBefore);
         if (policy.exhausted(before)) {
             return done(failures.failed(lease, scopeOrg, lease.attempts(), new AttemptFailure(
                     FailureReason.MAX_ATTEMPTS_EXCEEDED, "claimed " + lease.attempts() + " times, more than the "

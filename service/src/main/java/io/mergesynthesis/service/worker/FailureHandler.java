@@ -57,7 +57,7 @@ final class FailureHandler {
         if (!policy.counts(reason, failure)) {
             return cutShortByTheDatabase(lease, scopeOrg, attempt, reason, failure, calls);
         }
-        tracker.recordFailure(lease.conflictId(), attempt);
+        tracker.recordFailure(lease.conflictId(), attempt, lease.attempts());
         if (reason == FailureReason.UNKNOWN) {
             LOG.error("Attempt {} at conflict {} failed unexpectedly", attempt, lease.conflictId(), failure);
         } else {

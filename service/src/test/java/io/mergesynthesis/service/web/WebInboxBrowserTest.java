@@ -68,6 +68,7 @@ class WebInboxBrowserTest {
     static UUID race;
     static UUID toResolve;
     static UUID ofB;
+    static UUID toRetry;
 
     @BeforeAll
     static void seed() {
@@ -119,6 +120,13 @@ class WebInboxBrowserTest {
         }
         WebSeed.budget(superuser, ORG_A, null, "0.05");
         ofB = WebSeed.one(APP, platform, ORG_B, "b-1", "ORG-B-SECRET.target");
+        // Org B's, so that org A's counts and the operator's failures by reason stay as the other tests read them.
+        toRetry = WebSeed.one(APP, platform, ORG_B, "b-retry", "crm.sync_accounts");
+        WebSeed.failed(superuser, toRetry, "synthesizer");
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            WebSeed.attempt(superuser, ORG_B, toRetry, attempt, attempt < 3 ? "transient_failure" : "permanent_failure",
+                    "synthesizer", "provider answered 503");
+        }
         browser = Browser.start();
         driver = browser.driver();
     }
@@ -262,6 +270,22 @@ class WebInboxBrowserTest {
         assertThat(text("#merge-heading + .notice")).contains("Waiting for budget").contains("raises the budget");
         // Accepting needs a suggestion; the choice is there but disabled.
         assertThat(driver.findElement(By.id("resolution-accepted_suggestion")).isEnabled()).isFalse();
+    }
+
+    @Test
+    void anAdminTriesAMarkedConflictAgainAndSeesItPending() {
+        signIn(adminB);
+        open(toRetry);
+        assertThat(text("#merge-heading + .notice")).contains("Synthesis failed for good").contains("synthesizer");
+        driver.findElement(By.xpath("//button[text()='Try again']")).click();
+        wait(ExpectedConditions.urlContains("notice=requeued"));
+        assertThat(text("#merge-heading + p.notice")).startsWith("Queued again");
+        assertThat(text("dl.facts")).contains("pending").contains("0 attempt(s)");
+        assertThat(driver.findElements(By.xpath("//button[text()='Try again']"))).isEmpty();
+        // What happened before stays on the page, and the API agrees.
+        assertThat(driver.findElements(By.cssSelector("#history-heading + table tbody tr"))).hasSize(3);
+        assertThat(APP.get(adminB, "/v1/conflicts/" + toRetry).body()).contains("\"state\":\"pending\"");
+        browser.screenshot("conflict-requeued");
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.testing.Marked;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import java.io.IOException;
@@ -125,6 +126,32 @@ class WebSafetyTest {
                 List.of("Sec-Fetch-Site", "same-origin", "Origin", "null"));
         assertThat(ok.statusCode()).isEqualTo(303);
         assertThat(ok.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).contains("notice=acknowledged"));
+    }
+
+    @Test
+    void tryAgainIsGuardedLikeEveryFormAndKeepsToTheSessionsOrg() {
+        UUID marked = Marked.conflict(superuser, ORG, "synthesizer");
+        String session = signIn(admin);
+        String key = match(FORM_KEY, get("/conflicts/" + marked, session).body());
+        String path = "/conflicts/" + marked + "/retry";
+        String before = Marked.everything(superuser, marked);
+        assertThat(post(path, session, "", List.of()).statusCode()).isEqualTo(403);
+        assertThat(post(path, session, "form_key=" + key, List.of("Sec-Fetch-Site", "cross-site")).statusCode())
+                .isEqualTo(403);
+        // Another org's admin, with a valid form of its own session, finds no such conflict.
+        String stranger = signIn(APP.token(Role.ORG_ADMIN, UUID.randomUUID()));
+        String strangerKey = match(FORM_KEY, get("/", stranger).body());
+        HttpResponse<String> elsewhere = post(path, stranger, "form_key=" + strangerKey, List.of());
+        assertThat(elsewhere.statusCode()).isEqualTo(404);
+        assertThat(Marked.everything(superuser, marked)).isEqualTo(before);
+
+        HttpResponse<String> ok = post(path, session, "form_key=" + key, List.of("Sec-Fetch-Site", "same-origin"));
+        assertThat(ok.statusCode()).isEqualTo(303);
+        assertThat(ok.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).contains("notice=requeued"));
+        assertThat(Marked.row(superuser, marked)).startsWith("pending|0|");
+        HttpResponse<String> again = post(path, session, "form_key=" + key, List.of());
+        assertThat(again.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).contains("notice=not_marked"));
+        assertThat(Marked.onlyRequeueEvent(superuser, marked).get("role").asText()).isEqualTo("org_admin");
     }
 
     @Test

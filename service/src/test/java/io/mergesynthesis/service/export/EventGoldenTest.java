@@ -1,0 +1,92 @@
+package io.mergesynthesis.service.export;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.service.db.EventLog.EventType;
+import io.mergesynthesis.service.db.EventStream.StoredEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Locks what a SIEM receives for every event type, in both formats, byte for byte: one event of each type with the
+ * details the service writes for it. After an intended change to a format or to an event's details, run with
+ * {@code GOLDEN_UPDATE=1} to rewrite {@code testdata/export_golden/}, then review the diff.
+ */
+class EventGoldenTest {
+
+    private static final boolean UPDATE = "1".equals(System.getenv("GOLDEN_UPDATE"));
+
+    static final UUID ORG = UUID.fromString("3f2a6c1e-8d4b-4f0a-9c2e-5b7d1a0e4c11");
+    static final UUID CONFLICT = UUID.fromString("9b1e2d3c-4a5f-4e6d-8c7b-0a1f2e3d4c5b");
+    static final UUID TOKEN = UUID.fromString("c0ffee00-1234-4abc-8def-000000000042");
+
+    /** One event of each type, with the details each writer of that type puts in. */
+    static final List<StoredEvent> EVENTS = List.of(
+            event(1, "conflict_detected", "2026-11-20T10:15:00Z", "{\"rule_count\":2}"),
+            event(2, "synthesis_failed_permanently", "2026-11-20T10:15:07Z",
+                    "{\"attempts\":3,\"max_attempts\":3,\"last_failure_reason\":\"invalid_json\"}"),
+            event(3, "synthesis_requeued", "2026-11-20T11:00:00Z",
+                    "{\"role\":\"platform\",\"token_id\":\"" + TOKEN + "\",\"requested_by\":\"token\","
+                            + "\"previous_attempts\":3,\"previous_failure_reason\":\"invalid_json\"}"),
+            event(4, "synthesis_requeued", "2026-11-20T11:05:00Z",
+                    "{\"requested_by\":\"cli\",\"previous_attempts\":3,\"previous_failure_reason\":\"synthesizer\"}"),
+            event(5, "merge_synthesized", "2026-11-20T11:00:02Z",
+                    "{\"attempt\":1,\"synthesizer\":\"stub\",\"provider\":\"stub\",\"model\":\"stub-merge-v1\"}"),
+            event(6, "conflict_acknowledged", "2026-11-20T11:30:00Z",
+                    "{\"dedup_key\":\"engine-key-17\",\"action\":\"tool_call\",\"target\":\"jira.create_issue\","
+                            + "\"inbox_status\":\"acknowledged\",\"token_id\":\"" + TOKEN + "\"}"),
+            event(7, "conflict_resolved", "2026-11-20T11:31:00Z",
+                    "{\"dedup_key\":\"engine-key-17\",\"action\":\"tool_call\",\"target\":\"jira.create_issue\","
+                            + "\"inbox_status\":\"resolved\",\"resolution\":\"accepted_suggestion\","
+                            + "\"resolution_note\":\"applied as suggested\",\"synthesis_state\":\"done\","
+                            + "\"token_id\":\"" + TOKEN + "\"}"));
+
+    private static StoredEvent event(long id, String type, String at, String details) {
+        return new StoredEvent(id, 700 + id, ORG, CONFLICT, type, Instant.parse(at), details, "engine-key-17",
+                "tool_call", "jira.create_issue", "pol-17");
+    }
+
+    @ParameterizedTest
+    @EnumSource(EventFormat.class)
+    void everyEventTypeExportsAsTheGoldenFileSays(EventFormat format) throws Exception {
+        StringBuilder actual = new StringBuilder();
+        for (StoredEvent e : EVENTS) {
+            actual.append(format.lines().line(e)).append('\n');
+        }
+        Path expected = goldenDir().resolve("events." + format.wireName());
+        if (UPDATE) {
+            Files.writeString(expected, actual, UTF_8);
+        }
+        assertThat(expected).as("%s is missing; run with GOLDEN_UPDATE=1 to write it", expected).exists();
+        assertThat(Files.readString(expected, UTF_8))
+                .as("%s differs from the export; if the change is intended, run with GOLDEN_UPDATE=1", expected)
+                .isEqualTo(actual.toString());
+    }
+
+    @ParameterizedTest
+    @EnumSource(EventType.class)
+    void theGoldenEventsCoverEveryEventTypeTheServiceWrites(EventType type) {
+        assertThat(EVENTS).extracting(StoredEvent::eventType).contains(type.dbName());
+        // A type the vocabulary does not know would export as "unknown": every type the service writes is known.
+        assertThat(EventVocabulary.of(type.dbName()).outcome()).isNotEqualTo("unknown");
+    }
+
+    private static Path goldenDir() throws Exception {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isDirectory(dir.resolve("testdata/merge_golden"))) {
+                Path golden = dir.resolve("testdata/export_golden");
+                if (UPDATE) {
+                    Files.createDirectories(golden);
+                }
+                return golden;
+            }
+        }
+        throw new IllegalStateException("testdata/ not found above " + Path.of("").toAbsolutePath());
+    }
+}

@@ -35,8 +35,10 @@ import org.jdbi.v3.core.statement.SqlParser;
 public final class OneTripBatch {
 
     private static final SqlParser PARSER = new ColonPrefixSqlParser();
-    private static final String ENTER_TENANT =
-            "SELECT set_config('role', :role, true), set_config('app.org_id', '', true)";
+    // row_security is set on as well as left alone: a batch run inside a transaction that went cross-tenant
+    // before it (see runWithin) must be held by row-level security again.
+    private static final String ENTER_TENANT = "SELECT set_config('role', :role, true), "
+            + "set_config('row_security', 'on', true), set_config('app.org_id', '', true)";
     private static final String ENTER_SWEEP =
             "SELECT set_config('role', :role, true), set_config('row_security', 'off', true)";
     private static final String LEAVE_TENANT = "SELECT set_config('role', :role, true), "
@@ -140,7 +142,23 @@ public final class OneTripBatch {
      */
     public void run(Handle handle) {
         try {
-            run(handle.getConnection());
+            run(handle.getConnection(), true);
+        } catch (SQLException e) {
+            throw new Failed(parts.size(), e);
+        }
+    }
+
+    /**
+     * Runs the batch as one round trip inside the transaction {@code handle} has open, committing nothing: for a
+     * caller whose next statements depend on what this batch returns and must commit with it. The settings the
+     * batch makes (role, org scope, row security) last until that transaction ends; a later batch in it sets
+     * its own.
+     *
+     * @throws Failed when a statement failed; the caller's transaction is then aborted
+     */
+    public void runWithin(Handle handle) {
+        try {
+            run(handle.getConnection(), false);
         } catch (SQLException e) {
             throw new Failed(parts.size(), e);
         }
@@ -154,10 +172,13 @@ public final class OneTripBatch {
         }
     }
 
-    private void run(Connection connection) throws SQLException {
-        if (!connection.getAutoCommit()) {
+    private void run(Connection connection, boolean ownTransaction) throws SQLException {
+        if (ownTransaction && !connection.getAutoCommit()) {
             throw new IllegalStateException("a one-trip batch commits on its own; it cannot run inside an open "
                     + "transaction");
+        }
+        if (!ownTransaction && connection.getAutoCommit()) {
+            throw new IllegalStateException("runWithin needs an open transaction to run in");
         }
         StringBuilder text = new StringBuilder();
         for (Part part : parts) {

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,19 +51,56 @@ final class LeaseReader {
             return ReadAhead.NONE;
         }
         try {
-            OneTripBatch batch = OneTripBatch.tenant();
-            Map<UUID, OneTripBatch.Result<Optional<LeasedRow>>> reads = new HashMap<>();
-            for (Lease lease : leases) {
-                reads.put(lease.conflictId(),
-                        ConflictLeases.load(batch, orgScope.apply(lease.orgId()), lease.conflictId()));
-            }
-            batch.run(transactions.jdbi());
-            Map<UUID, Optional<LeasedRow>> rows = new HashMap<>();
-            reads.forEach((id, read) -> rows.put(id, read.get()));
-            return new ReadAhead(rows);
+            Reads reads = new Reads(leases);
+            reads.batch.run(transactions.jdbi());
+            return reads.rows();
         } catch (RuntimeException e) {
             LOG.debug("Reading back {} claimed conflicts together failed; each is read on its own", leases.size(), e);
             return ReadAhead.NONE;
+        }
+    }
+
+    /**
+     * Reads {@code leases} back inside the transaction that claimed them, {@code handle}'s, so that claim and
+     * read-back cost one transaction. Behind a savepoint: a read that fails is undone alone, the claim (and
+     * whatever else the transaction wrote) still commits, and each worker reads its own row, as after a
+     * failed {@link #read}.
+     */
+    ReadAhead readWithin(Handle handle, List<Lease> leases) {
+        if (leases.isEmpty()) {
+            return ReadAhead.NONE;
+        }
+        Reads reads = new Reads(leases);
+        handle.savepoint(SAVEPOINT);
+        try {
+            reads.batch.runWithin(handle);
+        } catch (RuntimeException e) {
+            handle.rollbackToSavepoint(SAVEPOINT);
+            LOG.debug("Reading back {} claimed conflicts in their claim's transaction failed; each is read on its "
+                    + "own", leases.size(), e);
+            return ReadAhead.NONE;
+        }
+        return reads.rows();
+    }
+
+    private static final String SAVEPOINT = "read_back";
+
+    /** One tenant batch reading every lease's row under that row's own org scope. */
+    private final class Reads {
+        final OneTripBatch batch = OneTripBatch.tenant();
+        final Map<UUID, OneTripBatch.Result<Optional<LeasedRow>>> results = new HashMap<>();
+
+        Reads(List<Lease> leases) {
+            for (Lease lease : leases) {
+                results.put(lease.conflictId(),
+                        ConflictLeases.load(batch, orgScope.apply(lease.orgId()), lease.conflictId()));
+            }
+        }
+
+        ReadAhead rows() {
+            Map<UUID, Optional<LeasedRow>> rows = new HashMap<>();
+            results.forEach((id, read) -> rows.put(id, read.get()));
+            return new ReadAhead(rows);
         }
     }
 }

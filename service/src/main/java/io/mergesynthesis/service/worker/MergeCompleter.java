@@ -13,6 +13,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,10 +83,16 @@ final class MergeCompleter {
         OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit);
 
         /**
-         * Takes what a store's trip claimed, once it committed and before the stored merges are reported: the
-         * workers those merges free go on to these conflicts.
+         * Reads back what the store's trip claimed, inside the store's own transaction (open on {@code handle}),
+         * so that store, claim and read-back commit as one.
          */
-        void claimed(List<Lease> leases);
+        LeaseReader.ReadAhead readBack(Handle handle, List<Lease> leases);
+
+        /**
+         * Takes what a store's trip claimed, with what was read back of it, once it committed and before the
+         * stored merges are reported: the workers those merges free go on to these conflicts.
+         */
+        void claimed(List<Lease> leases, LeaseReader.ReadAhead readAhead);
     }
 
     /**
@@ -247,8 +254,10 @@ final class MergeCompleter {
     }
 
     /**
-     * One transaction, and one round trip, for the whole batch, ending with a claim for the workers it frees when
-     * {@code claim} is set and the pool wants more work; completes the futures only when it committed.
+     * One transaction for the whole batch, ending with a claim for the workers it frees when {@code claim} is
+     * set and the pool wants more work; completes the futures only when it committed. Without a claim it is one
+     * round trip; with one, the rows claimed are read back before the same commit, so that a conflict costs one
+     * transaction from its store to the next conflict's read, whether the provider answers one at a time or many.
      */
     private void writeTogether(List<Pending> batch, boolean claim) {
         OneTripBatch trip = OneTripBatch.tenant();
@@ -265,9 +274,18 @@ final class MergeCompleter {
         if (claim && refill.wanted()) {
             next = refill.claim(trip.crossTenantFromHere(), batch.size());
         }
-        trip.run(transactions.jdbi());
+        LeaseReader.ReadAhead readAhead = LeaseReader.ReadAhead.NONE;
+        if (next == null) {
+            trip.run(transactions.jdbi());
+        } else {
+            OneTripBatch.Result<List<Lease>> claimed = next;
+            readAhead = transactions.jdbi().inTransaction(handle -> {
+                trip.runWithin(handle);
+                return refill.readBack(handle, claimed.get());
+            });
+        }
         if (next != null && !next.get().isEmpty()) {
-            refill.claimed(next.get());
+            refill.claimed(next.get(), readAhead);
         }
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).stored().complete(stored.get(i).get() == 1);

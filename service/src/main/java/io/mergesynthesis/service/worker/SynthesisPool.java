@@ -37,6 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -367,12 +368,18 @@ public final class SynthesisPool implements Managed {
         }
 
         @Override
-        public void claimed(List<Lease> leases) {
+        public LeaseReader.ReadAhead readBack(Handle handle, List<Lease> leases) {
+            return reader.readWithin(handle, leases);
+        }
+
+        @Override
+        public void claimed(List<Lease> leases, LeaseReader.ReadAhead readAhead) {
             claimer.counted(leases);
             // Called before the stores that freed these workers are reported: their permits go on to these
             // leases, so the claim loop never sees them free.
             handedOver.addAndGet(leases.size());
-            readAndDispatch(leases);
+            // Read back already, in the store's transaction: straight to the workers, not via the reader.
+            leases.forEach(lease -> dispatch(lease, readAhead));
         }
     }
 

@@ -97,7 +97,12 @@ class StoreRefillTest {
                 }
 
                 @Override
-                public void claimed(List<Lease> claimed) {
+                public LeaseReader.ReadAhead readBack(org.jdbi.v3.core.Handle handle, List<Lease> claimed) {
+                    throw new AssertionError("a claim that failed has nothing to read back");
+                }
+
+                @Override
+                public void claimed(List<Lease> claimed, LeaseReader.ReadAhead readAhead) {
                     claimsTaken.incrementAndGet();
                 }
             };
@@ -119,5 +124,101 @@ class StoreRefillTest {
             assertThat(fixture.count("synthesis_state = 'done'")).isEqualTo(2);
             assertThat(fixture.events("merge_synthesized")).isEqualTo(2);
         }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void whatAStoreClaimsIsReadBackUnderItsOrgsScopeBeforeTheSameCommit() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            installTransactionProbe(fixture);
+            UUID first = fixture.insertConflict("jira.create_issue", "org-a");
+            Replica replica = fixture.replica(WorkerFixture.settings("read-back"), WorkerFixture.stub());
+            List<Lease> held = replica.transactions().crossTenant(
+                    handle -> ConflictLeases.claim(handle, "read-back", 1, Duration.ofSeconds(30)));
+            UUID second = fixture.insertConflict("jira.create_issue", "org-b");
+
+            LeaseReader reader = new LeaseReader(replica.transactions(), java.util.function.UnaryOperator.identity());
+            List<Long> readBackTx = new ArrayList<>();
+            List<LeaseReader.ReadAhead> delivered = new ArrayList<>();
+            MergeCompleter completer = new MergeCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
+                    refill("read-back", readBackTx, reader, delivered));
+            completer.start("read-back");
+            Lease lease = held.get(0);
+            assertThat(completer.store(new MergeCompleter.Finished(lease, lease.orgId(), "{\"merge\": \"stored\"}",
+                    "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS)).isTrue();
+            completer.stop();
+
+            assertThat(delivered).hasSize(1);
+            LeaseReader.ReadAhead readAhead = delivered.get(0);
+            assertThat(readAhead.rows()).containsOnlyKeys(second);
+            assertThat(readAhead.rows().get(second)).as("read under org-b's scope").isPresent();
+            long storeTx = fixture.admin.withHandle(handle -> handle.createQuery(
+                    "SELECT tx FROM tx_probe WHERE statement = 'store' AND conflict_id = :id")
+                    .bind("id", first).mapTo(Long.class).one());
+            long claimTx = fixture.admin.withHandle(handle -> handle.createQuery(
+                    "SELECT tx FROM tx_probe WHERE statement = 'claim' AND conflict_id = :id")
+                    .bind("id", second).mapTo(Long.class).one());
+            assertThat(List.of(claimTx, readBackTx.get(0))).as("claim and read-back in the store's transaction")
+                    .containsOnly(storeTx);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aReadBackThatFailsCostsTheStoreAndTheClaimNothing() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            fixture.insertConflict("jira.create_issue", "org-a");
+            Replica replica = fixture.replica(WorkerFixture.settings("bad-read"), WorkerFixture.stub());
+            List<Lease> held = replica.transactions().crossTenant(
+                    handle -> ConflictLeases.claim(handle, "bad-read", 1, Duration.ofSeconds(30)));
+            UUID second = fixture.insertConflict("jira.create_issue", "org-b");
+
+            // The read joins the org's settings; without the grant on them it fails, as any broken read would.
+            fixture.admin.useHandle(handle -> handle.execute(
+                    "REVOKE SELECT ON org_synthesis_settings FROM merge_synthesis_tenant"));
+            LeaseReader reader = new LeaseReader(replica.transactions(), java.util.function.UnaryOperator.identity());
+            List<LeaseReader.ReadAhead> delivered = new ArrayList<>();
+            MergeCompleter completer = new MergeCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
+                    refill("bad-read", new ArrayList<>(), reader, delivered));
+            completer.start("bad-read");
+            Lease lease = held.get(0);
+            assertThat(completer.store(new MergeCompleter.Finished(lease, lease.orgId(), "{\"merge\": \"stored\"}",
+                    "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS)).isTrue();
+            completer.stop();
+
+            assertThat(delivered).hasSize(1);
+            assertThat(delivered.get(0).rowOf(new Lease(second, null, "bad-read", 1, false, false, null)))
+                    .as("nothing read ahead: the worker reads its own row").isNull();
+            assertThat(fixture.count("synthesis_state = 'done'")).isEqualTo(1);
+            assertThat(fixture.count("synthesis_state = 'in_progress' AND lease_owner = 'bad-read'"))
+                    .as("the claim committed with the store").isEqualTo(1);
+        }
+    }
+
+    /** A refill that claims like the pool and reads back with {@code reader}, noting the read's transaction. */
+    private static MergeCompleter.Refill refill(String owner, List<Long> readBackTx, LeaseReader reader,
+                                                List<LeaseReader.ReadAhead> delivered) {
+        return new MergeCompleter.Refill() {
+            @Override
+            public boolean wanted() {
+                return true;
+            }
+
+            @Override
+            public OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit) {
+                return ConflictLeases.claim(trip, owner, limit, Duration.ofSeconds(30));
+            }
+
+            @Override
+            public LeaseReader.ReadAhead readBack(org.jdbi.v3.core.Handle handle, List<Lease> claimed) {
+                readBackTx.add(handle.createQuery("SELECT txid_current()").mapTo(Long.class).one());
+                return reader.readWithin(handle, claimed);
+            }
+
+            @Override
+            public void claimed(List<Lease> claimed, LeaseReader.ReadAhead readAhead) {
+                delivered.add(readAhead);
+            }
+        };
     }
 }

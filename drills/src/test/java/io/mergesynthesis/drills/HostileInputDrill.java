@@ -48,7 +48,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Settings: {@code -Ddrill.hostile.seed=N} replays a run, {@code drill.hostile.requests} (default 12000) and
  * {@code drill.hostile.threads} (default 4) size it, {@code drill.hostile.trace=7,42} reports those requests and
- * their answers in full.
+ * their answers in full, {@code drill.hostile.kinds=resolve,raw/} sends only the requests whose kind starts with
+ * one of those prefixes (request {@code n} stays the same request, so a seed and an index still replay one).
  */
 @Tag("drill")
 class HostileInputDrill {
@@ -231,13 +232,30 @@ class HostileInputDrill {
                 traced.add(Integer.parseInt(n.trim()));
             }
         }
+        List<String> kinds = new ArrayList<>();
+        for (String kind : System.getProperty("drill.hostile.kinds", "").split(",")) {
+            if (!kind.isBlank()) {
+                kinds.add(kind.trim());
+            }
+        }
+        if (!kinds.isEmpty()) {
+            report.figure("kinds sent", "only those starting with " + kinds);
+        }
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         AtomicInteger next = new AtomicInteger();
+        AtomicInteger taken = new AtomicInteger();
         List<Future<?>> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             workers.add(pool.submit(() -> {
-                for (int i; (i = next.getAndIncrement()) < total; ) {
+                for (int i = next.getAndIncrement(); taken.get() < total; i = next.getAndIncrement()) {
                     Probe probe = probes.build(i);
+                    if (!kinds.isEmpty() && kinds.stream().noneMatch(probe.kind()::startsWith)) {
+                        continue;
+                    }
+                    int n = taken.incrementAndGet();
+                    if (n > total) {
+                        break;
+                    }
                     Outcome outcome = send(probe, replicas.get(i % replicas.size()));
                     ledger.record(probe, outcome);
                     if (traced.contains(i)) {
@@ -245,8 +263,8 @@ class HostileInputDrill {
                                 : outcome.status() + " " + outcome.contentType() + " " + HostileLedger.cut(
                                 new String(outcome.body(), StandardCharsets.UTF_8), 2000)));
                     }
-                    if ((i + 1) % 2000 == 0) {
-                        report.line("sent " + (i + 1) + " of " + total + ", 5xx so far: " + ledger.serverErrors.count()
+                    if (n % 2000 == 0) {
+                        report.line("sent " + n + " of " + total + ", 5xx so far: " + ledger.serverErrors.count()
                                 + ", no answer so far: " + ledger.noAnswer.count());
                     }
                 }
@@ -281,7 +299,7 @@ class HostileInputDrill {
                     response.headers().firstValue("Next-Cursor").orElse(null), response.body(), null, false,
                     millisSince(started));
         } catch (IOException e) {
-            return Outcome.failed(e.toString(), false, millisSince(started));
+            return Outcome.failed(clientFailure(e), false, millisSince(started));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -299,6 +317,30 @@ class HostileInputDrill {
         } catch (RawHttp.NoAnswer e) {
             return Outcome.failed(e.getMessage(), true, millisSince(started));
         }
+    }
+
+    /**
+     * Why java.net.http got no answer, in the words {@link RawHttp.NoAnswer} uses: it reports a connection that
+     * ended before any byte of an answer as "header parser received no bytes" and a reset as the socket's own
+     * error, each possibly wrapped, so the whole chain of causes goes into the report.
+     */
+    static String clientFailure(IOException failure) {
+        StringBuilder chain = new StringBuilder(failure.toString());
+        boolean reset = false;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t != failure) {
+                chain.append(" <- ").append(t);
+            }
+            String message = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+            reset |= message.contains("reset") || message.contains("broken pipe");
+        }
+        String how = failure instanceof java.net.http.HttpTimeoutException ? "TIMEOUT: no answer within "
+                + ANSWER_TIMEOUT.toSeconds() + " s"
+                : reset ? "RESET before an answer was read"
+                : String.valueOf(failure.getMessage()).contains("received no bytes")
+                ? "EOF before any byte of an answer (or a reset java.net.http reports as one)"
+                : "no answer";
+        return how + ", sent by java.net.http (" + chain + ")";
     }
 
     private static HttpRequest request(Probe probe, Replica replica) {

@@ -30,10 +30,33 @@ final class RawHttp {
         }
     }
 
-    /** No answer at all, or one that is not HTTP: what happened, for the drill's report. */
+    /**
+     * No answer at all, or one that is not HTTP: what happened, for the drill's report. The three ways of getting
+     * nothing are told apart, because each has another cause: a reset (the server closed with request bytes
+     * unread, or the connection was refused), the end of the stream before any byte (the server hung up in
+     * order), or no answer within the timeout (the server, or the drill's machine, too slow).
+     */
     static final class NoAnswer extends IOException {
         NoAnswer(String message, Throwable cause) {
             super(message, cause);
+        }
+
+        static String reset(IOException failure, int sent, int length, String writeFailure) {
+            return "RESET before any byte of an answer (" + failure + ")" + progress(sent, length, writeFailure);
+        }
+
+        static String eof(int sent, int length, String writeFailure) {
+            return "EOF before any byte of an answer (the server closed in order without answering)"
+                    + progress(sent, length, writeFailure);
+        }
+
+        static String timeout(Duration timeout, int sent, int length, String writeFailure) {
+            return "TIMEOUT: no byte of an answer within " + timeout.toSeconds() + " s" + progress(sent, length, writeFailure);
+        }
+
+        private static String progress(int sent, int length, String writeFailure) {
+            return ", " + sent + " of " + length + " request bytes sent"
+                    + (writeFailure == null ? " and the sending side half-closed" : ", sending failed: " + writeFailure);
         }
     }
 
@@ -45,15 +68,18 @@ final class RawHttp {
      * reads the answer.
      */
     static Answer exchange(int port, byte[] request, Duration timeout) throws NoAnswer {
+        int sent = 0;
+        String writeFailure = null;
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), (int) Math.min(timeout.toMillis(), 10_000));
             socket.setSoTimeout((int) timeout.toMillis());
-            String writeFailure = null;
             try {
                 OutputStream out = socket.getOutputStream();
                 // In pieces, so that a server answering early (413) is noticed while the rest is still unsent.
                 for (int at = 0; at < request.length; at += 64 * 1024) {
-                    out.write(request, at, Math.min(64 * 1024, request.length - at));
+                    int n = Math.min(64 * 1024, request.length - at);
+                    out.write(request, at, n);
+                    sent += n;
                 }
                 out.flush();
                 socket.shutdownOutput();
@@ -63,16 +89,15 @@ final class RawHttp {
             }
             byte[] received = readAll(socket.getInputStream());
             if (received.length == 0) {
-                throw new NoAnswer("connection closed without an answer"
-                        + (writeFailure == null ? "" : " (while sending: " + writeFailure + ")"), null);
+                throw new NoAnswer(NoAnswer.eof(sent, request.length, writeFailure), null);
             }
             return parse(received, writeFailure);
         } catch (SocketTimeoutException e) {
-            throw new NoAnswer("no answer within " + timeout.toSeconds() + " s", e);
+            throw new NoAnswer(NoAnswer.timeout(timeout, sent, request.length, writeFailure), e);
         } catch (NoAnswer e) {
             throw e;
         } catch (IOException e) {
-            throw new NoAnswer(e.toString(), e);
+            throw new NoAnswer(NoAnswer.reset(e, sent, request.length, writeFailure), e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.mergesynthesis.synthesis;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -54,5 +55,13 @@ public interface MergeSynthesizer {
      */
     default Optional<String> problem() {
         return Optional.empty();
+    }
+
+    /**
+     * The circuit of every provider this synthesizer calls, one entry per configured provider and always the same
+     * providers in the same order; empty for a synthesizer that calls none.
+     */
+    default List<CircuitStatus> circuits() {
+        return List.of();
     }
 }

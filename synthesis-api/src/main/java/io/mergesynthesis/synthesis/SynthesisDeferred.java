@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * The synthesizer could not try this conflict now for a reason that is not the conflict's: the provider
- * answered with a rate limit or an overload, asked to wait, or cannot be used at all (a rejected key). The
+ * answered with a rate limit or an overload, asked to wait, is down, or cannot be used at all (a rejected key). The
  * worker hands the conflict back without counting an attempt, claimable again after {@link #retryAfter()}.
  */
 public final class SynthesisDeferred extends SynthesisException {
@@ -22,7 +22,25 @@ public final class SynthesisDeferred extends SynthesisException {
         /** The provider says the account's own spend limit is reached: no retry helps until someone acts. */
         PROVIDER_SPEND_LIMIT,
         /** This replica already has as many calls in flight to the provider as it allows itself. */
-        AT_CONCURRENCY_LIMIT
+        AT_CONCURRENCY_LIMIT,
+        /**
+         * The provider fails for every conflict (unreachable, 5xx, no answer in time): its circuit is open, and
+         * calls wait for the next probe.
+         */
+        PROVIDER_OUTAGE,
+        /**
+         * The provider failed the way an outage would, but not yet for enough different conflicts to call it one:
+         * the conflict is tried again once before such a failure counts against it.
+         */
+        OUTAGE_SUSPECTED;
+
+        /**
+         * Whether the whole replica should stop claiming work for this provider until {@link SynthesisDeferred#retryAfter()}:
+         * true when the provider asked to wait or cannot be used, false when only this one call was put off.
+         */
+        public boolean pausesProvider() {
+            return this != AT_CONCURRENCY_LIMIT && this != OUTAGE_SUSPECTED;
+        }
     }
 
     private final Cause deferral;

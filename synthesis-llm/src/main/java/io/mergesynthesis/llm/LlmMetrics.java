@@ -3,6 +3,7 @@ package io.mergesynthesis.llm;
 import io.prometheus.client.Collector;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
+import io.prometheus.client.CounterMetricFamily;
 import io.prometheus.client.GaugeMetricFamily;
 import io.prometheus.client.Histogram;
 import java.math.BigDecimal;
@@ -33,6 +34,7 @@ final class LlmMetrics {
                 .buckets(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60)
                 .register(registry);
         new ConcurrencyLimits(gates).register(registry);
+        new Circuits(gates).register(registry);
         // Every configured provider shows up with zeroes from the start, so a dashboard's rate() has a baseline.
         for (String provider : gates.keySet()) {
             for (CallOutcome outcome : CallOutcome.values()) {
@@ -74,6 +76,33 @@ final class LlmMetrics {
                     "Calls this replica currently allows itself in flight per provider (AIMD).", List.of("provider"));
             gates.forEach((name, gate) -> family.addMetric(List.of(name), gate.limit().limit()));
             return List.of(family);
+        }
+    }
+
+    /**
+     * {@code llm_circuit_state} (0 closed, 1 open, 2 probing) and {@code llm_circuit_openings_total}, both read
+     * from the circuits at scrape time, one series per configured provider.
+     */
+    private static final class Circuits extends Collector {
+
+        private final Map<String, ProviderGate> gates;
+
+        Circuits(Map<String, ProviderGate> gates) {
+            this.gates = gates;
+        }
+
+        @Override
+        public List<MetricFamilySamples> collect() {
+            GaugeMetricFamily state = new GaugeMetricFamily("llm_circuit_state",
+                    "Each provider's circuit: 0 closed (called as usual), 1 open (down, calls held back), 2 probing.",
+                    List.of("provider"));
+            CounterMetricFamily openings = new CounterMetricFamily("llm_circuit_openings_total",
+                    "Times a provider was found down and its circuit opened.", List.of("provider"));
+            gates.forEach((name, gate) -> {
+                state.addMetric(List.of(name), gate.circuit().state().ordinal());
+                openings.addMetric(List.of(name), gate.circuit().openings());
+            });
+            return List.of(state, openings);
         }
     }
 }

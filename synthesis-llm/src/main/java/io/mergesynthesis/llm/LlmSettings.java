@@ -18,6 +18,7 @@ public final class LlmSettings {
     private String escalationModel;
     private double escalateBelow = 0.7;
     private Duration concurrencyWait = Duration.ofSeconds(2);
+    private CircuitSettings circuit = new CircuitSettings();
     private Map<String, ProviderSettings> providers = new LinkedHashMap<>();
     private Map<String, ModelPrice> models = new LinkedHashMap<>();
 
@@ -30,6 +31,7 @@ public final class LlmSettings {
         if (escalateBelow < 0 || escalateBelow > 1) {
             problems.add("llm.escalateBelow is " + escalateBelow + ": it must be between 0 and 1");
         }
+        problems.addAll(circuit.problems());
         providers.forEach((name, provider) -> problems.addAll(providerProblems(name, provider)));
         for (String model : models.keySet()) {
             String provider = ModelName.providerOf(model);
@@ -133,6 +135,15 @@ public final class LlmSettings {
         this.concurrencyWait = concurrencyWait;
     }
 
+    /** When a provider counts as down, and how it is probed meanwhile. */
+    public CircuitSettings getCircuit() {
+        return circuit;
+    }
+
+    public void setCircuit(CircuitSettings circuit) {
+        this.circuit = circuit == null ? new CircuitSettings() : circuit;
+    }
+
     public Map<String, ProviderSettings> getProviders() {
         return providers;
     }
@@ -152,7 +163,7 @@ public final class LlmSettings {
     @Override
     public String toString() {
         return "LlmSettings{primaryModel=" + primaryModel + ", escalationModel=" + escalationModel
-                + ", escalateBelow=" + escalateBelow + ", concurrencyWait=" + concurrencyWait
+                + ", escalateBelow=" + escalateBelow + ", concurrencyWait=" + concurrencyWait + ", circuit=" + circuit
                 + ", providers=" + providers + ", models=" + models + "}";
     }
 }

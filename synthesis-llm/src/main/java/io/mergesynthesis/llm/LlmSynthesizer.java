@@ -1,6 +1,7 @@
 package io.mergesynthesis.llm;
 
 import io.mergesynthesis.synthesis.CallRecorder;
+import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.PolicyRule;
@@ -58,7 +59,8 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         this.settings = settings;
         Map<String, ProviderGate> gates = new LinkedHashMap<>();
         settings.getProviders().forEach((name, provider) -> gates.put(name,
-                new ProviderGate(name, provider.keyVariable(), provider.getMaxConcurrency(), clock)));
+                new ProviderGate(name, provider.keyVariable(), provider.getMaxConcurrency(), settings.getCircuit(),
+                        clock)));
         this.gates = Collections.unmodifiableMap(gates);
         this.metrics = new LlmMetrics(registry, this.gates);
         Prompt prompt = Prompt.shipped();
@@ -138,6 +140,12 @@ public final class LlmSynthesizer implements MergeSynthesizer {
                 .flatMap(Optional::stream)
                 .collect(Collectors.joining("; "));
         return problems.isEmpty() ? Optional.empty() : Optional.of(problems);
+    }
+
+    /** One circuit per configured provider, in the order of the configuration. */
+    @Override
+    public List<CircuitStatus> circuits() {
+        return gates.values().stream().map(gate -> gate.circuit().status()).toList();
     }
 
     /** How many calls this replica currently allows itself in flight to the provider (AIMD). */

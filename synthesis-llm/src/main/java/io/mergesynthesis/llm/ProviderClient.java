@@ -80,18 +80,50 @@ final class ProviderClient {
             throw new InterruptedException("interrupted before calling provider '" + name + "'");
         }
         deferIfPaused(calls);
-        if (!gate.limit().acquire(slotWait)) {
-            throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name, AT_LIMIT_RETRY,
-                    "provider '" + name + "' already has " + gate.limit().limit() + " calls in flight from this replica",
-                    calls);
-        }
+        ProviderCircuit.Ticket ticket = admit(calls);
         try {
-            // Again: a call that waited for its slot may have waited into a pause another call started.
-            deferIfPaused(calls);
-            return send(pass, model, price, conflict, winner, calls);
+            if (!gate.limit().acquire(slotWait)) {
+                throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name, AT_LIMIT_RETRY,
+                        "provider '" + name + "' already has " + gate.limit().limit()
+                                + " calls in flight from this replica", calls);
+            }
+            try {
+                // Again: a call that waited for its slot may have waited into a pause another call started.
+                deferIfPaused(calls);
+                return send(pass, model, price, conflict, winner, calls, ticket);
+            } finally {
+                gate.limit().release();
+            }
         } finally {
-            gate.limit().release();
+            // A probe that learned nothing (no slot, a pause, an interrupted worker) must not keep the circuit
+            // waiting for its answer; a probe that was answered or failed has already moved the circuit on.
+            gate.circuit().abandoned(ticket);
         }
+    }
+
+    private ProviderCircuit.Ticket admit(List<ProviderCall> calls) throws SynthesisDeferred {
+        try {
+            return gate.circuit().admit();
+        } catch (ProviderCircuit.HeldBack held) {
+            throw new SynthesisDeferred(SynthesisDeferred.Cause.PROVIDER_OUTAGE, name, held.retryAfter(),
+                    held.getMessage() + "; no call made", calls);
+        }
+    }
+
+    /**
+     * A failure an outage would produce: the circuit decides whether it counts against the conflict or hands
+     * the conflict back uncounted.
+     */
+    private SynthesisException outageLike(ProviderCircuit.Ticket ticket, ConflictSnapshot conflict, String message,
+                                          Throwable cause, List<ProviderCall> calls) {
+        ProviderCircuit.Verdict verdict = gate.circuit().failed(ticket, conflict.conflictId(), message);
+        if (verdict.counts()) {
+            return new SynthesisException(message, cause, calls);
+        }
+        String why = verdict.deferral() == SynthesisDeferred.Cause.PROVIDER_OUTAGE
+                ? "the provider is down for every conflict" : "tried once more before it counts";
+        return new SynthesisDeferred(verdict.deferral(), name, verdict.retryAfter(), message + " (" + why + ")",
+                calls);
     }
 
     private void deferIfPaused(List<ProviderCall> calls) throws SynthesisDeferred {
@@ -105,14 +137,20 @@ final class ProviderClient {
     }
 
     private PassAnswer send(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
-                            PolicyRule winner, List<ProviderCall> calls) throws SynthesisException, InterruptedException {
+                            PolicyRule winner, List<ProviderCall> calls, ProviderCircuit.Ticket ticket)
+            throws SynthesisException, InterruptedException {
         HttpRequest request = protocol.request(settings, model, prompt, conflict);
         Instant startedAt = clock.instant();
         long started = System.nanoTime();
-        HttpResponse<byte[]> response = exchange(request, model, calls, started);
+        HttpResponse<byte[]> response = exchange(request, model, conflict, calls, started, ticket);
         Duration latency = Duration.ofNanos(System.nanoTime() - started);
 
         ProviderReply reply = protocol.read(response.statusCode(), response.headers(), response.body());
+        boolean down = isOutageAnswer(reply);
+        if (!down) {
+            // Any other answer, a refusal included, shows the provider is up.
+            gate.circuit().answered();
+        }
         BigDecimal cost = price.cost(reply.usage());
         metrics.usage(name, reply.usage(), cost);
         ProviderCall call = new ProviderCall(UUID.randomUUID(), pass, name, model, reply.usage().inputTokens(), reply.usage().outputTokens(),
@@ -124,11 +162,27 @@ final class ProviderClient {
         if (reply.isSuccess()) {
             return answer(reply, call, conflict, winner, calls, latency);
         }
+        if (down) {
+            metrics.call(name, CallOutcome.SERVER_ERROR, latency);
+            calls.add(call.withDisposition(Disposition.FAILED));
+            throw outageLike(ticket, conflict, "provider '" + name + "' model '" + model + "' answered HTTP "
+                    + reply.status() + " (" + describe(reply.error()) + ")", null, calls);
+        }
         return refuse(reply, call, calls, latency);
     }
 
+    /** A 5xx that is not an overload: what a provider answers when it is broken, not busy. */
+    private static boolean isOutageAnswer(ProviderReply reply) {
+        return reply.status() >= 500 && !isOverload(reply);
+    }
+
+    private static boolean isOverload(ProviderReply reply) {
+        return reply.status() == 529 || reply.error().mentions("overloaded");
+    }
+
     /** Sends and waits, giving up the wait at once when the worker interrupts. */
-    private HttpResponse<byte[]> exchange(HttpRequest request, String model, List<ProviderCall> calls, long started)
+    private HttpResponse<byte[]> exchange(HttpRequest request, String model, ConflictSnapshot conflict,
+                                          List<ProviderCall> calls, long started, ProviderCircuit.Ticket ticket)
             throws SynthesisException, InterruptedException {
         CompletableFuture<HttpResponse<byte[]>> future = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
         try {
@@ -144,7 +198,7 @@ final class ProviderClient {
                     ? "did not answer within " + settings.getRequestTimeout().toMillis() + " ms"
                     : "could not be reached (" + cause.getClass().getSimpleName() + ")";
             // The cause is kept for its stack, never its request: the JDK's exceptions do not carry headers.
-            throw new SynthesisException("provider '" + name + "' model '" + model + "' " + what,
+            throw outageLike(ticket, conflict, "provider '" + name + "' model '" + model + "' " + what,
                     cause instanceof IOException ? cause : e, calls);
         }
     }
@@ -192,7 +246,7 @@ final class ProviderClient {
             throw new SynthesisDeferred(SynthesisDeferred.Cause.PROVIDER_SPEND_LIMIT, name, wait,
                     "provider '" + name + "' says the spend limit is reached (" + describe(error) + ")", calls);
         }
-        boolean overloaded = status == 529 || error.mentions("overloaded");
+        boolean overloaded = isOverload(reply);
         if (status == 429 || overloaded) {
             SynthesisDeferred.Cause cause = overloaded ? SynthesisDeferred.Cause.OVERLOADED
                     : SynthesisDeferred.Cause.RATE_LIMITED;

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything every thread of this replica must agree on about one provider: whether it asked us to pause
- * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), and whether it has a problem
- * that no retry will fix (a refused key, a spend limit). One gate per configured provider, shared by all
+ * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), whether it is down
+ * ({@link ProviderCircuit}), and whether it has a problem that no retry will fix (a refused key, a spend limit). One gate per configured provider, shared by all
  * workers, so that one 429 pauses everybody instead of each thread finding out for itself.
  */
 final class ProviderGate {
@@ -27,6 +27,7 @@ final class ProviderGate {
     private final String keyVariable;
     private final Clock clock;
     private final AdaptiveLimit limit;
+    private final ProviderCircuit circuit;
     private Pause pause; // guarded by this
     private String problem; // guarded by this
 
@@ -34,11 +35,12 @@ final class ProviderGate {
     record Pause(SynthesisDeferred.Cause cause, Instant until) {
     }
 
-    ProviderGate(String provider, String keyVariable, int maxConcurrency, Clock clock) {
+    ProviderGate(String provider, String keyVariable, int maxConcurrency, CircuitSettings circuit, Clock clock) {
         this.provider = provider;
         this.keyVariable = keyVariable;
         this.clock = clock;
         this.limit = new AdaptiveLimit(maxConcurrency);
+        this.circuit = new ProviderCircuit(provider, circuit, clock);
     }
 
     String provider() {
@@ -47,6 +49,11 @@ final class ProviderGate {
 
     AdaptiveLimit limit() {
         return limit;
+    }
+
+    /** Whether the provider is down for everyone, as opposed to failing one conflict. */
+    ProviderCircuit circuit() {
+        return circuit;
     }
 
     /** The pause in force now, if any. */

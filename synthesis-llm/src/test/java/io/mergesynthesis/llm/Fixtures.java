@@ -50,6 +50,13 @@ final class Fixtures {
                 Instant.parse("2026-11-20T10:15:00Z"));
     }
 
+    /** The same conflict under another id, as another conflict of the backlog would be. */
+    static ConflictSnapshot anotherConflict() {
+        ConflictSnapshot c = conflict();
+        return new ConflictSnapshot(UUID.randomUUID(), c.orgId(), c.dedupKey(), c.action(), c.target(), c.rules(),
+                c.winnerPolicyId(), c.detectedAt());
+    }
+
     /** A valid answer to {@link #conflict()}. */
     static String answer(double confidence) {
         return """

@@ -187,19 +187,26 @@ class ProviderFailuresTest {
     }
 
     @Test
-    void a500IsATransientFailureWithAFailedCall() throws Exception {
-        standIn.behaviour().failNext(1, Failure.SERVER_ERROR);
+    void a500IsRetriedUncountedOnceThenCountsAsAFailureWithAFailedCall() throws Exception {
+        standIn.behaviour().failNext(2, Failure.SERVER_ERROR);
+        var conflict = conflict();
 
+        SynthesisDeferred suspected = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisDeferred.class);
         SynthesisException failure = catchThrowableOfType(
-                () -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")), SynthesisException.class);
+                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisException.class);
 
+        assertThat(suspected.deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
+        assertThat(suspected.deferral().pausesProvider()).as("one conflict's failure pauses nobody else").isFalse();
+        assertThat(suspected.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(suspected.calls()).singleElement().extracting(ProviderCall::disposition).isEqualTo(Disposition.FAILED);
         assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).isNotInstanceOf(InvalidAnswerException.class);
         assertThat(failure).hasMessageContaining("HTTP 500");
         assertThat(failure.calls()).singleElement().satisfies(call -> {
             assertThat(call.disposition()).isEqualTo(Disposition.FAILED);
             assertThat(call.requestId()).startsWith("req-standin-");
         });
-        assertThat(calls("openai", "server_error")).isEqualTo(1);
+        assertThat(calls("openai", "server_error")).isEqualTo(2);
         assertThat(synthesizer().concurrencyLimit("openai")).isEqualTo(16);
     }
 
@@ -239,30 +246,42 @@ class ProviderFailuresTest {
     }
 
     @Test
-    void aTimeoutIsATransientFailureWithoutALedgerRow() throws Exception {
+    void aTimeoutIsRetriedUncountedOnceThenCountsWithoutALedgerRow() throws Exception {
         settings.getProviders().get("anthropic").setRequestTimeout(Duration.ofMillis(200));
         standIn.behaviour().latency(Duration.ofSeconds(5));
 
+        var conflict = conflict();
+
+        SynthesisDeferred suspected = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model")),
+                SynthesisDeferred.class);
         SynthesisException failure = catchThrowableOfType(
-                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
+                () -> synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model")),
                 SynthesisException.class);
 
+        assertThat(suspected.deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
         assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).hasMessageContaining("did not answer within 200 ms");
         assertThat(failure.calls()).isEmpty();
-        assertThat(calls("anthropic", "timeout")).isEqualTo(1);
+        assertThat(calls("anthropic", "timeout")).isEqualTo(2);
     }
 
     @Test
-    void anUnreachableProviderIsATransientFailureWithoutALedgerRow() throws Exception {
+    void anUnreachableProviderIsRetriedUncountedOnceThenCountsWithoutALedgerRow() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
         settings.getProviders().get("openai").setBaseUrl("http://127.0.0.1:" + closedPort + "/v1");
 
-        SynthesisException failure = catchThrowableOfType(
-                () -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")), SynthesisException.class);
+        var conflict = conflict();
 
+        SynthesisDeferred suspected = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisDeferred.class);
+        SynthesisException failure = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisException.class);
+
+        assertThat(suspected.deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
+        assertThat(suspected).hasMessageContaining("could not be reached");
         assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).hasMessageContaining("could not be reached");
         assertThat(failure.calls()).isEmpty();
     }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class ProviderGateTest {
 
     private final TestClock clock = new TestClock();
-    private final ProviderGate gate = new ProviderGate("anthropic", "ANTHROPIC_API_KEY", 16, clock);
+    private final ProviderGate gate = new ProviderGate("anthropic", "ANTHROPIC_API_KEY", 16, new CircuitSettings(), clock);
 
     @Test
     void theLimitHalvesOncePerThrottlingEpisode() {

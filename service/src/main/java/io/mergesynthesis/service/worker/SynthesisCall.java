@@ -83,7 +83,7 @@ final class SynthesisCall {
     private static AttemptFailure failureOf(Throwable thrown) throws AttemptDeferred {
         if (thrown instanceof SynthesisDeferred deferred) {
             throw new AttemptDeferred(deferred.deferral().name().toLowerCase(Locale.ROOT), deferred.retryAfter(),
-                    deferred.deferral() != SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, deferred.getMessage(),
+                    deferred.deferral().pausesProvider(), deferred.getMessage(),
                     PaidCalls.entries(deferred.calls()));
         }
         List<ProviderCall> paid =

@@ -11,14 +11,18 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -36,13 +40,18 @@ public final class StandInProvider implements AutoCloseable {
     static final String ANTHROPIC_PATH = "/v1/messages";
     static final String OPENAI_PATH = "/v1/chat/completions";
     static final String STATS_PATH = "/stand-in/stats";
+    static final String OUTAGE_PATH = "/stand-in/outage";
 
     private final ObjectMapper mapper = JsonMapper.builder().build();
     private final Behaviour behaviour;
     private final Stats stats = new Stats();
     private final RequestWindow window = new RequestWindow();
     private final AtomicLong serial = new AtomicLong();
-    private final HttpServer server;
+    private final int port;
+    private HttpServer server; // guarded by this; replaced when a refusing outage ends
+    private volatile Outage outage = Outage.NONE;
+    private final Set<HttpExchange> hung = ConcurrentHashMap.newKeySet();
+    private ScheduledFuture<?> outageEnd; // guarded by this
     private final ExecutorService handlers;
     private final ScheduledExecutorService delays;
     private final Dialect anthropic = new AnthropicDialect();
@@ -59,13 +68,19 @@ public final class StandInProvider implements AutoCloseable {
 
     private StandInProvider(int port, Behaviour behaviour) throws IOException {
         this.behaviour = behaviour;
-        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
         int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
         this.handlers = Executors.newFixedThreadPool(threads, daemon("stand-in-handler"));
         this.delays = Executors.newScheduledThreadPool(2, daemon("stand-in-latency"));
-        server.setExecutor(handlers);
-        server.createContext("/", this::handle);
-        server.start();
+        this.server = listen(port);
+        this.port = server.getAddress().getPort();
+    }
+
+    private HttpServer listen(int port) throws IOException {
+        HttpServer listening = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
+        listening.setExecutor(handlers);
+        listening.createContext("/", this::handle);
+        listening.start();
+        return listening;
     }
 
     /** Starts on a free loopback port. */
@@ -79,7 +94,7 @@ public final class StandInProvider implements AutoCloseable {
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        return port;
     }
 
     /** What to configure as an {@code anthropic} provider's {@code baseUrl}. */
@@ -100,9 +115,52 @@ public final class StandInProvider implements AutoCloseable {
         return stats.snapshot();
     }
 
+    /** The outage in force. */
+    public Outage outage() {
+        return outage;
+    }
+
+    /**
+     * Starts an outage of this kind now, or ends it with {@link Outage#NONE}; a refusing outage closes the port
+     * and its end opens it again on the same port.
+     *
+     * @throws IOException when the port cannot be opened again (another process took it meanwhile)
+     */
+    public synchronized void outage(Outage kind) throws IOException {
+        if (outageEnd != null) {
+            outageEnd.cancel(false);
+            outageEnd = null;
+        }
+        Outage before = outage;
+        outage = kind;
+        if (kind == Outage.REFUSE && before != Outage.REFUSE) {
+            server.stop(0);
+        } else if (before == Outage.REFUSE && kind != Outage.REFUSE) {
+            server = listen(port);
+        }
+        if (before == Outage.HANG && kind != Outage.HANG) {
+            // The callers have long given up on these; closing them frees the stand-in's side.
+            hung.forEach(HttpExchange::close);
+            hung.clear();
+        }
+    }
+
+    /** An outage of this kind that ends by itself after {@code lasting}. */
+    public synchronized void outage(Outage kind, Duration lasting) throws IOException {
+        outage(kind);
+        outageEnd = delays.schedule(() -> {
+            try {
+                outage(Outage.NONE);
+            } catch (IOException e) {
+                System.err.println("stand-in: could not reopen port " + port + " after the outage: " + e);
+            }
+        }, lasting.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     @Override
-    public void close() {
+    public synchronized void close() {
         server.stop(0);
+        hung.forEach(HttpExchange::close);
         delays.shutdownNow();
         handlers.shutdownNow();
     }
@@ -115,7 +173,21 @@ public final class StandInProvider implements AutoCloseable {
                 send(exchange, new Reply(200, Map.of(), mapper.writeValueAsString(stats.snapshot())), false);
                 return;
             }
+            if (path.equals(OUTAGE_PATH)) {
+                send(exchange, outageSwitch(exchange), false);
+                return;
+            }
             stats.request(path);
+            Outage now = outage;
+            if (now == Outage.HANG) {
+                hung.add(exchange);
+                return;
+            }
+            if (now == Outage.STATUS_503) {
+                send(exchange, new Reply(503, Map.of(), "{\"error\":{\"type\":\"api_error\","
+                        + "\"message\":\"stand-in outage: service unavailable\"}}"));
+                return;
+            }
             Reply reply = reply(exchange, path);
             Duration latency = behaviour.latency();
             if (latency.isZero()) {
@@ -127,6 +199,47 @@ public final class StandInProvider implements AutoCloseable {
             send(exchange, new Reply(500, Map.of(), "{\"error\":{\"type\":\"stand_in_bug\",\"message\":\""
                     + e.getClass().getSimpleName() + "\"}}"));
         }
+    }
+
+    /**
+     * {@code GET /stand-in/outage} says which outage is in force; {@code POST /stand-in/outage?kind=hang&for=30s}
+     * starts one ({@code none}, {@code status-503}, {@code hang}, {@code refuse}); {@code for} ends it by itself
+     * and is required for {@code refuse}, which closes the port this switch is served on.
+     */
+    private Reply outageSwitch(HttpExchange exchange) throws IOException {
+        if (exchange.getRequestMethod().equals("POST")) {
+            Map<String, String> query = queryOf(exchange);
+            try {
+                Outage kind = Outage.fromLabel(query.getOrDefault("kind", ""));
+                String lasting = query.get("for");
+                if (kind == Outage.REFUSE && lasting == null) {
+                    throw new IllegalArgumentException("kind=refuse closes this port too: say for how long, e.g. for=30s");
+                }
+                if (lasting == null) {
+                    outage(kind);
+                } else {
+                    outage(kind, DurationText.parse(lasting));
+                }
+            } catch (IllegalArgumentException e) {
+                return new Reply(400, Map.of(), mapper.writeValueAsString(Map.of("error", e.getMessage())));
+            }
+        }
+        return new Reply(200, Map.of(), mapper.writeValueAsString(Map.of("outage", outage.label())));
+    }
+
+    private static Map<String, String> queryOf(HttpExchange exchange) {
+        Map<String, String> query = new java.util.HashMap<>();
+        String raw = exchange.getRequestURI().getRawQuery();
+        if (raw != null) {
+            for (String pair : raw.split("&")) {
+                int eq = pair.indexOf('=');
+                if (eq > 0) {
+                    query.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return query;
     }
 
     private Reply reply(HttpExchange exchange, String path) throws IOException {
@@ -285,7 +398,8 @@ public final class StandInProvider implements AutoCloseable {
                 case "--confidence" -> behaviour.confidence(Double.parseDouble(value));
                 case "--key" -> behaviour.expectedKey(value);
                 default -> throw new IllegalArgumentException("unknown flag " + flag
-                        + " (known: --port --latency --rate-limit --failure-rate --failure-kind --confidence --key)");
+                        + " (known: --port --latency --rate-limit --failure-rate --failure-kind --confidence --key;"
+                        + " outages are switched at runtime: POST " + OUTAGE_PATH + "?kind=status-503&for=30s)");
             }
         }
         StandInProvider standIn = start(port, behaviour);
@@ -296,7 +410,7 @@ public final class StandInProvider implements AutoCloseable {
         }));
         System.out.println("stand-in provider listening on 127.0.0.1:" + standIn.port() + " (anthropic baseUrl "
                 + standIn.anthropicBaseUrl() + ", openai baseUrl " + standIn.openAiBaseUrl() + ", stats "
-                + standIn.anthropicBaseUrl() + STATS_PATH + ")");
+                + standIn.anthropicBaseUrl() + STATS_PATH + ", outages " + standIn.anthropicBaseUrl() + OUTAGE_PATH + ")");
         stopped.await();
     }
 }

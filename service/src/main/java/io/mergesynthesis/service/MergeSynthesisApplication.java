@@ -50,10 +50,12 @@ import io.mergesynthesis.service.synthesis.ConfiguredRouter;
 import io.mergesynthesis.service.synthesis.LlmSynthesizerProvider;
 import io.mergesynthesis.service.web.WebInbox;
 import io.mergesynthesis.service.worker.BudgetWaker;
+import io.mergesynthesis.service.worker.CircuitHealthCheck;
 import io.mergesynthesis.service.worker.PoolHealthCheck;
 import io.mergesynthesis.service.worker.SynthesisPool;
 import io.mergesynthesis.service.worker.SynthesizerCatalog;
 import io.mergesynthesis.service.worker.SynthesizerHealthCheck;
+import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
@@ -202,6 +204,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), synthesizer, router,
                 metrics, clock);
         environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));
+        for (CircuitStatus circuit : synthesizer.circuits()) {
+            environment.healthChecks().register(CircuitHealthCheck.nameFor(circuit.provider()),
+                    new CircuitHealthCheck(synthesizer, circuit.provider()));
+        }
         environment.lifecycle().manage(pool);
         environment.lifecycle().manage(new BudgetWaker(transactions,
                 config.getSynthesis().getBudgetRecheck().toJavaDuration()));

@@ -1,12 +1,14 @@
 package io.mergesynthesis.service.worker.drill;
 
 import io.mergesynthesis.synthesis.CallRecorder;
+import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -49,5 +51,10 @@ abstract class ForwardingSynthesizer implements MergeSynthesizer {
     @Override
     public Optional<String> problem() {
         return inner.problem();
+    }
+
+    @Override
+    public List<CircuitStatus> circuits() {
+        return inner.circuits();
     }
 }

@@ -1,0 +1,191 @@
+package io.mergesynthesis.service.synthesis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.mergesynthesis.llm.standin.Behaviour;
+import io.mergesynthesis.llm.standin.Failure;
+import io.mergesynthesis.llm.standin.Outage;
+import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.service.MergeSynthesisConfiguration;
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.testing.Seed;
+import io.mergesynthesis.service.testing.TestApp;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A provider that is down for everyone costs no attempt: the service on the LLM path, a backlog of conflicts,
+ * and the stand-in answering 503 to every request for 30 seconds in the middle of it. Beside it, the failures
+ * that are one conflict's own still reach the marker.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+@Timeout(value = 150, unit = TimeUnit.SECONDS)
+class ProviderOutageTest {
+
+    static final StandInProvider STAND_IN = startStandIn();
+    static final TestApp APP = TestApp.create(
+            ConfigOverride.config("synthesis.synthesizer", "llm"),
+            ConfigOverride.config("synthesis.pollInterval", "200ms"),
+            ConfigOverride.config("synthesis.baseBackoff", "50ms"),
+            ConfigOverride.config("llm.primaryModel", "standin/small"),
+            ConfigOverride.config("llm.providers.standin.type", "openai"),
+            ConfigOverride.config("llm.providers.standin.baseUrl", STAND_IN.openAiBaseUrl()),
+            ConfigOverride.config("llm.providers.standin.apiKey", "test-key"),
+            ConfigOverride.config("llm.providers.standin.answerMode", "tool"),
+            ConfigOverride.config("llm.providers.standin.requestTimeout", "5s"),
+            ConfigOverride.config("llm.models.standin/small.inputPerMillionUsd", "1"),
+            ConfigOverride.config("llm.models.standin/small.outputPerMillionUsd", "5"));
+    static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
+
+    static String platform;
+
+    private static StandInProvider startStandIn() {
+        try {
+            return StandInProvider.start(new Behaviour().latency(Duration.ofMillis(20)).expectedKey("test-key"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @BeforeAll
+    static void tokens() {
+        platform = APP.token(Role.PLATFORM, null);
+    }
+
+    @AfterEach
+    void answerWellAgain() throws IOException {
+        STAND_IN.outage(Outage.NONE);
+        STAND_IN.behaviour().failureRate(0).failNext(0, Failure.SERVER_ERROR);
+    }
+
+    @AfterAll
+    static void stopStandIn() {
+        STAND_IN.close();
+    }
+
+    @Test
+    void aThirtySecondOutageDuringABacklogCostsNoAttemptAndEveryConflictIsStoredAfterIt() throws Exception {
+        UUID org = UUID.randomUUID();
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            ids.add(Seed.conflict(APP, platform, org, "outage-" + i, "jira.create_issue"));
+        }
+        await("a first few merges", Duration.ofSeconds(30), () -> count(org, "done") >= 10);
+
+        long requestsBefore = STAND_IN.stats().requests();
+        STAND_IN.outage(Outage.STATUS_503);
+        await("the circuit to open", Duration.ofSeconds(10), () -> !healthy());
+        String health = APP.getAdmin("/healthcheck").body();
+        Thread.sleep(30_000);
+        long callsDuringOutage = STAND_IN.stats().requests() - requestsBefore;
+        long doneAtRecovery = count(org, "done");
+        STAND_IN.outage(Outage.NONE);
+        long recovered = System.nanoTime();
+        await("a merge after the recovery", Duration.ofSeconds(30), () -> count(org, "done") > doneAtRecovery);
+        long firstMergeMillis = (System.nanoTime() - recovered) / 1_000_000;
+        await("the whole backlog", Duration.ofSeconds(60), () -> count(org, "done") == ids.size());
+
+        System.out.printf("provider outage of 30 s: %d calls made during it, first merge %d ms after recovery%n",
+                callsDuringOutage, firstMergeMillis);
+        assertThat(health).contains("llm-standin", "is down", "circuit open");
+        assertThat(callsDuringOutage).as("the provider is probed, not hammered").isLessThan(100);
+        assertThat(doneAtRecovery).as("the outage held the backlog").isLessThan(ids.size());
+        assertThat(count(org, "max_attempts_exceeded")).isZero();
+        assertThat(countedFailures(org)).as("no attempt counted").isZero();
+        assertThat(maxAttempts(org)).as("each conflict took exactly its one successful attempt").isEqualTo(1);
+        assertThat(deferrals(org, "provider_outage")).isPositive();
+        assertThat(healthy()).isTrue();
+        assertThat(APP.getAdmin("/metrics").body()).contains("llm_circuit_openings_total{provider=\"standin\",} 1.0",
+                "llm_circuit_state{provider=\"standin\",} 0.0");
+    }
+
+    @Test
+    void aConflictWhoseAnswersAreAlwaysInvalidIsStillMarkedAfterItsAttempts() throws Exception {
+        STAND_IN.behaviour().failureKind(Failure.NOT_JSON).failureRate(1.0);
+        UUID org = UUID.randomUUID();
+        UUID id = Seed.conflict(APP, platform, org, "invalid-1", "drive.share");
+
+        JsonNode marked = awaitState(org, id, "max_attempts_exceeded");
+
+        assertThat(marked.at("/synthesis/attempts").asInt()).isEqualTo(3);
+        assertThat(countedFailures(org)).isEqualTo(3);
+        assertThat(healthy()).as("an invalid answer is the provider working").isTrue();
+    }
+
+    @Test
+    void aConflictThatAloneMeetsServerErrorsIsMarkedAfterOneUncountedRetry() throws Exception {
+        STAND_IN.behaviour().failureKind(Failure.SERVER_ERROR).failureRate(1.0);
+        UUID org = UUID.randomUUID();
+        UUID id = Seed.conflict(APP, platform, org, "alone-1", "drive.share");
+
+        JsonNode marked = awaitState(org, id, "max_attempts_exceeded");
+
+        assertThat(marked.at("/synthesis/attempts").asInt()).isEqualTo(3);
+        assertThat(deferrals(org, "outage_suspected")).isEqualTo(1);
+        assertThat(countedFailures(org)).isEqualTo(3);
+    }
+
+    private static boolean healthy() {
+        return APP.getAdmin("/healthcheck").statusCode() == 200;
+    }
+
+    private static long count(UUID org, String state) {
+        return APP.database().jdbi().withHandle(h -> h.createQuery(
+                        "SELECT count(*) FROM policy_conflicts WHERE org_id = :org AND synthesis_state = :state")
+                .bind("org", org).bind("state", state).mapTo(Long.class).one());
+    }
+
+    private static long countedFailures(UUID org) {
+        return APP.database().jdbi().withHandle(h -> h.createQuery(
+                        "SELECT count(*) FROM synthesis_attempt_history WHERE org_id = :org AND outcome <> 'deferred'")
+                .bind("org", org).mapTo(Long.class).one());
+    }
+
+    private static long deferrals(UUID org, String reason) {
+        return APP.database().jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM synthesis_attempt_history "
+                        + "WHERE org_id = :org AND outcome = 'deferred' AND reason = :reason")
+                .bind("org", org).bind("reason", reason).mapTo(Long.class).one());
+    }
+
+    private static int maxAttempts(UUID org) {
+        return APP.database().jdbi().withHandle(h -> h.createQuery(
+                        "SELECT max(attempts) FROM policy_conflicts WHERE org_id = :org")
+                .bind("org", org).mapTo(Integer.class).one());
+    }
+
+    private static JsonNode awaitState(UUID org, UUID id, String state) throws InterruptedException {
+        String admin = APP.token(Role.ORG_ADMIN, org);
+        JsonNode[] last = new JsonNode[1];
+        await("conflict " + id + " in state " + state, Duration.ofSeconds(30), () -> {
+            last[0] = Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body());
+            return state.equals(last[0].at("/synthesis/state").asText());
+        });
+        return last[0];
+    }
+
+    private static void await(String what, Duration limit, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package io.mergesynthesis.drills;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.llm.standin.Behaviour;
+import io.mergesynthesis.llm.standin.Outage;
+import io.mergesynthesis.llm.standin.StandInProvider;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The model provider goes down under load. Two replicas run the LLM synthesizer against the stand-in provider
+ * while conflicts arrive; in the middle of the backlog the stand-in stops answering for 30 seconds (by default it
+ * reads requests and never answers, the slowest outage to recognise; {@code -Ddrill.outage.kind=status-503} or
+ * {@code refuse} for the others), then answers again.
+ *
+ * <p>Judged from the database, the stand-in's own count and the replicas' health and metrics: every conflict
+ * has its merge and none is marked; no attempt was counted against any conflict; each replica reported
+ * {@code llm-local} unhealthy during the outage and healthy after; fewer than 100 calls reached the provider
+ * during the outage; work resumed after it.
+ */
+@Tag("drill")
+class ProviderOutageDrill {
+
+    private static final String NAME = "provider-outage";
+    private static final int REPLICAS = 2;
+    private static final int WORKERS = 4;
+    private static final int CONFLICTS = 600;
+    private static final int ORGS = 3;
+    private static final int BATCH = 50;
+    private static final Duration FEED_PACE = Duration.ofMillis(400);
+    private static final Duration LATENCY = Duration.ofMillis(150);
+    private static final Duration OUTAGE = Duration.ofSeconds(30);
+    private static final Duration LONG_WAIT = Duration.ofSeconds(120);
+    private static final String KEY = "drill-key";
+    private static final Pattern OPENINGS = Pattern.compile(
+            "llm_circuit_openings_total\\{provider=\"local\",?} ([0-9.]+)");
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @Test
+    void anOutageUnderLoadCostsNoAttemptAndEveryConflictIsStoredAfterIt() throws Exception {
+        Outage kind = Outage.fromLabel(System.getProperty("drill.outage.kind", "hang"));
+        DrillReport report = new DrillReport(NAME);
+        Behaviour behaviour = new Behaviour().latency(LATENCY).expectedKey(KEY).confidence(0.9);
+        try (StandInProvider standIn = StandInProvider.start(behaviour);
+             DrillDatabase database = DrillDatabase.start(NAME)) {
+            Path dir = Product.workDirectory().resolve(NAME);
+            Map<String, String> environment = new LinkedHashMap<>();
+            environment.put("SYNTHESIZER", "llm");
+            environment.put("LLM_PRIMARY_MODEL", "local/stand-in");
+            environment.put("LOCAL_LLM_BASE_URL", standIn.openAiBaseUrl());
+            environment.put("LOCAL_LLM_MODEL", "stand-in");
+            environment.put("LOCAL_LLM_API_KEY", KEY);
+            // The shipped route escalates to Anthropic's model; the stand-in plays that provider too (its
+            // confidence of 0.9 means no escalation is asked for).
+            environment.put("ANTHROPIC_BASE_URL", standIn.anthropicBaseUrl());
+            environment.put("ANTHROPIC_API_KEY", KEY);
+
+            Map<String, String> settings = new LinkedHashMap<>();
+            settings.put("synthesis.workers", Integer.toString(WORKERS));
+            settings.put("synthesis.invokeTimeout", "6s");
+            settings.put("synthesis.leaseDuration", "8s");
+            settings.put("synthesis.pollInterval", "1s");
+            settings.put("llm.concurrencyWait", "500ms");
+            settings.put("llm.providers.local.requestTimeout", "2s");
+            settings.put("llm.providers.anthropic.requestTimeout", "2s");
+            report.line("stand-in: latency " + LATENCY.toMillis() + " ms; outage '" + kind.label() + "' for "
+                    + OUTAGE.toSeconds() + " s in the middle of " + CONFLICTS + " conflicts; " + REPLICAS
+                    + " replicas x " + WORKERS + " workers; settings " + settings);
+
+            List<Replica> replicas = new ArrayList<>();
+            for (int i = 1; i <= REPLICAS; i++) {
+                replicas.add(new Replica("r" + i, database, dir, settings, environment));
+            }
+            try {
+                replicas.forEach(Replica::launch);
+                replicas.forEach(replica -> replica.awaitHealthy(LONG_WAIT));
+                ConflictFeed feed = new ConflictFeed(database, replicas, ORGS, "jira.create_issue");
+                feed.start(CONFLICTS, BATCH, FEED_PACE);
+
+                awaitMerged(database, 50, LONG_WAIT);
+                long requestsBefore = standIn.stats().requests();
+                long outageStarted = System.nanoTime();
+                standIn.outage(kind);
+                report.line("outage started with " + MergeAudit.pending(database) + " conflicts pending and "
+                        + merged(database) + " merged");
+                List<Boolean> sawDown = new ArrayList<>();
+                for (Replica replica : replicas) {
+                    sawDown.add(awaitCircuit(replica, false, OUTAGE));
+                }
+                long circuitsOpenMillis = (System.nanoTime() - outageStarted) / 1_000_000;
+                Map<String, String> healthDuring = new LinkedHashMap<>();
+                replicas.forEach(r -> healthDuring.put(r.name(), r.health().body()));
+                long mergedDuring = merged(database);
+                Replica.sleep(Math.max(0, OUTAGE.toMillis() - (System.nanoTime() - outageStarted) / 1_000_000));
+                long callsDuring = standIn.stats().requests() - requestsBefore;
+                long mergedAtRecovery = merged(database);
+                standIn.outage(Outage.NONE);
+                long recovered = System.nanoTime();
+                awaitMerged(database, mergedAtRecovery + 1, LONG_WAIT);
+                long firstMergeMillis = (System.nanoTime() - recovered) / 1_000_000;
+
+                feed.awaitEnd(LONG_WAIT);
+                Optional<Duration> drained = MergeAudit.awaitDrained(database, LONG_WAIT);
+                List<Boolean> healthyAfter = new ArrayList<>();
+                for (Replica replica : replicas) {
+                    healthyAfter.add(awaitCircuit(replica, true, LONG_WAIT));
+                }
+                MergeAudit.Tally tally = MergeAudit.tally(database);
+                Map<String, Long> failures = LedgerAudit.failuresByReason(database);
+                Map<String, Long> deferrals = LedgerAudit.deferralsByReason(database);
+                List<Double> openings = new ArrayList<>();
+                for (Replica replica : replicas) {
+                    openings.add(openings(replica));
+                }
+
+                report.figure("circuits open on every replica after", circuitsOpenMillis + " ms");
+                report.figure("calls that reached the provider during the outage", callsDuring
+                        + " (both replicas, " + OUTAGE.toSeconds() + " s)");
+                report.figure("merges stored during the outage", mergedAtRecovery - mergedDuring
+                        + " after the circuits opened");
+                report.figure("time from recovery to the first merge", firstMergeMillis + " ms");
+                report.figure("circuit openings per replica", openings);
+                report.figure("conflicts", tally);
+                report.figure("counted failures, by reason", failures);
+                report.figure("attempts handed back uncounted, by reason", deferrals);
+                report.figure("max attempts of any conflict",
+                        database.count("SELECT coalesce(max(attempts), 0) FROM policy_conflicts"));
+                report.line("health of r1 during the outage: " + healthDuring.get("r1"));
+
+                assertThat(sawDown).as("every replica reported llm-local unhealthy during the outage")
+                        .containsOnly(true);
+                assertThat(healthyAfter).as("every replica reported llm-local healthy after it").containsOnly(true);
+                assertThat(drained).as("every conflict finished within %s", LONG_WAIT).isPresent();
+                assertThat(tally.merged()).as("conflicts with a stored merge").isEqualTo(CONFLICTS);
+                assertThat(tally.marked()).as("conflicts marked max-attempts").isZero();
+                assertThat(tally.mergeEvents()).as("merge events").isEqualTo(CONFLICTS);
+                assertThat(failures).as("attempts counted against a conflict").isEmpty();
+                assertThat(deferrals).containsKey("provider_outage");
+                assertThat(callsDuring).as("calls during the outage: probes, not a flood").isLessThan(100);
+                assertThat(openings).as("each replica opened its circuit once").containsOnly(1.0);
+            } finally {
+                replicas.forEach(Replica::stop);
+                report.write();
+            }
+        }
+    }
+
+    private static long merged(DrillDatabase database) {
+        return database.count("SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'");
+    }
+
+    private static void awaitMerged(DrillDatabase database, long atLeast, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (merged(database) < atLeast) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("fewer than " + atLeast + " merges within " + limit.toSeconds() + " s");
+            }
+            Replica.sleep(20);
+        }
+    }
+
+    /** Waits until the replica reports {@code llm-local} healthy (or not); false when it never did in time. */
+    private static boolean awaitCircuit(Replica replica, boolean healthy, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < deadline) {
+            Replica.Health health = replica.health();
+            if (health.status() > 0 && health.healthy("llm-local") == healthy) {
+                return true;
+            }
+            Replica.sleep(100);
+        }
+        return false;
+    }
+
+    private static double openings(Replica replica) throws Exception {
+        HttpResponse<String> metrics = HTTP.send(HttpRequest.newBuilder(replica.admin("/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        Matcher matcher = OPENINGS.matcher(metrics.body());
+        return matcher.find() ? Double.parseDouble(matcher.group(1)) : -1;
+    }
+}

@@ -83,15 +83,8 @@ class LlmKillDrill {
         try (StandInProvider standIn = StandInProvider.start(behaviour);
              DrillDatabase database = DrillDatabase.start(NAME)) {
             Path dir = Product.workDirectory().resolve(NAME);
-            Map<String, String> environment = new LinkedHashMap<>();
-            environment.put("SYNTHESIZER", "llm");
-            environment.put("LLM_PRIMARY_MODEL", PRIMARY);
+            Map<String, String> environment = StandInEnvironment.of(standIn, KEY, PRIMARY);
             environment.put("LLM_ESCALATION_MODEL", ESCALATION);
-            environment.put("LOCAL_LLM_BASE_URL", standIn.openAiBaseUrl());
-            environment.put("LOCAL_LLM_MODEL", model(PRIMARY));
-            environment.put("LOCAL_LLM_API_KEY", KEY);
-            environment.put("ANTHROPIC_BASE_URL", standIn.anthropicBaseUrl());
-            environment.put("ANTHROPIC_API_KEY", KEY);
 
             Map<String, String> settings = new LinkedHashMap<>();
             settings.put("synthesis.workers", Integer.toString(WORKERS));

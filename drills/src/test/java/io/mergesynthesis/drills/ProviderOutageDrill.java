@@ -57,16 +57,7 @@ class ProviderOutageDrill {
         try (StandInProvider standIn = StandInProvider.start(behaviour);
              DrillDatabase database = DrillDatabase.start(NAME)) {
             Path dir = Product.workDirectory().resolve(NAME);
-            Map<String, String> environment = new LinkedHashMap<>();
-            environment.put("SYNTHESIZER", "llm");
-            environment.put("LLM_PRIMARY_MODEL", "local/stand-in");
-            environment.put("LOCAL_LLM_BASE_URL", standIn.openAiBaseUrl());
-            environment.put("LOCAL_LLM_MODEL", "stand-in");
-            environment.put("LOCAL_LLM_API_KEY", KEY);
-            // The shipped route escalates to Anthropic's model; the stand-in plays that provider too (its
-            // confidence of 0.9 means no escalation is asked for).
-            environment.put("ANTHROPIC_BASE_URL", standIn.anthropicBaseUrl());
-            environment.put("ANTHROPIC_API_KEY", KEY);
+            Map<String, String> environment = StandInEnvironment.of(standIn, KEY, "local/stand-in");
 
             Map<String, String> settings = new LinkedHashMap<>();
             settings.put("synthesis.workers", Integer.toString(WORKERS));

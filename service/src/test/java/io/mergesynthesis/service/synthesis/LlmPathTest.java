@@ -13,8 +13,6 @@ import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -38,34 +36,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class LlmPathTest {
 
-    static final StandInProvider STAND_IN = startStandIn();
-    static final TestApp APP = TestApp.create(
-            ConfigOverride.config("synthesis.synthesizer", "llm"),
-            ConfigOverride.config("synthesis.pollInterval", "200ms"),
-            ConfigOverride.config("synthesis.baseBackoff", "50ms"),
+    static final StandInProvider STAND_IN = TestApp.standIn(new Behaviour().latency(Duration.ofMillis(5)));
+    static final TestApp APP = TestApp.onStandIn(STAND_IN,
             ConfigOverride.config("synthesis.budgetRecheck", "500ms"),
-            ConfigOverride.config("llm.primaryModel", "standin/small"),
             ConfigOverride.config("llm.escalationModel", "standin/large"),
-            ConfigOverride.config("llm.providers.standin.type", "openai"),
-            ConfigOverride.config("llm.providers.standin.baseUrl", STAND_IN.openAiBaseUrl()),
-            ConfigOverride.config("llm.providers.standin.apiKey", "test-key"),
-            ConfigOverride.config("llm.providers.standin.answerMode", "tool"),
-            ConfigOverride.config("llm.providers.standin.requestTimeout", "5s"),
-            ConfigOverride.config("llm.models.standin/small.inputPerMillionUsd", "1"),
-            ConfigOverride.config("llm.models.standin/small.outputPerMillionUsd", "5"),
             ConfigOverride.config("llm.models.standin/large.inputPerMillionUsd", "3"),
             ConfigOverride.config("llm.models.standin/large.outputPerMillionUsd", "15"));
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
 
     static String platform;
-
-    private static StandInProvider startStandIn() {
-        try {
-            return StandInProvider.start(new Behaviour().latency(Duration.ofMillis(5)).expectedKey("test-key"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     @BeforeAll
     static void tokens() {

@@ -3,7 +3,6 @@ package io.mergesynthesis.service.synthesis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.llm.standin.Behaviour;
@@ -15,7 +14,6 @@ import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,30 +36,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class ProviderOutageTest {
 
-    static final StandInProvider STAND_IN = startStandIn();
-    static final TestApp APP = TestApp.create(
-            ConfigOverride.config("synthesis.synthesizer", "llm"),
-            ConfigOverride.config("synthesis.pollInterval", "200ms"),
-            ConfigOverride.config("synthesis.baseBackoff", "50ms"),
-            ConfigOverride.config("llm.primaryModel", "standin/small"),
-            ConfigOverride.config("llm.providers.standin.type", "openai"),
-            ConfigOverride.config("llm.providers.standin.baseUrl", STAND_IN.openAiBaseUrl()),
-            ConfigOverride.config("llm.providers.standin.apiKey", "test-key"),
-            ConfigOverride.config("llm.providers.standin.answerMode", "tool"),
-            ConfigOverride.config("llm.providers.standin.requestTimeout", "5s"),
-            ConfigOverride.config("llm.models.standin/small.inputPerMillionUsd", "1"),
-            ConfigOverride.config("llm.models.standin/small.outputPerMillionUsd", "5"));
+    static final StandInProvider STAND_IN = TestApp.standIn(new Behaviour().latency(Duration.ofMillis(200)));
+    static final TestApp APP = TestApp.onStandIn(STAND_IN);
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
 
     static String platform;
-
-    private static StandInProvider startStandIn() {
-        try {
-            return StandInProvider.start(new Behaviour().latency(Duration.ofMillis(20)).expectedKey("test-key"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     @BeforeAll
     static void tokens() {
@@ -83,7 +62,8 @@ class ProviderOutageTest {
     void aThirtySecondOutageDuringABacklogCostsNoAttemptAndEveryConflictIsStoredAfterIt() throws Exception {
         UUID org = UUID.randomUUID();
         List<UUID> ids = new ArrayList<>();
-        for (int i = 0; i < 150; i++) {
+        // 4 workers at 200 ms a call merge about 20 a second: the backlog outlasts the start of the outage.
+        for (int i = 0; i < 300; i++) {
             ids.add(Seed.conflict(APP, platform, org, "outage-" + i, "jira.create_issue"));
         }
         await("a first few merges", Duration.ofSeconds(30), () -> count(org, "done") >= 10);

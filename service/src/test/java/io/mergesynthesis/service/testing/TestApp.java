@@ -3,6 +3,8 @@ package io.mergesynthesis.service.testing;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.ResourceHelpers;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.mergesynthesis.llm.standin.Behaviour;
+import io.mergesynthesis.llm.standin.StandInProvider;
 import io.mergesynthesis.service.MergeSynthesisApplication;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
@@ -21,6 +23,9 @@ import java.util.stream.Stream;
 /** The whole application on a fresh test database, and a plain HTTP client to talk to it. */
 public final class TestApp {
 
+    /** The key {@link #onStandIn} configures and {@link #standIn} expects. */
+    public static final String STAND_IN_KEY = "test-key";
+
     private final TestDatabase database;
     private final DropwizardAppExtension<MergeSynthesisConfiguration> app;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -34,6 +39,36 @@ public final class TestApp {
     public static TestApp apiOnly(ConfigOverride... overrides) {
         return create(Stream.concat(Stream.of(ConfigOverride.config("synthesis.enabled", "false")),
                 Stream.of(overrides)).toArray(ConfigOverride[]::new));
+    }
+
+    /**
+     * An application on the LLM path against {@code standIn} (OpenAI protocol, provider {@code standin}, primary
+     * model {@code standin/small} at 1 and 5 USD per million tokens), with a quick poll and backoff; later
+     * overrides win.
+     */
+    public static TestApp onStandIn(StandInProvider standIn, ConfigOverride... overrides) {
+        return create(Stream.concat(Stream.of(
+                ConfigOverride.config("synthesis.synthesizer", "llm"),
+                ConfigOverride.config("synthesis.pollInterval", "200ms"),
+                ConfigOverride.config("synthesis.baseBackoff", "50ms"),
+                ConfigOverride.config("llm.primaryModel", "standin/small"),
+                ConfigOverride.config("llm.providers.standin.type", "openai"),
+                ConfigOverride.config("llm.providers.standin.baseUrl", standIn.openAiBaseUrl()),
+                ConfigOverride.config("llm.providers.standin.apiKey", STAND_IN_KEY),
+                ConfigOverride.config("llm.providers.standin.answerMode", "tool"),
+                ConfigOverride.config("llm.providers.standin.requestTimeout", "5s"),
+                ConfigOverride.config("llm.models.standin/small.inputPerMillionUsd", "1"),
+                ConfigOverride.config("llm.models.standin/small.outputPerMillionUsd", "5")),
+                Stream.of(overrides)).toArray(ConfigOverride[]::new));
+    }
+
+    /** A stand-in provider on a free loopback port that answers only {@link #STAND_IN_KEY}. */
+    public static StandInProvider standIn(Behaviour behaviour) {
+        try {
+            return StandInProvider.start(behaviour.expectedKey(STAND_IN_KEY));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public static TestApp create(ConfigOverride... overrides) {

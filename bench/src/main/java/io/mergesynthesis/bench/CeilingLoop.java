@@ -129,6 +129,8 @@ final class CeilingLoop {
                         store.setObject(p++, row.org());
                         store.setString(p++, details);
                     }
+                    // The claim's limit twice (expired leases, then pending rows), then its owner.
+                    store.setInt(p++, leased.size());
                     store.setInt(p++, leased.size());
                     store.setString(p, owner);
                     boolean rows = store.execute();
@@ -166,7 +168,8 @@ final class CeilingLoop {
     /** Claims up to a batch; the text's results are the settings row, the leased rows, the next due time. */
     private static List<Leased> claim(PreparedStatement claim, String owner, int batch) throws SQLException {
         claim.setInt(1, batch);
-        claim.setString(2, owner);
+        claim.setInt(2, batch);
+        claim.setString(3, owner);
         claim.execute();
         claim.getMoreResults();
         List<Leased> leased = leasedRows(claim.getResultSet());

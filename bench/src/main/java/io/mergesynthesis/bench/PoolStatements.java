@@ -15,7 +15,7 @@ package io.mergesynthesis.bench;
 final class PoolStatements {
 
     /** Printed with the figures, so that two runs against different statement sets are not compared. */
-    static final String VERSION = "pool-sql-6";
+    static final String VERSION = "pool-sql-7";
 
     /** The pool claims up to as many rows as it has free workers in one statement. */
     static final int CLAIM_BATCH = 4;
@@ -27,16 +27,27 @@ final class PoolStatements {
     static final String ENTER_SWEEP =
             "SELECT set_config('role', 'merge_synthesis_sweep', true), set_config('row_security', 'off', true)";
 
-    /** Leases up to {@code ?} claimable rows to the owner {@code ?}, skipping rows another claim holds. */
+    /**
+     * Leases up to {@code ?} claimable rows to the owner {@code ?}, skipping rows another claim holds: expired
+     * leases first, then pending rows ({@code ?} again for the limit of each).
+     */
     static final String CLAIM = """
-            WITH picked AS (
-                SELECT id, synthesis_state = 'in_progress' AS recovered,
-                       synthesis_state = 'in_progress' AND updated_at < pg_postmaster_start_time() AS cut_by_restart
+            WITH expired AS (
+                SELECT id, true AS recovered, updated_at < pg_postmaster_start_time() AS cut_by_restart
                 FROM policy_conflicts
-                WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
-                ORDER BY not_before
+                WHERE synthesis_state = 'in_progress' AND lease_expires_at <= now()
+                ORDER BY lease_expires_at
                 LIMIT ?
-                FOR UPDATE SKIP LOCKED)
+                FOR UPDATE SKIP LOCKED),
+            fresh AS (
+                SELECT id, false AS recovered, false AS cut_by_restart
+                FROM policy_conflicts
+                WHERE synthesis_state = 'pending' AND not_before <= now()
+                ORDER BY not_before
+                LIMIT ? - (SELECT count(*) FROM expired)
+                FOR UPDATE SKIP LOCKED),
+            picked AS (
+                SELECT * FROM expired UNION ALL SELECT * FROM fresh)
             UPDATE policy_conflicts c
             SET synthesis_state = 'in_progress',
                 lease_owner = ?,

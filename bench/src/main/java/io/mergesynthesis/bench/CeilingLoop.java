@@ -165,12 +165,13 @@ final class CeilingLoop {
         return leased;
     }
 
-    /** Claims up to a batch; the text's results are the settings row, the leased rows, the next due time. */
+    /** Claims up to a batch; the text's results are two settings rows, the leased rows, the next due time. */
     private static List<Leased> claim(PreparedStatement claim, String owner, int batch) throws SQLException {
         claim.setInt(1, batch);
         claim.setInt(2, batch);
         claim.setString(3, owner);
         claim.execute();
+        claim.getMoreResults();
         claim.getMoreResults();
         List<Leased> leased = leasedRows(claim.getResultSet());
         claim.getMoreResults();

@@ -129,7 +129,8 @@ final class CeilingLoop {
                         store.setObject(p++, row.org());
                         store.setString(p++, details);
                     }
-                    // The claim's limit twice (expired leases, then pending rows), then its owner.
+                    // The claim's limit three times (expired leases, pending rows, both), then its owner.
+                    store.setInt(p++, leased.size());
                     store.setInt(p++, leased.size());
                     store.setInt(p++, leased.size());
                     store.setString(p, owner);
@@ -169,7 +170,8 @@ final class CeilingLoop {
     private static List<Leased> claim(PreparedStatement claim, String owner, int batch) throws SQLException {
         claim.setInt(1, batch);
         claim.setInt(2, batch);
-        claim.setString(3, owner);
+        claim.setInt(3, batch);
+        claim.setString(4, owner);
         claim.execute();
         claim.getMoreResults();
         claim.getMoreResults();

@@ -54,7 +54,13 @@ public final class ClaimPlan {
                     + options.rows() + " claimable and " + options.rows() + " finished, " + EXPIRED
                     + " expired leases, " + HELD + " live ones; " + db.describe());
             out.add("");
+            out.add("-- a claim of " + PoolStatements.CLAIM_BATCH + ": the expired leases fill it, pending rows "
+                    + "are not read");
             out.addAll(explain(db, PoolStatements.CLAIM_BATCH));
+            int past = EXPIRED + 10;
+            out.add("");
+            out.add("-- a claim of " + past + ": every expired lease, then 10 pending rows");
+            out.addAll(explain(db, past));
             Path file = options.out().resolve("claim-plan.txt");
             Files.createDirectories(file.getParent());
             Files.write(file, out, StandardCharsets.UTF_8);
@@ -70,7 +76,8 @@ public final class ClaimPlan {
             c.setAutoCommit(false);
             s.setInt(1, limit);
             s.setInt(2, limit);
-            s.setString(3, "plan");
+            s.setInt(3, limit);
+            s.setString(4, "plan");
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     lines.add(rs.getString(1));

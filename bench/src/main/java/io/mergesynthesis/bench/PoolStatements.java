@@ -15,7 +15,7 @@ package io.mergesynthesis.bench;
 final class PoolStatements {
 
     /** Printed with the figures, so that two runs against different statement sets are not compared. */
-    static final String VERSION = "pool-sql-8";
+    static final String VERSION = "pool-sql-9";
 
     /** The pool claims up to as many rows as it has free workers in one statement. */
     static final int CLAIM_BATCH = 4;
@@ -32,7 +32,7 @@ final class PoolStatements {
 
     /**
      * Leases up to {@code ?} claimable rows to the owner {@code ?}, skipping rows another claim holds: expired
-     * leases first, then pending rows ({@code ?} again for the limit of each).
+     * leases first, then pending rows ({@code ?} three times: the limit of each read and of the two together).
      */
     static final String CLAIM = """
             WITH expired AS (
@@ -47,10 +47,11 @@ final class PoolStatements {
                 FROM policy_conflicts
                 WHERE synthesis_state = 'pending' AND not_before <= now()
                 ORDER BY not_before
-                LIMIT ? - (SELECT count(*) FROM expired)
+                LIMIT ?
                 FOR UPDATE SKIP LOCKED),
             picked AS (
-                SELECT * FROM expired UNION ALL SELECT * FROM fresh)
+                SELECT * FROM expired UNION ALL SELECT * FROM fresh
+                LIMIT ?)
             UPDATE policy_conflicts c
             SET synthesis_state = 'in_progress',
                 lease_owner = ?,

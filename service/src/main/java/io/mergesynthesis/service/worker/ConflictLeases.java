@@ -94,7 +94,9 @@ final class ConflictLeases {
      * expiry, later than that of every row queued while its holder worked, so one order over both would leave a
      * conflict whose holder died waiting behind the whole backlog queued since. The expired leases are read from
      * their own partial index ({@code policy_conflicts_leases_by_expiry}), the pending rows from the claimable
-     * one, and the second read asks only for what the first left of the limit.
+     * one. PostgreSQL reads a WITH query only as far as its reader asks, and {@code LockRows} locks a row only as
+     * it passes it on: the outer limit takes the expired leases first and reads (and locks) pending rows only
+     * for what they left of it. Each read keeps a plain limit, so the planner knows both are small.
      */
     private static final String CLAIM = """
             WITH expired AS (
@@ -109,10 +111,11 @@ final class ConflictLeases {
                 FROM policy_conflicts
                 WHERE synthesis_state = 'pending' AND not_before <= now()
                 ORDER BY not_before
-                LIMIT :limit - (SELECT count(*) FROM expired)
+                LIMIT :limit
                 FOR UPDATE SKIP LOCKED),
             picked AS (
-                SELECT * FROM expired UNION ALL SELECT * FROM fresh)
+                SELECT * FROM expired UNION ALL SELECT * FROM fresh
+                LIMIT :limit)
             UPDATE policy_conflicts c
             SET synthesis_state = 'in_progress',
                 lease_owner = :owner,

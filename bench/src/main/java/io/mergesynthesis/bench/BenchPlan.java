@@ -234,7 +234,8 @@ final class BenchPlan {
             try (JfrRecording recording = JfrRecording.start(replica.pid(), file)) {
                 drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu);
             }
-            results.note("jfr", "the replica's JFR recording of the timed drain: " + file);
+            results.note("jfr", "the replica's JFR recording of the timed drain: " + file.getFileName()
+                    + " beside this file");
         } else {
             drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu);
         }

@@ -67,7 +67,7 @@ public final class BenchMain {
 
     private static Map<String, Object> settings(Options o) {
         Map<String, Object> s = new LinkedHashMap<>();
-        String only = o.headline() ? "headline" : o.tokenCache() ? "token cache"
+        String only = o.latency() ? "latency" : o.headline() ? "headline" : o.tokenCache() ? "token cache"
                 : o.providerBound() ? "provider-bound" : o.workerScaling() ? "worker-scaling" : "full";
         s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote), " + only : only);
         s.put("rows_per_drain", o.rows());
@@ -75,6 +75,9 @@ public final class BenchMain {
         s.put("warm_up_rows_before_each_timed_drain", o.warmUpRows());
         s.put("pool_statements", PoolStatements.VERSION + ", claim batch " + PoolStatements.CLAIM_BATCH);
         s.put("latency_samples", o.latencySamples());
+        s.put("recovery", o.recoverySamples() + " expiring leases behind a backlog of " + o.recoveryBacklog());
+        s.put("synchronous_commit", o.databaseUrl() != null ? "as the DATABASE_URL server has it"
+                : o.synchronousCommit() ? "on (durable)" : "off (--synchronous-commit-off)");
         s.put("scale_history_rows", o.scaleHistory());
         s.put("scale_rows_per_drain", o.scaleRows());
         s.put("idle_window_s", o.idleSeconds());

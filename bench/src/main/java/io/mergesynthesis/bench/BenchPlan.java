@@ -1,5 +1,6 @@
 package io.mergesynthesis.bench;
 
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 
@@ -58,18 +59,27 @@ final class BenchPlan {
             results.skipRemaining("not measured with --worker-scaling", Metric.values());
             return;
         }
+        if (options.latency()) {
+            step("latency", this::latencyOnly, Metric.PICKUP_P50, Metric.PICKUP_P99, Metric.RECOVERY_P50,
+                    Metric.RECOVERY_P99);
+            results.skipRemaining("not measured with --latency", Metric.values());
+            return;
+        }
         step("ceiling", this::ceiling, Metric.CEILING);
         step("ceiling at the pool's bound", this::ceilingInHand, Metric.CEILING_IN_HAND);
-        step("db-scheduler peer", this::peer, Metric.PEER);
+        step("db-scheduler peer", this::peer, Metric.PEER, Metric.PEER_JVM_CPU, Metric.PEER_POSTGRES_CPU);
         if (options.headline()) {
-            step("drain, 1 replica", this::headlineDrain, Metric.DRAIN_ONE_REPLICA);
+            step("drain, 1 replica", this::headlineDrain, Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_JVM_CPU,
+                    Metric.DRAIN_POSTGRES_CPU);
             ratios();
             results.skipRemaining("not measured with --headline", Metric.values());
             return;
         }
         step("scale, ceiling", this::scaleCeiling, Metric.SCALE_CEILING);
         step("replica steps", this::withPrimaryReplica, Metric.IDLE, Metric.DRAIN_ONE_REPLICA,
+                Metric.DRAIN_JVM_CPU, Metric.DRAIN_POSTGRES_CPU,
                 Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL, Metric.PICKUP_P50, Metric.PICKUP_P99,
+                Metric.RECOVERY_P50, Metric.RECOVERY_P99,
                 Metric.INBOX_P50, Metric.INBOX_P99, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
                 Metric.CONFLICT_READ_TX, Metric.CONFLICT_READ_UNCACHED_TX,
                 Metric.EXPORT_RATE, Metric.EXPORT_HEAP_MIN,
@@ -125,7 +135,9 @@ final class BenchPlan {
         progress("db-scheduler: warming up on " + options.warmUpRows() + " tasks");
         peer.drain(options.warmUpRows());
         progress("db-scheduler: " + options.rows() + " no-op one-time tasks");
-        results.put(Metric.PEER, peer.drain(options.rows()));
+        DbSchedulerPeer.Drained drained = peer.drain(options.rows());
+        results.put(Metric.PEER, drained.perSecond());
+        putCpu(drained.cpu(), options.rows(), Metric.PEER_JVM_CPU, Metric.PEER_POSTGRES_CPU);
     }
 
     private void scaleCeiling() throws Exception {
@@ -154,13 +166,16 @@ final class BenchPlan {
             Optional<String> poolMissing = Capabilities.poolMissing(primary);
             results.note("worker_pool", poolMissing.orElse("present"));
             if (poolMissing.isPresent()) {
-                results.skipRemaining(poolMissing.get(), Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_THREE_REPLICAS,
-                        Metric.SCALE_POOL, Metric.PICKUP_P50, Metric.PICKUP_P99);
+                results.skipRemaining(poolMissing.get(), Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_JVM_CPU,
+                        Metric.DRAIN_POSTGRES_CPU, Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL,
+                        Metric.PICKUP_P50, Metric.PICKUP_P99, Metric.RECOVERY_P50, Metric.RECOVERY_P99);
             } else {
-                step("drain, 1 replica", () -> drainOne(), Metric.DRAIN_ONE_REPLICA);
+                step("drain, 1 replica", () -> drainOne(primary), Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_JVM_CPU,
+                        Metric.DRAIN_POSTGRES_CPU);
                 step("drain, 3 replicas", () -> drainThree(), Metric.DRAIN_THREE_REPLICAS);
                 step("scale, pool", () -> scalePool(), Metric.SCALE_POOL);
                 step("pickup latency", () -> pickupLatency(), Metric.PICKUP_P50, Metric.PICKUP_P99);
+                step("recovery latency", () -> recoveryLatency(), Metric.RECOVERY_P50, Metric.RECOVERY_P99);
             }
             step("inbox", () -> inbox(primary), Metric.INBOX_P50, Metric.INBOX_P99);
             step("conflict reads", () -> conflictReads(), Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
@@ -180,7 +195,25 @@ final class BenchPlan {
                 results.skipRemaining(poolMissing.get(), Metric.DRAIN_ONE_REPLICA);
                 return;
             }
-            drainOne();
+            drainOne(primary);
+        }
+    }
+
+    /** The two latency steps alone, on one replica: {@code --latency}. */
+    private void latencyOnly() throws Exception {
+        db.reset();
+        progress("starting replica-1");
+        try (Replica primary = startReplica("replica-1", Map.of())) {
+            Optional<String> poolMissing = Capabilities.poolMissing(primary);
+            if (poolMissing.isPresent()) {
+                results.skipRemaining(poolMissing.get(), Metric.PICKUP_P50, Metric.PICKUP_P99,
+                        Metric.RECOVERY_P50, Metric.RECOVERY_P99);
+                return;
+            }
+            // The JIT compiles the pool's paths first, as in a service that has been running a while.
+            warmUp();
+            step("pickup latency", this::pickupLatency, Metric.PICKUP_P50, Metric.PICKUP_P99);
+            step("recovery latency", this::recoveryLatency, Metric.RECOVERY_P50, Metric.RECOVERY_P99);
         }
     }
 
@@ -191,10 +224,40 @@ final class BenchPlan {
                 options.idleSeconds()));
     }
 
-    private void drainOne() throws Exception {
+    private void drainOne(Replica replica) throws Exception {
         warmUp();
         progress("drain, 1 replica: " + options.rows() + " conflicts");
-        results.put(Metric.DRAIN_ONE_REPLICA, new DrainBenchmark(db, seeder).drain("drain-1", options.rows()));
+        CpuTime cpu = CpuTime.ofReplica(replica.pid(), db);
+        DrainBenchmark.Drained drained;
+        if (options.jfr()) {
+            Path file = options.out().resolve("drain-1.jfr");
+            try (JfrRecording recording = JfrRecording.start(replica.pid(), file)) {
+                drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu);
+            }
+            results.note("jfr", "the replica's JFR recording of the timed drain: " + file.getFileName()
+                    + " beside this file");
+        } else {
+            drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu);
+        }
+        results.put(Metric.DRAIN_ONE_REPLICA, drained.perSecond());
+        putCpu(drained.cpu(), options.rows(), Metric.DRAIN_JVM_CPU, Metric.DRAIN_POSTGRES_CPU);
+    }
+
+    /** CPU milliseconds per unit of work on each side, or skipped with the reason a side was not measured. */
+    private void putCpu(CpuTime.Spent spent, long units, Metric jvm, Metric postgres) {
+        Double jvmMillis = spent.jvmMillisPer(units);
+        if (jvmMillis != null) {
+            results.put(jvm, jvmMillis);
+        } else {
+            results.skip(jvm, "not measured: the process's CPU time cannot be read here");
+        }
+        Double postgresMillis = spent.postgresMillisPer(units);
+        if (postgresMillis != null) {
+            results.put(postgres, postgresMillis);
+        } else {
+            String why = CpuTime.postgresUnmeasuredReason(db);
+            results.skip(postgres, why.isEmpty() ? "not measured" : why);
+        }
     }
 
     private void drainThree() throws Exception {
@@ -229,6 +292,19 @@ final class BenchPlan {
         Percentiles latency = new PickupLatency(db, fixture).measure(options.latencySamples());
         results.put(Metric.PICKUP_P50, latency.at(50));
         results.put(Metric.PICKUP_P99, latency.at(99));
+    }
+
+    private void recoveryLatency() throws Exception {
+        db.reset();
+        progress("recovery latency: " + options.recoverySamples() + " conflicts of a killed replica, leases "
+                + "expiring while " + options.recoveryBacklog() + " pending conflicts drain");
+        RecoveryLatency.Measured measured = new RecoveryLatency(db, seeder)
+                .measure(options.recoveryBacklog(), options.recoverySamples());
+        results.put(Metric.RECOVERY_P50, measured.millis().at(50));
+        results.put(Metric.RECOVERY_P99, measured.millis().at(99));
+        results.note("recovery_latency", measured.millis().count() + " leases expired under the backlog ("
+                + measured.afterBacklog() + " after it had drained, not counted); timed to the stored merge of "
+                + "the new attempt, on the database clock");
     }
 
     private void inbox(Replica replica) throws Exception {

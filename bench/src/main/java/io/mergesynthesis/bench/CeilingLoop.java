@@ -129,6 +129,9 @@ final class CeilingLoop {
                         store.setObject(p++, row.org());
                         store.setString(p++, details);
                     }
+                    // The claim's limit three times (expired leases, pending rows, both), then its owner.
+                    store.setInt(p++, leased.size());
+                    store.setInt(p++, leased.size());
                     store.setInt(p++, leased.size());
                     store.setString(p, owner);
                     boolean rows = store.execute();
@@ -163,11 +166,14 @@ final class CeilingLoop {
         return leased;
     }
 
-    /** Claims up to a batch; the text's results are the settings row, the leased rows, the next due time. */
+    /** Claims up to a batch; the text's results are two settings rows, the leased rows, the next due time. */
     private static List<Leased> claim(PreparedStatement claim, String owner, int batch) throws SQLException {
         claim.setInt(1, batch);
-        claim.setString(2, owner);
+        claim.setInt(2, batch);
+        claim.setInt(3, batch);
+        claim.setString(4, owner);
         claim.execute();
+        claim.getMoreResults();
         claim.getMoreResults();
         List<Leased> leased = leasedRows(claim.getResultSet());
         claim.getMoreResults();

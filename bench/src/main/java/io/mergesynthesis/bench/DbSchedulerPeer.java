@@ -55,8 +55,12 @@ final class DbSchedulerPeer {
         this.threads = threads;
     }
 
+    /** A drain of the peer: tasks per second, and the CPU spent by this process and the database meanwhile. */
+    record Drained(double perSecond, CpuTime.Spent cpu) {
+    }
+
     /** Tasks per second for {@code rows} tasks, all due before the scheduler starts. */
-    double drain(int rows) throws SQLException, DrainWatch.Stalled {
+    Drained drain(int rows) throws SQLException, DrainWatch.Stalled {
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS scheduled_tasks");
             s.execute(SCHEMA);
@@ -84,11 +88,12 @@ final class DbSchedulerPeer {
                     .pollingInterval(Duration.ofSeconds(1))
                     .shutdownMaxWait(Duration.ofSeconds(5))
                     .build();
+            CpuTime.Window cpu = CpuTime.ofThisProcess(db).start();
             long start = System.nanoTime();
             scheduler.start();
             try {
                 double seconds = awaitEmpty(start);
-                return rows / seconds;
+                return new Drained(rows / seconds, cpu.spent());
             } finally {
                 scheduler.stop();
             }

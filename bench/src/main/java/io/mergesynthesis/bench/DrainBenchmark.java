@@ -20,6 +20,10 @@ final class DrainBenchmark {
         this.seeder = seeder;
     }
 
+    /** A timed drain: its speed, and the CPU it cost when that was measured (else null). */
+    record Drained(double perSecond, CpuTime.Spent cpu) {
+    }
+
     /**
      * Seeds {@code rows} conflicts on hold, releases them and times the drain.
      *
@@ -27,17 +31,24 @@ final class DrainBenchmark {
      * @throws DrainWatch.Stalled when the replicas stop finishing conflicts
      */
     double drain(String batch, int rows) throws SQLException, DrainWatch.Stalled {
+        return drain(batch, rows, null).perSecond();
+    }
+
+    /** As {@link #drain(String, int)}, with the CPU that {@code cpu} sees from the release to the end. */
+    Drained drain(String batch, int rows, CpuTime cpu) throws SQLException, DrainWatch.Stalled {
         long doneBefore = seeder.count("done");
         seeder.pendingOnHold(batch, rows);
         db.settle();
+        CpuTime.Window window = cpu == null ? null : cpu.start();
         DrainRelease.releaseAll(db);
         long start = System.nanoTime();
         double seconds = DrainWatch.awaitDrained(db, start, STALL_LIMIT);
+        CpuTime.Spent spent = window == null ? null : window.spent();
         long finished = seeder.count("done") - doneBefore;
         if (finished != rows) {
             throw new IllegalStateException("drained " + rows + " conflicts but " + finished
                     + " are done (the rest were marked or failed)");
         }
-        return rows / seconds;
+        return new Drained(rows / seconds, spent);
     }
 }

@@ -15,8 +15,23 @@ enum Metric {
             "ratio"),
     PEER("db_scheduler_per_s", "Peer: db-scheduler, lock-and-fetch, 4 threads", "tasks/s"),
     POOL_TO_PEER("pool_to_db_scheduler_ratio", "Pool (1 replica) / db-scheduler", "ratio"),
-    PICKUP_P50("pickup_latency_p50_ms", "Pickup latency, idle pool, p50", "ms"),
-    PICKUP_P99("pickup_latency_p99_ms", "Pickup latency, idle pool, p99", "ms"),
+    DRAIN_JVM_CPU("drain_1_replica_jvm_cpu_ms_per_conflict", "Drain, 1 replica: replica JVM CPU per conflict",
+            "ms", Target.context("process CPU time over the timed drain")),
+    DRAIN_POSTGRES_CPU("drain_1_replica_postgres_cpu_ms_per_conflict",
+            "Drain, 1 replica: PostgreSQL CPU per conflict", "ms",
+            Target.context("every server process over the timed drain")),
+    PEER_JVM_CPU("db_scheduler_jvm_cpu_ms_per_task", "Peer: db-scheduler JVM CPU per task", "ms",
+            Target.context("the benchmark's own process, which runs the peer")),
+    PEER_POSTGRES_CPU("db_scheduler_postgres_cpu_ms_per_task", "Peer: db-scheduler PostgreSQL CPU per task", "ms",
+            Target.context("every server process over the peer's drain")),
+    PICKUP_P50("pickup_latency_p50_ms", "Pickup latency, idle pool, p50", "ms",
+            Target.atMost(20, "durable database")),
+    PICKUP_P99("pickup_latency_p99_ms", "Pickup latency, idle pool, p99", "ms",
+            Target.atMost(60, "durable database")),
+    RECOVERY_P50("recovery_latency_p50_ms", "Recovery: lease expiry to new attempt, full backlog, p50", "ms",
+            Target.context(null)),
+    RECOVERY_P99("recovery_latency_p99_ms", "Recovery: lease expiry to new attempt, full backlog, p99", "ms",
+            Target.atMost(2_000, "taken over before the backlog")),
     SCALE_POOL("scale_pool_largest_to_smallest_ratio", "Scale: pool at most history / at least", "ratio"),
     SCALE_CEILING("scale_ceiling_largest_to_smallest_ratio", "Scale: ceiling at most history / at least",
             "ratio"),
@@ -124,6 +139,18 @@ enum Metric {
         this.label = label;
         this.unit = unit;
         this.target = null;
+        this.scenario = null;
+        this.replicas = 0;
+        this.figure = null;
+        this.workers = 0;
+        this.workerFigure = null;
+    }
+
+    Metric(String key, String label, String unit, Target target) {
+        this.key = key;
+        this.label = label;
+        this.unit = unit;
+        this.target = target;
         this.scenario = null;
         this.replicas = 0;
         this.figure = null;

@@ -14,6 +14,9 @@ record Options(
         boolean tokenCache,
         boolean providerBound,
         boolean workerScaling,
+        boolean latency,
+        boolean synchronousCommit,
+        boolean jfr,
         Path out,
         Path productRoot,
         String databaseUrl,
@@ -34,12 +37,15 @@ record Options(
         int conflictReads,
         int providerBacklog,
         int providerWarmUpSeconds,
-        int providerWindowSeconds) {
+        int providerWindowSeconds,
+        int recoveryBacklog,
+        int recoverySamples) {
 
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
                                                                   [--token-cache] [--provider-bound]
-                                                                  [--worker-scaling]
+                                                                  [--worker-scaling] [--latency]
+                                                                  [--synchronous-commit-off] [--jfr]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
               --quick             tiny sizes for a smoke run (about two minutes)
@@ -51,6 +57,15 @@ record Options(
                                   scenarios, one replica then three (about 10 minutes; 2 with --quick)
               --worker-scaling    only one replica of 4, 32 and 128 workers against a stand-in that
                                   answers after 2 s (about 5 minutes; 1 with --quick)
+              --latency           only the two latency steps: pickup of a new conflict by an idle
+                                  pool, and recovery of conflicts whose holder died, under a
+                                  full backlog (a few minutes)
+              --synchronous-commit-off
+                                  run the embedded database with synchronous_commit off (commits
+                                  do not wait for the disk); by default it is on, a durable
+                                  database, as in production
+              --jfr               record a JFR profile of the replica during the timed one-replica
+                                  drain (drain-1.jfr under --out)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)
@@ -66,6 +81,9 @@ record Options(
         boolean tokenCache = false;
         boolean providerBound = false;
         boolean workerScaling = false;
+        boolean latency = false;
+        boolean synchronousCommit = true;
+        boolean jfr = false;
         boolean wipe = false;
         Path out = Path.of("bench-results");
         Path root = null;
@@ -77,6 +95,9 @@ record Options(
                 case "--token-cache" -> tokenCache = true;
                 case "--provider-bound" -> providerBound = true;
                 case "--worker-scaling" -> workerScaling = true;
+                case "--latency" -> latency = true;
+                case "--synchronous-commit-off" -> synchronousCommit = false;
+                case "--jfr" -> jfr = true;
                 case "--wipe" -> wipe = true;
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
@@ -98,6 +119,9 @@ record Options(
                 tokenCache,
                 providerBound,
                 workerScaling,
+                latency,
+                synchronousCommit,
+                jfr,
                 out.toAbsolutePath(),
                 ProductFiles.findRoot(root),
                 url,
@@ -118,7 +142,9 @@ record Options(
                 quick ? 2_000 : 20_000,
                 quick ? 300 : 10_000,
                 quick ? 2 : 15,
-                quick ? 6 : 60);
+                quick ? 6 : 60,
+                quick ? 3_000 : 20_000,
+                quick ? 20 : 100);
     }
 
     private static String value(String[] args, int i, String flag) {

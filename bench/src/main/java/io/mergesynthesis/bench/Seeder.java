@@ -61,6 +61,37 @@ final class Seeder {
         insertConflicts(batch, count, orgs, true, "now()");
     }
 
+    /**
+     * Inserts {@code count} conflicts leased to {@code owner}, a holder that will never finish them, within the
+     * caller's open transaction on {@code c} (the sweep identity). The lease of the one numbered {@code g}
+     * (0 up, the end of its dedup key) expires {@code first + g * step} after the transaction's start, which is
+     * also its {@code received_at}; its one attempt is counted already.
+     */
+    void leasedToDeadHolder(Connection c, String batch, int count, String owner, java.time.Duration first,
+                            java.time.Duration step) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("""
+                INSERT INTO policy_conflicts
+                    (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at, received_at,
+                     synthesis_state, attempts, lease_owner, lease_expires_at, not_before)
+                SELECT gen_random_uuid(), %s, ? || '-' || g, ?, ?, CAST(? AS jsonb), ?, now() - interval '1 hour',
+                       now(), 'in_progress', 1, ?, expiry, expiry
+                FROM generate_series(0, ? - 1) g,
+                     LATERAL (SELECT now() + (? + g * ?) * interval '1 millisecond' AS expiry) e"""
+                .formatted(orgIdSql("g % " + DEFAULT_ORGS)))) {
+            int i = 1;
+            s.setString(i++, batch);
+            s.setString(i++, fixture.action());
+            s.setString(i++, fixture.target());
+            s.setString(i++, fixture.rulesJson());
+            s.setString(i++, fixture.winnerPolicyId());
+            s.setString(i++, owner);
+            s.setInt(i++, count);
+            s.setLong(i++, first.toMillis());
+            s.setLong(i, step.toMillis());
+            s.executeUpdate();
+        }
+    }
+
     /** Inserts one {@code conflict_detected} event for each of the first {@code count} conflicts. */
     int events(int count) throws SQLException {
         int written = 0;

@@ -29,7 +29,9 @@ class BenchSmokeTest {
             "scale_pool_largest_to_smallest_ratio", "scale_ceiling_largest_to_smallest_ratio",
             "idle_queries_per_s", "slow_synth_per_s", "slow_synth_target_per_s", "slow_synth_peak_connections",
             "slow_synth_mean_connections", "inbox_p50_ms", "inbox_p99_ms", "export_events_per_s",
-            "export_heap_min_mib", "export_heap_max_mib");
+            "export_heap_min_mib", "export_heap_max_mib", "recovery_latency_p50_ms", "recovery_latency_p99_ms",
+            "drain_1_replica_jvm_cpu_ms_per_conflict", "drain_1_replica_postgres_cpu_ms_per_conflict",
+            "db_scheduler_jvm_cpu_ms_per_task", "db_scheduler_postgres_cpu_ms_per_task");
 
     @Test
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
@@ -92,6 +94,19 @@ class BenchSmokeTest {
             assertThat(figures.get("workers_4_" + kind).get("skipped").asText()).contains("--quick");
         }
         assertThat(table).containsPattern("Workers 128, T=2s: merged .*target at least .*: (MET|MISSED)");
+
+        // The latency figures are measured on a durable database and printed with their targets.
+        assertThat(table).contains("synchronous_commit=on (durable)");
+        assertThat(table).containsPattern("Pickup latency, idle pool, p50 .*target at most 20 .*: (MET|MISSED)");
+        assertThat(table).containsPattern("Pickup latency, idle pool, p99 .*target at most 60 .*: (MET|MISSED)");
+        assertThat(table).containsPattern("Recovery: lease expiry .* p99 .*target at most 2000 .*: (MET|MISSED)");
+        assertThat(figures.get("recovery_latency_p99_ms").has("value")).isTrue();
+        // CPU per conflict: the replica's JVM always; PostgreSQL's where /proc shows the embedded server.
+        assertThat(figures.get("drain_1_replica_jvm_cpu_ms_per_conflict").get("value").asDouble()).isPositive();
+        if (Files.isDirectory(Path.of("/proc"))) {
+            assertThat(figures.get("drain_1_replica_postgres_cpu_ms_per_conflict").get("value").asDouble())
+                    .isPositive();
+        }
 
         Path chart = out.resolve("scale.png");
         assertThat(chart).exists();

@@ -44,6 +44,7 @@ public final class OneTripBatch {
     private static final String LEAVE_TENANT = "SELECT set_config('role', :role, true), "
             + "set_config('row_security', 'off', true), set_config('app.org_id', '', true)";
     private static final String SCOPE_TO_ORG = "SELECT set_config('app.org_id', :org, true)";
+    private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
 
     /** Reads one statement's rows into what the caller wants of them. */
     @FunctionalInterface
@@ -103,6 +104,18 @@ public final class OneTripBatch {
         }
         add(LEAVE_TENANT, Map.of("role", ScopedTransactions.SWEEP_ROLE), null, null);
         tenant = false;
+        return this;
+    }
+
+    /**
+     * Lets the batch's commit return before its WAL reaches the disk ({@code synchronous_commit} off for this
+     * transaction alone). The commit is visible to every other session at once and reaches the disk within a
+     * few WAL writer rounds; only a crash of the database server in between can lose it. For writes that cost
+     * nothing to lose, such as a claim, which is then simply made again: never for a stored merge. A later
+     * durable commit on the server flushes this one's WAL with its own, as the WAL is written in order.
+     */
+    public OneTripBatch withoutWaitingForDisk() {
+        add(NO_WAIT_FOR_DISK, Map.of(), null, null);
         return this;
     }
 

@@ -28,7 +28,8 @@ import org.jdbi.v3.core.Handle;
  * <p>Times come from the database clock ({@code now()}), the one clock every replica shares. While a row is
  * leased, {@code not_before} holds the lease expiry, so "claimable" is always the single range
  * {@code not_before <= now()} over the partial index {@code policy_conflicts_claimable}, and an expired lease
- * is claimable again with no further rule.
+ * is claimable again with no further rule. The claim takes expired leases before pending rows (see
+ * {@link #CLAIM}).
  *
  * <p>Every write after the claim is fenced on the lease ({@code lease_owner} and {@code attempts}) and on
  * {@code synthesis_state = 'in_progress'}: a worker whose lease was taken over changes nothing.
@@ -88,16 +89,33 @@ final class ConflictLeases {
         });
     }
 
+    /**
+     * Expired leases first, then pending rows, each oldest first. An expired lease's {@code not_before} is its
+     * expiry, later than that of every row queued while its holder worked, so one order over both would leave a
+     * conflict whose holder died waiting behind the whole backlog queued since. The expired leases are read from
+     * their own partial index ({@code policy_conflicts_leases_by_expiry}), the pending rows from the claimable
+     * one. PostgreSQL reads a WITH query only as far as its reader asks, and {@code LockRows} locks a row only as
+     * it passes it on: the outer limit takes the expired leases first and reads (and locks) pending rows only
+     * for what they left of it. Each read keeps a plain limit, so the planner knows both are small.
+     */
     private static final String CLAIM = """
-            WITH picked AS (
-                SELECT id, synthesis_state = 'in_progress' AS recovered,
-                       synthesis_state = 'in_progress' AND updated_at < pg_postmaster_start_time()
-                           AS cut_by_restart
+            WITH expired AS (
+                SELECT id, true AS recovered, updated_at < pg_postmaster_start_time() AS cut_by_restart
                 FROM policy_conflicts
-                WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()
+                WHERE synthesis_state = 'in_progress' AND lease_expires_at <= now()
+                ORDER BY lease_expires_at
+                LIMIT :limit
+                FOR UPDATE SKIP LOCKED),
+            fresh AS (
+                SELECT id, false AS recovered, false AS cut_by_restart
+                FROM policy_conflicts
+                WHERE synthesis_state = 'pending' AND not_before <= now()
                 ORDER BY not_before
                 LIMIT :limit
-                FOR UPDATE SKIP LOCKED)
+                FOR UPDATE SKIP LOCKED),
+            picked AS (
+                SELECT * FROM expired UNION ALL SELECT * FROM fresh
+                LIMIT :limit)
             UPDATE policy_conflicts c
             SET synthesis_state = 'in_progress',
                 lease_owner = :owner,

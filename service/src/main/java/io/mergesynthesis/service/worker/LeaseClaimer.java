@@ -10,6 +10,11 @@ import java.util.Optional;
  * Claims conflicts for this replica in one short cross-tenant transaction, sent as one round trip: the sweep
  * identity with {@code row_security = off}, so that a claim which could not see every org's rows fails instead
  * of quietly working on a subset.
+ *
+ * <p>The claim's commit does not wait for the disk ({@link OneTripBatch#withoutWaitingForDisk()}): a claim that
+ * a crash of the database server takes back only leaves its conflict claimable again, and the merge stored
+ * under it is written durably, which takes the claim's WAL to disk first. Waiting for the flush here would
+ * put a second disk write on every conflict's path from ingest to merge.
  */
 final class LeaseClaimer {
 
@@ -36,7 +41,7 @@ final class LeaseClaimer {
     Claim claim(int limit) {
         // The claim and the look at what comes due next go in one round trip; the second matters only when
         // the claim came back short, and costs one index probe when it did not.
-        OneTripBatch batch = OneTripBatch.crossTenant();
+        OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
         OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration);
         OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextDueIn(batch);
         batch.run(transactions.jdbi());

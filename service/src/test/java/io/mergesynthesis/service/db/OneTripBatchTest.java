@@ -142,6 +142,23 @@ class OneTripBatchTest {
     }
 
     @Test
+    void aBatchThatDoesNotWaitForTheDiskSaysSoOnlyForItself() {
+        // The test server does not wait for the disk at all; the pool's one connection is made to, as a
+        // production server does.
+        pooled.useHandle(handle -> handle.execute("SET synchronous_commit = on"));
+        OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
+        OneTripBatch.Result<String> inside = batch.query("SELECT current_setting('synchronous_commit')", Map.of(),
+                rs -> rs.next() ? rs.getString(1) : null);
+        batch.run(pooled);
+
+        assertThat(inside.get()).isEqualTo("off");
+        String after = pooled.withHandle(handle -> handle.createQuery("SELECT current_setting('synchronous_commit')")
+                .mapTo(String.class).one());
+        assertThat(after).as("the next transaction on the same pooled connection").isEqualTo("on");
+        pooled.useHandle(handle -> handle.execute("RESET synchronous_commit"));
+    }
+
+    @Test
     void aFailingStatementRollsTheWholeBatchBackAndSaysWhy() {
         OneTripBatch batch = OneTripBatch.tenant();
         batch.update(ORG_A, "INSERT INTO trip_probe VALUES (:org, 'written first')", Map.of("org", ORG_A));

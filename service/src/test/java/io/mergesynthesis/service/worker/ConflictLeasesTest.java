@@ -48,6 +48,68 @@ class ConflictLeasesTest {
     }
 
     @Test
+    void anExpiredLeaseIsClaimedBeforePendingConflictsQueuedLongBeforeIt() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            // Three conflicts queued an hour ago, then one whose holder died: its lease ran out a moment ago,
+            // so by not_before alone it would come last of the four.
+            UUID first = fixture.insertConflict("jira.old-1");
+            UUID second = fixture.insertConflict("jira.old-2");
+            UUID third = fixture.insertConflict("jira.old-3");
+            UUID orphan = fixture.insertConflict("jira.orphan");
+            fixture.admin.useHandle(handle -> handle.createUpdate("""
+                            UPDATE policy_conflicts
+                            SET not_before = now() - CASE id WHEN :first THEN interval '3 hours'
+                                                             WHEN :second THEN interval '2 hours'
+                                                             ELSE interval '1 hour' END
+                            WHERE id IN (:first, :second, :third)""")
+                    .bind("first", first).bind("second", second).bind("third", third).execute());
+            fixture.admin.useHandle(handle -> handle.createUpdate("""
+                            UPDATE policy_conflicts
+                            SET synthesis_state = 'in_progress', attempts = 1, lease_owner = 'killed',
+                                lease_expires_at = now() - interval '10 milliseconds',
+                                not_before = now() - interval '10 milliseconds'
+                            WHERE id = :id""")
+                    .bind("id", orphan).execute());
+            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+
+            List<Lease> one = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 1, Duration.ofSeconds(10)));
+            assertThat(one).extracting(Lease::conflictId).containsExactly(orphan);
+            assertThat(one.get(0).recovered()).isTrue();
+            assertThat(one.get(0).attempts()).isEqualTo(2);
+
+            // The rest of a larger claim still goes to the pending conflicts, oldest first.
+            List<Lease> rest = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 2, Duration.ofSeconds(10)));
+            assertThat(rest).extracting(Lease::conflictId).containsExactlyInAnyOrder(first, second);
+            assertThat(rest).noneMatch(Lease::recovered);
+        }
+    }
+
+    @Test
+    void aClaimTakesExpiredLeasesAndPendingConflictsTogetherUpToItsLimit() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID pending = fixture.insertConflict("jira.pending");
+            UUID expired = fixture.insertConflict("jira.expired");
+            UUID held = fixture.insertConflict("jira.held");
+            fixture.admin.useHandle(handle -> handle.createUpdate("""
+                            UPDATE policy_conflicts
+                            SET synthesis_state = 'in_progress', attempts = 1, lease_owner = 'other',
+                                lease_expires_at = CASE WHEN id = :expired THEN now() - interval '1 second'
+                                                        ELSE now() + interval '1 minute' END,
+                                not_before = CASE WHEN id = :expired THEN now() - interval '1 second'
+                                                  ELSE now() + interval '1 minute' END
+                            WHERE id IN (:expired, :held)""")
+                    .bind("expired", expired).bind("held", held).execute());
+            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+
+            List<Lease> claimed = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
+
+            // A live lease is nobody else's to take.
+            assertThat(claimed).extracting(Lease::conflictId).containsExactlyInAnyOrder(pending, expired);
+            assertThat(fixture.column(held, "lease_owner")).isEqualTo("other");
+        }
+    }
+
+    @Test
     void aStoredMergeSettlesTheCallsPutOnRecordEarlyAndALostLeaseStoresNothingButTheCalls() throws Exception {
         try (WorkerFixture fixture = new WorkerFixture()) {
             UUID kept = fixture.insertConflict("jira.a");

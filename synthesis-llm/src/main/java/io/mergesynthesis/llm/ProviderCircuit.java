@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * failures come from {@code openAfter} different conflicts in a row, with no answer of any kind in between, the
  * provider is down: the circuit opens, calls are held back (the conflict is handed back with no attempt counted)
  * and one call at a time probes the provider, the first a second later, then at a doubling interval up to a cap.
- * Any answer, from a probe or from a call still in flight, closes the circuit at once.
+ * The probe's answer, whatever it says, closes the circuit at once; so does any answer to a call let out since
+ * the circuit opened, but not a late answer to a call sent before it.
  *
  * <p>Before the circuit opens the same failure is ambiguous: it may be the first of an outage, or this conflict's
  * own (a request the provider chokes on). Each conflict gets one uncounted retry for it; a second such failure of
@@ -44,8 +45,12 @@ final class ProviderCircuit {
         PROBING
     }
 
-    /** Whether a call may go out, and whether it is the probe. */
-    enum Ticket { CALL, PROBE }
+    /**
+     * A call let out: whether it is the probe, and which opening of the circuit it was let out under (calls let
+     * out before an opening carry an older one).
+     */
+    record Ticket(boolean probe, long epoch) {
+    }
 
     /** What a failure means for the conflict that met it. */
     record Verdict(SynthesisDeferred.Cause deferral, Duration retryAfter) {
@@ -75,7 +80,7 @@ final class ProviderCircuit {
     private Instant nextProbeAt;
     private int failedProbes;
     private String lastFailure = "";
-    private long openings;
+    private long openings; // also the epoch: each opening starts a new one
 
     ProviderCircuit(String provider, CircuitSettings settings, Clock clock) {
         this.provider = provider;
@@ -87,19 +92,18 @@ final class ProviderCircuit {
     /**
      * Asks to make a call now.
      *
-     * @return {@link Ticket#PROBE} when this call is the one that tests a provider found down, else
-     *         {@link Ticket#CALL}
+     * @return the call's ticket, a probe's when this call is the one that tests a provider found down
      * @throws HeldBack while the circuit is open and no probe is due, or another call is the probe
      */
     synchronized Ticket admit() throws HeldBack {
         Instant now = clock.instant();
         switch (state) {
             case CLOSED:
-                return Ticket.CALL;
+                return new Ticket(false, openings);
             case OPEN:
                 if (!now.isBefore(nextProbeAt)) {
                     state = State.PROBING;
-                    return Ticket.PROBE;
+                    return new Ticket(true, openings);
                 }
                 throw new HeldBack(Duration.between(now, nextProbeAt), describe(now));
             default:
@@ -108,12 +112,19 @@ final class ProviderCircuit {
         }
     }
 
-    /** The provider answered (whatever it said): it is up. Closes an open circuit. */
-    synchronized void answered() {
-        streak.clear();
+    /**
+     * The provider answered (whatever it said): it is up. Closes an open circuit, unless the call was let out
+     * before the circuit opened: a late answer to a request sent before the outage says nothing about now.
+     */
+    synchronized void answered(Ticket ticket) {
         if (state == State.CLOSED) {
+            streak.clear();
             return;
         }
+        if (ticket.epoch() != openings) {
+            return;
+        }
+        streak.clear();
         Duration down = Duration.between(openedAt, clock.instant());
         LOG.info("provider '{}' answers again after {} ms down ({} failed probes); its circuit is closed",
                 provider, down.toMillis(), failedProbes);
@@ -130,7 +141,7 @@ final class ProviderCircuit {
     synchronized Verdict failed(Ticket ticket, UUID conflict, String what) {
         Instant now = clock.instant();
         lastFailure = what;
-        if (state == State.PROBING && ticket == Ticket.PROBE) {
+        if (state == State.PROBING && ticket.probe() && ticket.epoch() == openings) {
             failedProbes++;
             Duration doubled = interval.multipliedBy(2);
             interval = doubled.compareTo(settings.getMaxProbeInterval()) > 0 ? settings.getMaxProbeInterval() : doubled;
@@ -156,7 +167,7 @@ final class ProviderCircuit {
 
     /** The probe ended without telling anything (the worker gave up on it): the next call probes again. */
     synchronized void abandoned(Ticket ticket) {
-        if (ticket == Ticket.PROBE && state == State.PROBING) {
+        if (ticket.probe() && ticket.epoch() == openings && state == State.PROBING) {
             state = State.OPEN;
             nextProbeAt = clock.instant();
         }

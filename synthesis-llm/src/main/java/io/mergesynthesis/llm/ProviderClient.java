@@ -149,7 +149,7 @@ final class ProviderClient {
         boolean down = isOutageAnswer(reply);
         if (!down) {
             // Any other answer, a refusal included, shows the provider is up.
-            gate.circuit().answered();
+            gate.circuit().answered(ticket);
         }
         BigDecimal cost = price.cost(reply.usage());
         metrics.usage(name, reply.usage(), cost);

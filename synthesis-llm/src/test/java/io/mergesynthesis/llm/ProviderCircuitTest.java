@@ -52,9 +52,9 @@ class ProviderCircuitTest {
         UUID lonely = UUID.randomUUID();
 
         ProviderCircuit.Verdict first = failOnce(lonely);
-        circuit.answered(); // other conflicts get answers meanwhile
+        circuit.answered(circuit.admit()); // other conflicts get answers meanwhile
         ProviderCircuit.Verdict second = failOnce(lonely);
-        circuit.answered();
+        circuit.answered(circuit.admit());
         ProviderCircuit.Verdict third = failOnce(lonely);
 
         assertThat(first.deferral()).isEqualTo(Cause.OUTAGE_SUSPECTED);
@@ -77,7 +77,7 @@ class ProviderCircuitTest {
         for (int i = 0; i < 4; i++) {
             failOnce(UUID.randomUUID());
         }
-        circuit.answered();
+        circuit.answered(circuit.admit());
         for (int i = 0; i < 4; i++) {
             failOnce(UUID.randomUUID());
         }
@@ -97,7 +97,7 @@ class ProviderCircuitTest {
 
         assertThat(held.retryAfter()).isEqualTo(Duration.ofSeconds(1));
         assertThat(later.retryAfter()).isEqualTo(Duration.ofMillis(600));
-        assertThat(probe).isEqualTo(Ticket.PROBE);
+        assertThat(probe.probe()).isTrue();
         assertThat(circuit.state()).isEqualTo(State.PROBING);
         assertThat(besideTheProbe).as("one probe at a time").isNotNull();
     }
@@ -123,12 +123,12 @@ class ProviderCircuitTest {
     void theFirstAnswerClosesTheCircuitAndCallsGoOutAtOnce() throws Exception {
         openIt();
         clock.advance(Duration.ofSeconds(1));
-        circuit.admit();
+        Ticket probe = circuit.admit();
 
-        circuit.answered();
+        circuit.answered(probe);
 
         assertThat(circuit.state()).isEqualTo(State.CLOSED);
-        assertThat(circuit.admit()).isEqualTo(Ticket.CALL);
+        assertThat(circuit.admit().probe()).isFalse();
         assertThat(circuit.status().open()).isFalse();
         // Closed afresh: the next outage is recognised after five conflicts again, probed after one second again.
         openIt();
@@ -143,7 +143,18 @@ class ProviderCircuitTest {
 
         circuit.abandoned(probe);
 
-        assertThat(circuit.admit()).isEqualTo(Ticket.PROBE);
+        assertThat(circuit.admit().probe()).isTrue();
+    }
+
+    @Test
+    void aLateAnswerToACallSentBeforeTheOutageDoesNotCloseTheCircuit() throws Exception {
+        Ticket sentBefore = circuit.admit();
+        openIt();
+
+        circuit.answered(sentBefore);
+
+        assertThat(circuit.state()).isEqualTo(State.OPEN);
+        assertThat(circuit.openings()).isEqualTo(1);
     }
 
     @Test

@@ -33,6 +33,7 @@ final class LlmMetrics {
                 .buckets(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60)
                 .register(registry);
         new ConcurrencyLimits(gates).register(registry);
+        new PaceRates(gates).register(registry);
         // Every configured provider shows up with zeroes from the start, so a dashboard's rate() has a baseline.
         for (String provider : gates.keySet()) {
             for (CallOutcome outcome : CallOutcome.values()) {
@@ -73,6 +74,25 @@ final class LlmMetrics {
             GaugeMetricFamily family = new GaugeMetricFamily("llm_concurrency_limit",
                     "Calls this replica currently allows itself in flight per provider (AIMD).", List.of("provider"));
             gates.forEach((name, gate) -> family.addMetric(List.of(name), gate.limit().limit()));
+            return List.of(family);
+        }
+    }
+
+    /** Read at scrape time, like the limits: the pace each replica keeps now, 0 while a provider states no limit. */
+    private static final class PaceRates extends Collector {
+
+        private final Map<String, ProviderGate> gates;
+
+        PaceRates(Map<String, ProviderGate> gates) {
+            this.gates = gates;
+        }
+
+        @Override
+        public List<MetricFamilySamples> collect() {
+            GaugeMetricFamily family = new GaugeMetricFamily("llm_pace_requests_per_second",
+                    "Requests per second this replica currently allows itself per provider, from the limit the "
+                            + "provider states; 0 when not pacing.", List.of("provider"));
+            gates.forEach((name, gate) -> family.addMetric(List.of(name), gate.pace().requestsPerSecond()));
             return List.of(family);
         }
     }

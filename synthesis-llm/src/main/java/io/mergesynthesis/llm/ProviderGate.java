@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything every thread of this replica must agree on about one provider: whether it asked us to pause
- * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), and whether it has a problem
+ * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), how fast calls may start
+ * ({@link ProviderPace}), and whether it has a problem
  * that no retry will fix (a refused key, a spend limit). One gate per configured provider, shared by all
  * workers, so that one 429 pauses everybody instead of each thread finding out for itself.
  */
@@ -27,6 +28,7 @@ final class ProviderGate {
     private final String keyVariable;
     private final Clock clock;
     private final AdaptiveLimit limit;
+    private final ProviderPace pace;
     private Pause pause; // guarded by this
     private String problem; // guarded by this
 
@@ -39,6 +41,7 @@ final class ProviderGate {
         this.keyVariable = keyVariable;
         this.clock = clock;
         this.limit = new AdaptiveLimit(maxConcurrency);
+        this.pace = new ProviderPace(clock);
     }
 
     String provider() {
@@ -47,6 +50,10 @@ final class ProviderGate {
 
     AdaptiveLimit limit() {
         return limit;
+    }
+
+    ProviderPace pace() {
+        return pace;
     }
 
     /** The pause in force now, if any. */

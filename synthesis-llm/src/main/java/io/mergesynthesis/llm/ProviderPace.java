@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * replica spreads what is left evenly over the time left, and takes of it the share it has been spending
  * itself, learnt by comparing its own calls between two answers with what the count went down by meanwhile.
  * Every replica doing so leaves the window's requests spread over the window, whoever takes how many.
- * Calls this replica started since the newest answer are counted against what is left, scaled up by the share,
- * as the others are presumably starting theirs meanwhile.
+ * What is left is counted down from the newest answer by this replica's calls since, and by what the others
+ * presumably spent meanwhile.
  *
  * <p>Until a provider has stated a limit nothing is paced, and an answer that states none ends pacing: 429s and
  * {@link AdaptiveLimit} remain the safety net for providers that say nothing.
@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 final class ProviderPace {
 
     /** Starting again a little after the stated reset keeps a call from reaching the provider just before it. */
-    static final double RESET_GUARD_SHARE = 0.02;
+    static final double RESET_GUARD_SHARE = 0.01;
     static final Duration MIN_RESET_GUARD = Duration.ofMillis(10);
     /** How much the share learnt from earlier answers still counts after each new one. */
     static final double SHARE_MEMORY = 0.9;
@@ -128,7 +128,7 @@ final class ProviderPace {
             return now;
         }
         Instant reset = latest.stated().reset();
-        if (now.isBefore(reset.plus(guard())) && left() < 1) {
+        if (now.isBefore(reset.plus(guard())) && left(now) < 1) {
             return reset.plus(guard());
         }
         double rate = rate(now);
@@ -146,7 +146,7 @@ final class ProviderPace {
     private double rate(Instant now) {
         Instant reset = latest.stated().reset();
         if (now.isBefore(reset.plus(guard()))) {
-            double left = left();
+            double left = left(now);
             if (left < 1) {
                 return 0;
             }
@@ -160,9 +160,17 @@ final class ProviderPace {
         return share() * limit.getAsLong() / (period.toNanos() / 1e9);
     }
 
-    /** What is left of the period now, counting the calls started since the newest answer and the others'. */
-    private double left() {
-        return latest.stated().remaining() - (started - latest.call()) / share();
+    /**
+     * What is left of the period now: what the newest answer said, less the calls this replica started since,
+     * less what the others have presumably spent since that call was counted, at their share of an even spread.
+     */
+    private double left(Instant now) {
+        RateLimitHeaders.Stated stated = latest.stated();
+        double own = started - latest.call();
+        double spread = Duration.between(latest.sentAt(), stated.reset()).toNanos() / 1e9;
+        double since = Math.max(0, Duration.between(latest.sentAt(), now).toNanos() / 1e9);
+        double others = spread <= 0 ? 0 : (1 - share()) * stated.remaining() / spread * Math.min(since, spread);
+        return stated.remaining() - own - others;
     }
 
     private Duration guard() {

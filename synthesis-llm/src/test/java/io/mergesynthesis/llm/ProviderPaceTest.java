@@ -104,7 +104,42 @@ class ProviderPaceTest {
         clock.advance(Duration.ofMillis(100));
         // Meanwhile the others have spent their two thirds of 14 over 0.5 s for 0.1 s.
         double left = 14 - 1 - 2 / 3.0 * 14 / 0.5 * 0.1;
-        assertThat(pace.requestsPerSecond()).isCloseTo(left / 3.0 / 0.4, within(0.01));
+        assertThat(pace.requestsPerSecond()).as("spread over the 0.5 s from our last start")
+                .isCloseTo(left / 3.0 / 0.5, within(0.01));
+    }
+
+    @Test
+    void callsCountedInAnotherOrderThanSentStillMakeALoneReplicasShareWhole() {
+        // Four calls sent at once, counted by the provider in the order 3, 1, 4, 2 and answered 2, 4, 1, 3.
+        Sent[] sent = {send(), send(), send(), send()};
+        answer(sent[1], 20, 16, Duration.ofSeconds(1));
+        answer(sent[3], 20, 17, Duration.ofSeconds(1));
+        answer(sent[0], 20, 18, Duration.ofSeconds(1));
+        answer(sent[2], 20, 19, Duration.ofSeconds(1));
+
+        assertThat(pace.share()).isEqualTo(1);
+        // 16 are left; the two calls sent after the one that said so count as not yet counted: 14.
+        assertThat(pace.requestsPerSecond()).isCloseTo(14, within(0.01));
+    }
+
+    @Test
+    void noTurnLiesBeyondTheEndOfThePeriod() {
+        answer(send(), 20, 10, Duration.ofSeconds(1));
+        answer(send(), 20, 8, Duration.ofSeconds(1));
+        answer(send(), 20, 1, Duration.ofSeconds(1));
+        assertThat(pace.share()).isCloseTo(2 / 9.0, within(0.001));
+        assertThat(pace.requestsPerSecond()).isCloseTo(2 / 9.0, within(0.001));
+
+        assertThat(waitMillis()).as("not 4.5 s, but the reset and its guard").isEqualTo(1010);
+    }
+
+    @Test
+    void aChangedLimitStartsAfresh() {
+        answer(send(), 200, 190, Duration.ofSeconds(1));
+        answer(send(), 20, 5, Duration.ofSeconds(1));
+        answer(send(), 20, 4, Duration.ofSeconds(1));
+
+        assertThat(pace.share()).as("185 gone between two calls of ours was the limit changing").isEqualTo(1);
     }
 
     @Test

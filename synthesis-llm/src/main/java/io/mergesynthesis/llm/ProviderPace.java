@@ -213,13 +213,13 @@ final class ProviderPace {
     private double rate(Instant now) {
         Instant reset = latest.stated().reset();
         if (now.isBefore(reset.plus(guard()))) {
-            double left = left(now);
+            // Spread from the last start, with what was left then: counted from now, each wait would leave one
+            // interval of the period unused at its end.
+            Instant from = lastStart != null && lastStart.isBefore(now) ? lastStart : now;
+            double left = left(from);
             if (left < 1) {
                 return 0;
             }
-            // Spread from the last start, not from now: counted from now, each wait would leave one interval of
-            // the period unused at its end.
-            Instant from = lastStart != null && lastStart.isBefore(now) ? lastStart : now;
             double seconds = Duration.between(from, reset).toNanos() / 1e9;
             return seconds <= 0 ? Double.POSITIVE_INFINITY : share() * left / seconds;
         }

@@ -102,10 +102,12 @@ class ProviderPaceTest {
                 .isCloseTo((14 - 1) / 3.0 / 0.5, within(0.01));
 
         clock.advance(Duration.ofMillis(100));
-        // Meanwhile the others have spent their two thirds of 14 over 0.5 s for 0.1 s.
-        double left = 14 - 1 - 2 / 3.0 * 14 / 0.5 * 0.1;
-        assertThat(pace.requestsPerSecond()).as("spread over the 0.5 s from our last start")
-                .isCloseTo(left / 3.0 / 0.5, within(0.01));
+        assertThat(pace.requestsPerSecond()).as("the spread counts from our last start until something new is known")
+                .isCloseTo((14 - 1) / 3.0 / 0.5, within(0.01));
+        // By now the others have presumably spent their two thirds of 14 over 0.5 s for 0.1 s: 13 - 1.87 left.
+        assertThat(pace.untilNextStart()).isPositive();
+        clock.advance(Duration.ofMillis(260));
+        assertThat(pace.untilNextStart()).isZero();
     }
 
     @Test

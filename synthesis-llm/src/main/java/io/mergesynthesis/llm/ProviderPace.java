@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * What they share is the provider's count: every answer says how many requests are left until the reset. This
  * replica spreads what is left evenly over the time left, and takes of it the share it has been spending
  * itself, learnt by comparing its own calls in a period with what the count went down by meanwhile.
- * Every replica doing so leaves the window's requests spread over the window, whoever takes how many.
- * What is left is counted down from the newest answer by this replica's calls since, and by what the others
+ * Every replica doing so leaves the period's requests spread over the period, whoever takes how many.
+ * What is left is counted down from the answer by this replica's calls started since, and by what the others
  * presumably spent meanwhile.
  *
  * <p>Until a provider has stated a limit nothing is paced, and an answer that states none ends pacing: 429s and
@@ -205,10 +205,9 @@ final class ProviderPace {
     }
 
     /**
-     * The rate for now: within the stated period, this replica's share of what is left over the time left
-     * since its last start;
-     * once it has reset (and no answer has said more yet), its share of the stated limit per period.
-     * Infinite when nothing holds it back.
+     * The rate for now: within the stated period, this replica's share of what is left over the time left since
+     * its last start; once the period has reset (and no answer has said more yet), its share of the stated limit
+     * per period. Infinite when nothing holds it back.
      */
     private double rate(Instant now) {
         Instant reset = latest.stated().reset();
@@ -242,7 +241,10 @@ final class ProviderPace {
         return leaves(latest) - started - others;
     }
 
-    /** What an answer leaves once the calls started after it are taken off, less {@link #started}. */
+    /**
+     * What was left after this answer's call, plus the call's number: less {@link #started}, it is what is left
+     * once every call of ours started after it is taken off.
+     */
     private static long leaves(Seen seen) {
         return seen.stated().remaining() + seen.call();
     }

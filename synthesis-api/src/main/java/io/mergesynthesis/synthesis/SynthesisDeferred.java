@@ -21,7 +21,10 @@ public final class SynthesisDeferred extends SynthesisException {
         REFUSED_KEY,
         /** The provider says the account's own spend limit is reached: no retry helps until someone acts. */
         PROVIDER_SPEND_LIMIT,
-        /** This replica already has as many calls in flight to the provider as it allows itself. */
+        /**
+         * This replica already has as many calls in flight to the provider as it allows itself, or has started as
+         * many as the provider's stated rate limit leaves it for now.
+         */
         AT_CONCURRENCY_LIMIT
     }
 

@@ -199,6 +199,11 @@ final class ProviderPace {
         if (rate <= 0) {
             return inPeriod ? periodEnd : now; // a stated limit of 0 is left to the 429s
         }
+        if (!inPeriod && lastStart.isBefore(periodEnd)) {
+            // The first call of a new period goes at once: spacing it from the old period's last call would
+            // leave an interval of every period unused.
+            return now;
+        }
         Instant next = lastStart.plusNanos((long) (1e9 / rate));
         // No turn within a period lies beyond its end: from then on the new period's pace applies.
         return inPeriod && next.isAfter(periodEnd) ? periodEnd : next;

@@ -57,6 +57,17 @@ class ProviderPaceTest {
     }
 
     @Test
+    void theFirstCallOfANewPeriodIsNotSpacedFromTheLastOfTheOldOne() {
+        answer(send(), 20, 1, Duration.ofSeconds(1));
+        clock.advance(Duration.ofMillis(990));
+        send();
+        assertThat(waitMillis()).as("nothing left: the reset and its guard").isEqualTo(20);
+
+        clock.advance(Duration.ofMillis(20));
+        assertThat(pace.untilNextStart()).isZero();
+    }
+
+    @Test
     void callsStartedSinceTheNewestAnswerCountAgainstWhatIsLeft() {
         Sent first = send();
         send();
@@ -74,7 +85,7 @@ class ProviderPaceTest {
         assertThat(waitMillis()).isEqualTo(1010);
 
         clock.advance(Duration.ofMillis(1010));
-        assertThat(pace.untilNextStart()).isZero();
+        assertThat(pace.untilNextStart()).as("the new period's first call goes at once").isZero();
         send();
         assertThat(pace.requestsPerSecond()).as("the stated limit per the period seen").isCloseTo(20, within(0.01));
         assertThat(waitMillis()).isEqualTo(50);

@@ -78,7 +78,7 @@ final class LlmMetrics {
         }
     }
 
-    /** Read at scrape time, like the limits: the pace each replica keeps now, 0 while a provider states no limit. */
+    /** Read at scrape time, like the limits: the pace this replica keeps now, 0 while a provider states no limit. */
     private static final class PaceRates extends Collector {
 
         private final Map<String, ProviderGate> gates;
@@ -91,7 +91,7 @@ final class LlmMetrics {
         public List<MetricFamilySamples> collect() {
             GaugeMetricFamily family = new GaugeMetricFamily("llm_pace_requests_per_second",
                     "Requests per second this replica currently allows itself per provider, from the limit the "
-                            + "provider states; 0 when not pacing.", List.of("provider"));
+                            + "provider states; 0 when not pacing or waiting for a reset.", List.of("provider"));
             gates.forEach((name, gate) -> family.addMetric(List.of(name), gate.pace().requestsPerSecond()));
             return List.of(family);
         }

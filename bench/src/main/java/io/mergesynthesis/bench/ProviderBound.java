@@ -18,8 +18,8 @@ import java.util.TreeMap;
 
 /**
  * Throughput when the provider, not the database, is the limit. The stand-in provider runs in this JVM on
- * loopback with a requests-per-second limit L (429 with {@code retry-after} beyond it) and a latency T per
- * answer; replicas of {@link ProviderScenario#WORKERS} workers run the LLM synthesizer against it
+ * loopback with a requests-per-second limit L, one window for every replica (stated on every answer in the
+ * protocol's rate-limit headers, 429 with {@code retry-after} beyond it) and a latency T per answer; replicas of {@link ProviderScenario#WORKERS} workers run the LLM synthesizer against it
  * ({@code SYNTHESIZER=llm}, primary and escalation model both {@code local/stand-in}, so no call escalates), with
  * every other setting at its default. Each scenario runs with one replica and then with three sharing the one
  * stand-in.

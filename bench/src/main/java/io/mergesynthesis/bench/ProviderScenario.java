@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * The provider-bound scenarios: a stand-in provider answering at most {@code limit} requests a second (429 with
- * {@code retry-after} beyond that) after {@code latency} each. What a pool can reach in one is the lower of the
+ * The provider-bound scenarios: a stand-in provider answering at most {@code limit} requests a second (stated
+ * on every answer; 429 with {@code retry-after} beyond that) after {@code latency} each. What a pool can reach in one is the lower of the
  * limit and what its workers can ask for, one call each at a time: {@code workers / latency}.
  */
 enum ProviderScenario {

@@ -76,6 +76,8 @@ class LlmKillDrill {
         Behaviour behaviour = new Behaviour()
                 .latency(LATENCY)
                 .rateLimitPerSecond(RATE_LIMIT_PER_SECOND)
+                // Stated on every answer, the limit would be paced to and no 429 would come: this drill wants them.
+                .statesRateLimit(false)
                 .expectedKey(KEY)
                 .confidence(0.9)
                 .confidenceFor(model(HESITANT), 0.4)

@@ -21,7 +21,10 @@ public final class SynthesisDeferred extends SynthesisException {
         REFUSED_KEY,
         /** The provider says the account's own spend limit is reached: no retry helps until someone acts. */
         PROVIDER_SPEND_LIMIT,
-        /** This replica already has as many calls in flight to the provider as it allows itself. */
+        /**
+         * This replica already has as many calls in flight to the provider as it allows itself, or has started as
+         * many as the provider's stated rate limit leaves it for now.
+         */
         AT_CONCURRENCY_LIMIT,
         /**
          * The provider fails for every conflict (unreachable, 5xx, no answer in time): its circuit is open, and
@@ -35,8 +38,9 @@ public final class SynthesisDeferred extends SynthesisException {
         OUTAGE_SUSPECTED;
 
         /**
-         * Whether the whole replica should stop claiming work for this provider until {@link SynthesisDeferred#retryAfter()}:
-         * true when the provider asked to wait or cannot be used, false when only this one call was put off.
+         * Whether the whole replica should stop claiming work for this provider until
+         * {@link SynthesisDeferred#retryAfter()}: true when the provider asked to wait, is down or cannot be used,
+         * false when only this one call was put off.
          */
         public boolean pausesProvider() {
             return this != AT_CONCURRENCY_LIMIT && this != OUTAGE_SUSPECTED;

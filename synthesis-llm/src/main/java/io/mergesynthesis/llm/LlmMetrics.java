@@ -33,8 +33,7 @@ final class LlmMetrics {
                 .labelNames("provider")
                 .buckets(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60)
                 .register(registry);
-        new ConcurrencyLimits(gates).register(registry);
-        new Circuits(gates).register(registry);
+        new GateReadings(gates).register(registry);
         // Every configured provider shows up with zeroes from the start, so a dashboard's rate() has a baseline.
         for (String provider : gates.keySet()) {
             for (CallOutcome outcome : CallOutcome.values()) {
@@ -61,48 +60,39 @@ final class LlmMetrics {
         escalations.inc();
     }
 
-    /** Read at scrape time, so the gauge can never disagree with the limit the gates enforce. */
-    private static final class ConcurrencyLimits extends Collector {
-
-        private final Map<String, ProviderGate> gates;
-
-        ConcurrencyLimits(Map<String, ProviderGate> gates) {
-            this.gates = gates;
-        }
-
-        @Override
-        public List<MetricFamilySamples> collect() {
-            GaugeMetricFamily family = new GaugeMetricFamily("llm_concurrency_limit",
-                    "Calls this replica currently allows itself in flight per provider (AIMD).", List.of("provider"));
-            gates.forEach((name, gate) -> family.addMetric(List.of(name), gate.limit().limit()));
-            return List.of(family);
-        }
-    }
-
     /**
-     * {@code llm_circuit_state} (0 closed, 1 open, 2 probing) and {@code llm_circuit_openings_total}, both read
-     * from the circuits at scrape time, one series per configured provider.
+     * What the gates hold, read at scrape time so that a gauge can never disagree with what they enforce, one
+     * series per configured provider: {@code llm_concurrency_limit}, {@code llm_pace_requests_per_second},
+     * {@code llm_circuit_state} (0 closed, 1 open, 2 probing) and {@code llm_circuit_openings_total}.
      */
-    private static final class Circuits extends Collector {
+    private static final class GateReadings extends Collector {
 
         private final Map<String, ProviderGate> gates;
 
-        Circuits(Map<String, ProviderGate> gates) {
+        GateReadings(Map<String, ProviderGate> gates) {
             this.gates = gates;
         }
 
         @Override
         public List<MetricFamilySamples> collect() {
+            GaugeMetricFamily limit = new GaugeMetricFamily("llm_concurrency_limit",
+                    "Calls this replica currently allows itself in flight per provider (AIMD).", List.of("provider"));
+            GaugeMetricFamily pace = new GaugeMetricFamily("llm_pace_requests_per_second",
+                    "Requests per second this replica currently allows itself per provider, from the limit the "
+                            + "provider states; 0 when not pacing or waiting for a reset.", List.of("provider"));
             GaugeMetricFamily state = new GaugeMetricFamily("llm_circuit_state",
                     "Each provider's circuit: 0 closed (called as usual), 1 open (down, calls held back), 2 probing.",
                     List.of("provider"));
             CounterMetricFamily openings = new CounterMetricFamily("llm_circuit_openings_total",
                     "Times a provider was found down and its circuit opened.", List.of("provider"));
             gates.forEach((name, gate) -> {
-                state.addMetric(List.of(name), gate.circuit().state().ordinal());
-                openings.addMetric(List.of(name), gate.circuit().openings());
+                List<String> provider = List.of(name);
+                limit.addMetric(provider, gate.limit().limit());
+                pace.addMetric(provider, gate.pace().requestsPerSecond());
+                state.addMetric(provider, gate.circuit().state().ordinal());
+                openings.addMetric(provider, gate.circuit().openings());
             });
-            return List.of(state, openings);
+            return List.of(limit, pace, state, openings);
         }
     }
 }

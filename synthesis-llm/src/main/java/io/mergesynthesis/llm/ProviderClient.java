@@ -19,6 +19,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -82,15 +84,18 @@ final class ProviderClient {
         deferIfPaused(calls);
         ProviderCircuit.Ticket ticket = admit(calls);
         try {
+            long deadline = System.nanoTime() + slotWait.toNanos();
             if (!gate.limit().acquire(slotWait)) {
                 throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name, AT_LIMIT_RETRY,
                         "provider '" + name + "' already has " + gate.limit().limit()
                                 + " calls in flight from this replica", calls);
             }
             try {
-                // Again: a call that waited for its slot may have waited into a pause another call started.
+                long turn = awaitPace(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), calls);
+                // Again: a call that waited for its slot or its turn may have waited into a pause another call
+                // started.
                 deferIfPaused(calls);
-                return send(pass, model, price, conflict, winner, calls, ticket);
+                return send(pass, model, price, conflict, winner, calls, ticket, turn);
             } finally {
                 gate.limit().release();
             }
@@ -126,6 +131,25 @@ final class ProviderClient {
                 calls);
     }
 
+    /**
+     * Waits for this replica's next turn to start a call within the provider's stated limit, for what is left of
+     * the slot wait. A longer wait hands the conflict back at once, uncounted, like a call that found no slot:
+     * the worker is better used on a conflict of another provider than asleep here.
+     */
+    private long awaitPace(Duration wait, List<ProviderCall> calls) throws SynthesisDeferred, InterruptedException {
+        ProviderPace pace = gate.pace();
+        OptionalLong turn = pace.awaitStart(wait);
+        if (turn.isPresent()) {
+            return turn.getAsLong();
+        }
+        Duration next = pace.untilNextStart();
+        throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name,
+                next.compareTo(AT_LIMIT_RETRY) > 0 ? next : AT_LIMIT_RETRY,
+                "provider '" + name + "' is paced to " + String.format(Locale.ROOT, "%.1f", pace.requestsPerSecond())
+                        + " requests/s from this replica by the limit it states; next turn in " + next.toMillis()
+                        + " ms", calls);
+    }
+
     private void deferIfPaused(List<ProviderCall> calls) throws SynthesisDeferred {
         var pause = gate.activePause();
         if (pause.isPresent()) {
@@ -137,13 +161,15 @@ final class ProviderClient {
     }
 
     private PassAnswer send(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
-                            PolicyRule winner, List<ProviderCall> calls, ProviderCircuit.Ticket ticket)
+                            PolicyRule winner, List<ProviderCall> calls, ProviderCircuit.Ticket ticket,
+                            long turn)
             throws SynthesisException, InterruptedException {
         HttpRequest request = protocol.request(settings, model, prompt, conflict);
         Instant startedAt = clock.instant();
         long started = System.nanoTime();
         HttpResponse<byte[]> response = exchange(request, model, conflict, calls, started, ticket);
         Duration latency = Duration.ofNanos(System.nanoTime() - started);
+        gate.pace().answered(turn, startedAt, RateLimitHeaders.read(response.headers(), startedAt));
 
         ProviderReply reply = protocol.read(response.statusCode(), response.headers(), response.body());
         boolean down = isOutageAnswer(reply);

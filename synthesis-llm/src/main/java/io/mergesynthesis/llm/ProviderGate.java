@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything every thread of this replica must agree on about one provider: whether it asked us to pause
- * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), whether it is down
- * ({@link ProviderCircuit}), and whether it has a problem that no retry will fix (a refused key, a spend limit). One gate per configured provider, shared by all
+ * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), how fast calls may start
+ * ({@link ProviderPace}), whether it is down ({@link ProviderCircuit}), and whether it has a problem that no
+ * retry will fix (a refused key, a spend limit). One gate per configured provider, shared by all
  * workers, so that one 429 pauses everybody instead of each thread finding out for itself.
  */
 final class ProviderGate {
@@ -28,6 +29,7 @@ final class ProviderGate {
     private final Clock clock;
     private final AdaptiveLimit limit;
     private final ProviderCircuit circuit;
+    private final ProviderPace pace;
     private Pause pause; // guarded by this
     private String problem; // guarded by this
 
@@ -41,6 +43,7 @@ final class ProviderGate {
         this.clock = clock;
         this.limit = new AdaptiveLimit(maxConcurrency);
         this.circuit = new ProviderCircuit(provider, circuit, clock);
+        this.pace = new ProviderPace(clock);
     }
 
     String provider() {
@@ -54,6 +57,11 @@ final class ProviderGate {
     /** Whether the provider is down for everyone, as opposed to failing one conflict. */
     ProviderCircuit circuit() {
         return circuit;
+    }
+
+    /** How fast calls may start, from the request limit the provider states. */
+    ProviderPace pace() {
+        return pace;
     }
 
     /** The pause in force now, if any. */

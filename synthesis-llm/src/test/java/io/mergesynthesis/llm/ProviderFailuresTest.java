@@ -94,6 +94,37 @@ class ProviderFailuresTest {
     }
 
     @Test
+    void aStatedLimitWithNothingLeftHandsCallsBackUncountedUntilItsReset() throws Exception {
+        standIn.behaviour().script(Scripted.raw(429, Map.of(
+                        "retry-after", "1",
+                        "x-ratelimit-limit-requests", "60",
+                        "x-ratelimit-remaining-requests", "0",
+                        "x-ratelimit-reset-requests", "30s"),
+                "{\"error\":{\"type\":\"requests\",\"code\":\"rate_limit_exceeded\",\"message\":\"Rate limit reached\"}}"));
+        catchThrowableOfType(() -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")),
+                SynthesisDeferred.class);
+
+        clock.advance(Duration.ofSeconds(2));
+        SynthesisDeferred paced = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")),
+                SynthesisDeferred.class);
+
+        assertThat(paced.deferral()).as("uncounted, and no pause for the whole provider")
+                .isEqualTo(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT);
+        assertThat(paced.retryAfter()).as("the reset, 28 s away, and a guard of 1% of the 30 s period")
+                .isEqualTo(Duration.ofMillis(28_300));
+        assertThat(paced.calls()).isEmpty();
+        assertThat(standIn.stats().requests()).isEqualTo(1);
+        assertThat(registry.getSampleValue("llm_pace_requests_per_second", new String[] {"provider"},
+                new String[] {"openai"})).isZero();
+
+        clock.advance(Duration.ofSeconds(29));
+        assertThat(synthesizer().synthesizeWithCalls(conflict(), model("openai", "test-model")).calls()).hasSize(1);
+        assertThat(registry.getSampleValue("llm_pace_requests_per_second", new String[] {"provider"},
+                new String[] {"anthropic"})).as("a provider that never stated a limit is not paced").isZero();
+    }
+
+    @Test
     void aPauseOfOneProviderLeavesTheOtherAlone() throws Exception {
         standIn.behaviour().failNext(1, Failure.RATE_LIMITED);
         catchThrowableOfType(() -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),

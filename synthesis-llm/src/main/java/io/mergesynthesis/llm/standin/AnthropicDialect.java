@@ -64,4 +64,12 @@ final class AnthropicDialect implements Dialect {
         all.put("request-id", "req_standin_" + serial);
         return new Reply(status, all, body.toString());
     }
+
+    /** Anthropic names the reset as an RFC 3339 instant. */
+    @Override
+    public Map<String, String> rateLimitHeaders(RequestWindow.Admission admission) {
+        return Map.of("anthropic-ratelimit-requests-limit", Integer.toString(admission.limit()),
+                "anthropic-ratelimit-requests-remaining", Integer.toString(admission.remaining()),
+                "anthropic-ratelimit-requests-reset", admission.resetsAt().toString());
+    }
 }

@@ -16,6 +16,7 @@ public final class Behaviour {
 
     private volatile Duration latency = Duration.ZERO;
     private volatile int rateLimitPerSecond;
+    private volatile boolean statesRateLimit = true;
     private volatile double failureRate;
     private volatile Failure failureKind = Failure.SERVER_ERROR;
     private volatile double confidence = 0.9;
@@ -65,6 +66,19 @@ public final class Behaviour {
     /** Requests per second answered before the rest of that second gets 429s; 0 for no limit. */
     public Behaviour rateLimitPerSecond(int limit) {
         this.rateLimitPerSecond = limit;
+        return this;
+    }
+
+    public boolean statesRateLimit() {
+        return statesRateLimit;
+    }
+
+    /**
+     * Whether every answer states the rate limit in the protocol's headers (limit, remaining, reset), as real
+     * providers do; on by default. Off, only the 429s say anything, so a client cannot pace itself and meets them.
+     */
+    public Behaviour statesRateLimit(boolean states) {
+        this.statesRateLimit = states;
         return this;
     }
 

@@ -24,6 +24,9 @@ interface Dialect {
 
     Reply error(ObjectMapper mapper, int status, String type, String message, Map<String, String> headers, long serial);
 
+    /** The request limit as this protocol's provider states it on every answer: limit, what is left, the reset. */
+    Map<String, String> rateLimitHeaders(RequestWindow.Admission admission);
+
     /** Reads the text of a message's content, which both protocols allow as a string or a list of text parts. */
     static String contentText(JsonNode content) {
         if (content.isTextual()) {

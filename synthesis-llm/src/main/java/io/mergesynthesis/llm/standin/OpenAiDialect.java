@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -71,5 +74,24 @@ final class OpenAiDialect implements Dialect {
         Map<String, String> all = new HashMap<>(headers);
         all.put("x-request-id", "req-standin-" + serial);
         return new Reply(status, all, body.toString());
+    }
+
+    /** OpenAI names the reset as the time until it, written the way Go prints a duration ({@code 250ms}, {@code 1s}). */
+    @Override
+    public Map<String, String> rateLimitHeaders(RequestWindow.Admission admission) {
+        Duration left = Duration.between(Instant.now(), admission.resetsAt());
+        return Map.of("x-ratelimit-limit-requests", Integer.toString(admission.limit()),
+                "x-ratelimit-remaining-requests", Integer.toString(admission.remaining()),
+                "x-ratelimit-reset-requests", goDuration(left.isNegative() ? Duration.ZERO : left));
+    }
+
+    static String goDuration(Duration d) {
+        long millis = d.toMillis();
+        if (millis < 1000) {
+            return millis + "ms";
+        }
+        long minutes = millis / 60_000;
+        String seconds = new BigDecimal(millis % 60_000).movePointLeft(3).stripTrailingZeros().toPlainString();
+        return minutes > 0 ? minutes + "m" + seconds + "s" : seconds + "s";
     }
 }

@@ -261,23 +261,32 @@ public final class StandInProvider implements AutoCloseable {
             return dialect.error(mapper, 401, "authentication_error", "invalid x-api-key", Map.of(), n);
         }
         int limit = behaviour.rateLimitPerSecond();
-        if (limit > 0) {
-            Instant reset = window.admit(limit);
-            if (reset != null) {
-                long seconds = Math.max(1, (long) Math.ceil(Duration.between(Instant.now(), reset).toMillis() / 1000.0));
-                return dialect.error(mapper, 429, "rate_limit_error", "stand-in rate limit of " + limit + " per second",
-                        Map.of("retry-after", Long.toString(seconds),
-                                "anthropic-ratelimit-requests-remaining", "0",
-                                "anthropic-ratelimit-requests-reset", reset.toString()), n);
-            }
+        RequestWindow.Admission admission = limit > 0 ? window.admit(limit) : null;
+        Map<String, String> stated = admission != null && behaviour.statesRateLimit()
+                ? dialect.rateLimitHeaders(admission) : Map.of();
+        if (admission != null && !admission.admitted()) {
+            long seconds = Math.max(1, (long) Math.ceil(
+                    Duration.between(Instant.now(), admission.resetsAt()).toMillis() / 1000.0));
+            Map<String, String> headers = new java.util.HashMap<>(stated);
+            headers.put("retry-after", Long.toString(seconds));
+            headers.put("anthropic-ratelimit-requests-remaining", "0");
+            headers.put("anthropic-ratelimit-requests-reset", admission.resetsAt().toString());
+            return dialect.error(mapper, 429, "rate_limit_error", "stand-in rate limit of " + limit + " per second",
+                    headers, n);
         }
         var scripted = behaviour.takeScripted();
         if (scripted.isPresent() && scripted.get().isRaw()) {
+            // Sent exactly as scripted: a test that scripts headers wants those alone.
             return new Reply(scripted.get().status(), scripted.get().headers(), scripted.get().body());
         }
         if (scripted.isPresent()) {
-            return dialect.answer(mapper, request, scripted.get().answerText(), behaviour, n);
+            return dialect.answer(mapper, request, scripted.get().answerText(), behaviour, n).withHeaders(stated);
         }
+        return respond(dialect, request, n).withHeaders(stated);
+    }
+
+    /** The stand-in's own answer, or the failure it was told to give, to a request let through. */
+    private Reply respond(Dialect dialect, JsonNode request, long n) {
         var failure = behaviour.takeNextFailure();
         if (failure.isEmpty() && behaviour.failureRate() > 0
                 && ThreadLocalRandom.current().nextDouble() < behaviour.failureRate()) {
@@ -353,32 +362,11 @@ public final class StandInProvider implements AutoCloseable {
         };
     }
 
-    /** A fixed one-second window: simple, and what "N requests per second" means to whoever sets it. */
-    private static final class RequestWindow {
-        private long windowStartNanos = System.nanoTime();
-        private Instant windowEnd = Instant.now().plusSeconds(1);
-        private int admitted;
-
-        /** @return null when admitted, else when the window resets */
-        synchronized Instant admit(int limit) {
-            long now = System.nanoTime();
-            if (now - windowStartNanos >= 1_000_000_000L) {
-                windowStartNanos = now;
-                windowEnd = Instant.now().plusSeconds(1);
-                admitted = 0;
-            }
-            if (admitted >= limit) {
-                return windowEnd;
-            }
-            admitted++;
-            return null;
-        }
-    }
-
     /**
      * Runs the stand-in until killed. Flags: {@code --port 9090}, {@code --latency 50ms}, {@code --rate-limit 20}
      * (per second, 0 = none), {@code --failure-rate 0.1}, {@code --failure-kind server_error},
-     * {@code --confidence 0.9}, {@code --key test-key} (401 for any other).
+     * {@code --confidence 0.9}, {@code --key test-key} (401 for any other), {@code --states-rate-limit false}
+     * (rate-limit headers on 429s only).
      */
     public static void main(String[] args) throws Exception {
         int port = 9090;
@@ -397,9 +385,11 @@ public final class StandInProvider implements AutoCloseable {
                 case "--failure-kind" -> behaviour.failureKind(Failure.valueOf(value.toUpperCase(java.util.Locale.ROOT)));
                 case "--confidence" -> behaviour.confidence(Double.parseDouble(value));
                 case "--key" -> behaviour.expectedKey(value);
+                case "--states-rate-limit" -> behaviour.statesRateLimit(Boolean.parseBoolean(value));
                 default -> throw new IllegalArgumentException("unknown flag " + flag
-                        + " (known: --port --latency --rate-limit --failure-rate --failure-kind --confidence --key;"
-                        + " outages are switched at runtime: POST " + OUTAGE_PATH + "?kind=status-503&for=30s)");
+                        + " (known: --port --latency --rate-limit --states-rate-limit --failure-rate "
+                        + "--failure-kind --confidence --key; outages are switched at runtime: POST "
+                        + OUTAGE_PATH + "?kind=status-503&for=30s)");
             }
         }
         StandInProvider standIn = start(port, behaviour);

@@ -110,12 +110,65 @@ class StandInProviderTest {
                 .orElseGet(() -> responses.get(2));
         if (limited.statusCode() == 429) {
             assertThat(limited.headers().firstValue("retry-after")).contains("1");
+            assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-limit")).contains("2");
             assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-remaining")).contains("0");
             assertThat(Instant.parse(limited.headers().firstValue("anthropic-ratelimit-requests-reset").orElseThrow()))
                     .isAfter(Instant.now().minusSeconds(1));
         }
         assertThat(standIn.stats().status(429) + standIn.stats().status(200)).isEqualTo(3);
         assertThat(standIn.stats().status(200)).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void everyAnswerStatesTheLimitInItsProtocolsHeaders() throws Exception {
+        standIn.behaviour().rateLimitPerSecond(100);
+
+        HttpResponse<String> anthropic = send(anthropic(""));
+        HttpResponse<String> openAi = send(openAi(""));
+
+        assertThat(anthropic.statusCode()).isEqualTo(200);
+        assertThat(anthropic.headers().firstValue("anthropic-ratelimit-requests-limit")).contains("100");
+        assertThat(Integer.parseInt(anthropic.headers().firstValue("anthropic-ratelimit-requests-remaining")
+                .orElseThrow())).isBetween(0, 99);
+        assertThat(Instant.parse(anthropic.headers().firstValue("anthropic-ratelimit-requests-reset").orElseThrow()))
+                .isBetween(Instant.now().minusSeconds(1), Instant.now().plusSeconds(1));
+        assertThat(anthropic.headers().firstValue("retry-after")).as("only refusals ask for a wait").isEmpty();
+        assertThat(openAi.statusCode()).isEqualTo(200);
+        assertThat(openAi.headers().firstValue("x-ratelimit-limit-requests")).contains("100");
+        assertThat(openAi.headers().firstValue("x-ratelimit-remaining-requests")).isPresent();
+        assertThat(openAi.headers().firstValue("x-ratelimit-reset-requests").orElseThrow()).matches("\\d+ms|1s");
+    }
+
+    @Test
+    void oneWindowIsSharedByEveryCaller() throws Exception {
+        standIn.behaviour().rateLimitPerSecond(1000);
+
+        // Two clients, as two replicas would be: the count goes down for both together.
+        HttpClient other = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        int first = Integer.parseInt(send(openAi("")).headers().firstValue("x-ratelimit-remaining-requests").orElseThrow());
+        int second = Integer.parseInt(other.send(openAi(""), HttpResponse.BodyHandlers.ofString()).headers()
+                .firstValue("x-ratelimit-remaining-requests").orElseThrow());
+
+        // A slow machine may have opened a new window in between; then the second starts afresh.
+        assertThat(second).isIn(first - 1, 999);
+    }
+
+    @Test
+    void aStandInThatStatesNoLimitSaysSoOnlyWhenRefusing() throws Exception {
+        standIn.behaviour().rateLimitPerSecond(100).statesRateLimit(false);
+
+        HttpResponse<String> answered = send(anthropic(""));
+
+        assertThat(answered.statusCode()).isEqualTo(200);
+        assertThat(answered.headers().map().keySet()).noneMatch(name -> name.contains("ratelimit"));
+    }
+
+    @Test
+    void goDurationsAreWrittenAsOpenAiWritesThem() {
+        assertThat(OpenAiDialect.goDuration(Duration.ofMillis(250))).isEqualTo("250ms");
+        assertThat(OpenAiDialect.goDuration(Duration.ofSeconds(1))).isEqualTo("1s");
+        assertThat(OpenAiDialect.goDuration(Duration.ofMillis(1500))).isEqualTo("1.5s");
+        assertThat(OpenAiDialect.goDuration(Duration.ofMinutes(6))).isEqualTo("6m0s");
     }
 
     @Test

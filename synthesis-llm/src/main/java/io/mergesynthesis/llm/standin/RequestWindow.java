@@ -1,0 +1,37 @@
+package io.mergesynthesis.llm.standin;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The stand-in's request limit: one fixed window of a second shared by every caller, so that replicas pointed at
+ * one stand-in share one limit as they would share an account's limit at a real provider. A window opens with
+ * the first request after the previous one ended.
+ */
+final class RequestWindow {
+
+    static final Duration LENGTH = Duration.ofSeconds(1);
+
+    private long openedNanos;
+    private Instant resetsAt;
+    private int admitted;
+
+    /** What the window said to one request: let in or not, and what is left of it afterwards. */
+    record Admission(boolean admitted, int limit, int remaining, Instant resetsAt) {
+    }
+
+    /** Counts one request against {@code limit} requests a window. */
+    synchronized Admission admit(int limit) {
+        long now = System.nanoTime();
+        if (resetsAt == null || now - openedNanos >= LENGTH.toNanos()) {
+            openedNanos = now;
+            resetsAt = Instant.now().plus(LENGTH);
+            admitted = 0;
+        }
+        if (admitted >= limit) {
+            return new Admission(false, limit, 0, resetsAt);
+        }
+        admitted++;
+        return new Admission(true, limit, limit - admitted, resetsAt);
+    }
+}

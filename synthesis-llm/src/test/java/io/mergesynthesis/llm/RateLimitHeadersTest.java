@@ -1,0 +1,97 @@
+package io.mergesynthesis.llm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.llm.RateLimitHeaders.Stated;
+import java.net.http.HttpHeaders;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class RateLimitHeadersTest {
+
+    private static final Instant SENT = Instant.parse("2026-11-20T12:00:00Z");
+
+    private static HttpHeaders headers(String... namesAndValues) {
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            map.put(namesAndValues[i], List.of(namesAndValues[i + 1]));
+        }
+        return HttpHeaders.of(map, (a, b) -> true);
+    }
+
+    private static Optional<Stated> read(String... namesAndValues) {
+        return RateLimitHeaders.read(headers(namesAndValues), SENT);
+    }
+
+    @Test
+    void anthropicStatesAnInstant() {
+        // As the Messages API sends them, token limits beside the request limit.
+        Optional<Stated> stated = read(
+                "anthropic-ratelimit-requests-limit", "50",
+                "anthropic-ratelimit-requests-remaining", "49",
+                "anthropic-ratelimit-requests-reset", "2026-11-20T12:00:01Z",
+                "anthropic-ratelimit-tokens-limit", "40000",
+                "anthropic-ratelimit-tokens-remaining", "39000",
+                "anthropic-ratelimit-tokens-reset", "2026-11-20T12:00:02Z",
+                "anthropic-ratelimit-input-tokens-reset", "2026-11-20T12:00:02.5+00:00");
+
+        assertThat(stated).contains(new Stated(OptionalLong.of(50), 49, Instant.parse("2026-11-20T12:00:01Z")));
+    }
+
+    @Test
+    void openAiStatesTheTimeUntilTheResetCountedFromTheSending() {
+        Optional<Stated> stated = read(
+                "x-ratelimit-limit-requests", "60",
+                "x-ratelimit-remaining-requests", "59",
+                "x-ratelimit-reset-requests", "1s",
+                "x-ratelimit-limit-tokens", "150000",
+                "x-ratelimit-remaining-tokens", "149984",
+                "x-ratelimit-reset-tokens", "6m0s");
+
+        assertThat(stated).contains(new Stated(OptionalLong.of(60), 59, SENT.plusSeconds(1)));
+    }
+
+    @Test
+    void goDurationsAsOpenAiWritesThem() {
+        assertThat(RateLimitHeaders.goDuration("250ms")).contains(Duration.ofMillis(250));
+        assertThat(RateLimitHeaders.goDuration("1s")).contains(Duration.ofSeconds(1));
+        assertThat(RateLimitHeaders.goDuration("1.5s")).contains(Duration.ofMillis(1500));
+        assertThat(RateLimitHeaders.goDuration("6m0s")).contains(Duration.ofMinutes(6));
+        assertThat(RateLimitHeaders.goDuration("2m59.56s")).contains(Duration.ofMillis(179_560));
+        assertThat(RateLimitHeaders.goDuration("1h2m")).contains(Duration.ofMinutes(62));
+        assertThat(RateLimitHeaders.goDuration("17.65ms")).contains(Duration.ofNanos(17_650_000));
+        assertThat(RateLimitHeaders.goDuration("0s")).contains(Duration.ZERO);
+    }
+
+    @Test
+    void theLimitItselfMayBeMissing() {
+        assertThat(read("x-ratelimit-remaining-requests", "3", "x-ratelimit-reset-requests", "20ms"))
+                .contains(new Stated(OptionalLong.empty(), 3, SENT.plusMillis(20)));
+        assertThat(read("anthropic-ratelimit-requests-limit", "many",
+                "anthropic-ratelimit-requests-remaining", "0",
+                "anthropic-ratelimit-requests-reset", "2026-11-20T12:00:01Z"))
+                .contains(new Stated(OptionalLong.empty(), 0, Instant.parse("2026-11-20T12:00:01Z")));
+    }
+
+    @Test
+    void nothingOrNothingReadableStatesNoLimit() {
+        assertThat(read()).isEmpty();
+        assertThat(read("retry-after", "1")).isEmpty();
+        assertThat(read("anthropic-ratelimit-requests-remaining", "4")).as("no reset").isEmpty();
+        assertThat(read("anthropic-ratelimit-requests-remaining", "4",
+                "anthropic-ratelimit-requests-reset", "in a minute")).isEmpty();
+        assertThat(read("anthropic-ratelimit-requests-remaining", "-1",
+                "anthropic-ratelimit-requests-reset", "2026-11-20T12:00:01Z")).isEmpty();
+        assertThat(read("x-ratelimit-remaining-requests", "four", "x-ratelimit-reset-requests", "1s")).isEmpty();
+        for (String bad : List.of("", "s", "1", "1x", "1s later", "-1s", "1.s", "99999999999999999999h")) {
+            assertThat(read("x-ratelimit-remaining-requests", "4", "x-ratelimit-reset-requests", bad))
+                    .as("reset '%s'", bad).isEmpty();
+        }
+    }
+}

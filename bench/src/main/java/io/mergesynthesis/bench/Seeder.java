@@ -79,17 +79,23 @@ final class Seeder {
                      LATERAL (SELECT now() + (? + g * ?) * interval '1 millisecond' AS expiry) e"""
                 .formatted(orgIdSql("g % " + DEFAULT_ORGS)))) {
             int i = 1;
-            s.setString(i++, batch);
-            s.setString(i++, fixture.action());
-            s.setString(i++, fixture.target());
-            s.setString(i++, fixture.rulesJson());
-            s.setString(i++, fixture.winnerPolicyId());
+            i = bindConflict(s, i, batch);
             s.setString(i++, owner);
             s.setInt(i++, count);
             s.setLong(i++, first.toMillis());
             s.setLong(i, step.toMillis());
             s.executeUpdate();
         }
+    }
+
+    /** Binds the dedup-key prefix and the fixture's conflict from parameter {@code i}; returns the next one. */
+    private int bindConflict(PreparedStatement s, int i, String batch) throws SQLException {
+        s.setString(i++, batch);
+        s.setString(i++, fixture.action());
+        s.setString(i++, fixture.target());
+        s.setString(i++, fixture.rulesJson());
+        s.setString(i++, fixture.winnerPolicyId());
+        return i;
     }
 
     /** Inserts one {@code conflict_detected} event for each of the first {@code count} conflicts. */
@@ -153,11 +159,7 @@ final class Seeder {
                                CASE WHEN ? THEN now() END
                         FROM generate_series(?, ?) g""".formatted(orgIdSql("g % " + orgs), notBefore))) {
                     int i = 1;
-                    s.setString(i++, batch);
-                    s.setString(i++, fixture.action());
-                    s.setString(i++, fixture.target());
-                    s.setString(i++, fixture.rulesJson());
-                    s.setString(i++, fixture.winnerPolicyId());
+                    i = bindConflict(s, i, batch);
                     s.setBoolean(i++, done);
                     s.setBoolean(i++, done);
                     s.setBoolean(i++, done);

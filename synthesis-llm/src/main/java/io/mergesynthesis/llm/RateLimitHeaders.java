@@ -4,8 +4,6 @@ import java.math.BigDecimal;
 import java.net.http.HttpHeaders;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
@@ -49,7 +47,7 @@ final class RateLimitHeaders {
     private static Optional<Stated> anthropic(HttpHeaders headers) {
         OptionalLong remaining = count(headers, "anthropic-ratelimit-requests-remaining");
         Optional<Instant> reset = headers.firstValue("anthropic-ratelimit-requests-reset")
-                .flatMap(RateLimitHeaders::instant);
+                .flatMap(RetryAfter::instant);
         if (remaining.isEmpty() || reset.isEmpty()) {
             return Optional.empty();
         }
@@ -78,14 +76,6 @@ final class RateLimitHeaders {
             return n < 0 ? OptionalLong.empty() : OptionalLong.of(n);
         } catch (NumberFormatException e) {
             return OptionalLong.empty();
-        }
-    }
-
-    private static Optional<Instant> instant(String value) {
-        try {
-            return Optional.of(OffsetDateTime.parse(value.trim()).toInstant());
-        } catch (DateTimeParseException e) {
-            return Optional.empty();
         }
     }
 

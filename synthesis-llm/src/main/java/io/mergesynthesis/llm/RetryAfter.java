@@ -91,7 +91,8 @@ final class RetryAfter {
                 .findFirst();
     }
 
-    private static Optional<Instant> instant(String value) {
+    /** An RFC 3339 instant, as Anthropic writes its resets; empty when it is not one. */
+    static Optional<Instant> instant(String value) {
         try {
             return Optional.of(java.time.OffsetDateTime.parse(value.trim()).toInstant());
         } catch (DateTimeParseException e) {

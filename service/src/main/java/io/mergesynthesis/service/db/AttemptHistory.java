@@ -27,24 +27,19 @@ public final class AttemptHistory {
     }
 
     /**
-     * Appends one line for {@code conflictId} of {@code orgId}; {@code notBefore} is read back from the row
-     * itself (the time its release wrote), so the two cannot disagree.
+     * The head of an insert that appends one line per row of a source named right after it (the fenced update
+     * that ends a lease, as a CTE of the same statement), each row giving {@code id} as the conflict and
+     * {@code waits_until} as the time the row may be claimed again (null when it waits for nothing). Binds
+     * {@code :org}, {@code :attempt}, {@code :outcome}, {@code :why} and {@code :detail} (cut by {@link #detail}).
+     * A line exists exactly when its lease's end was written.
      */
-    public static void append(Handle handle, UUID orgId, UUID conflictId, int attempt, String outcome, String reason,
-                              String detail) {
-        handle.createUpdate("""
-                        INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail,
-                                                               not_before)
-                        SELECT :org, :id, :attempt, :outcome, :reason, :detail,
-                               CASE WHEN c.synthesis_state IN ('pending', 'in_progress') THEN c.not_before END
-                        FROM policy_conflicts c WHERE c.id = :id""")
-                .bind("org", orgId)
-                .bind("id", conflictId)
-                .bind("attempt", attempt)
-                .bind("outcome", outcome)
-                .bind("reason", reason)
-                .bind("detail", detail == null || detail.length() <= 500 ? detail : detail.substring(0, 500))
-                .execute();
+    public static final String INSERT_FROM_ROWS = """
+            INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail, not_before)
+            SELECT :org, id, :attempt, :outcome, :why, :detail, waits_until FROM""";
+
+    /** A detail as the history keeps it: its first 500 characters. */
+    public static String detail(String detail) {
+        return detail == null || detail.length() <= 500 ? detail : detail.substring(0, 500);
     }
 
     /** The history of one conflict, oldest first; runs under that conflict's org scope. */

@@ -9,7 +9,7 @@ import org.apache.tomcat.jdbc.pool.PoolExhaustedException;
  * Tells a database that cannot be reached right now from a statement that went wrong. The first passes by
  * itself (a restart, a network blip, every connection slot taken) and is worth waiting out; the second is a
  * bug or bad data and waiting changes nothing. The one place that draws this line, for the server's start,
- * the claim loop, the workers and the merge completer alike.
+ * the claim loop, the workers and the attempt completer alike.
  */
 public final class DatabaseUnavailable {
 

@@ -95,14 +95,6 @@ public final class UsageLedger {
         return Map.of("org", orgId, "conflict", conflictId, "attempt", attempt, "calls", callsJson(calls));
     }
 
-    /** Records calls whose answers were not stored (a failed, handed back or discarded attempt). */
-    public static void recordUnstored(Handle handle, UUID orgId, UUID conflictId, int attempt, List<Entry> calls) {
-        if (calls.isEmpty()) {
-            return;
-        }
-        handle.createUpdate(INSERT_NOT_STORED).bindMap(params(orgId, conflictId, attempt, calls)).execute();
-    }
-
     static String callsJson(List<Entry> calls) {
         ArrayNode array = JSON.createArrayNode();
         for (Entry call : calls) {

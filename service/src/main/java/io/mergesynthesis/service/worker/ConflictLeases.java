@@ -1,11 +1,13 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.UsageLedger;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -268,95 +270,142 @@ final class ConflictLeases {
             SELECT count(*) FROM stored""".formatted(EventLog.INSERT_FROM_ROWS,
             UsageLedger.insert("EXISTS (SELECT 1 FROM stored)"));
 
-    /** Puts the row back to pending, claimable after {@code delay}; empty when the lease was lost. */
-    static Optional<Release> releaseForRetry(Handle handle, Lease lease, FailureReason reason, Duration delay) {
-        return handle.createQuery("""
-                        UPDATE policy_conflicts
-                        SET synthesis_state = 'pending',
-                            last_failure_reason = :reason,
-                            lease_owner = NULL,
-                            lease_expires_at = NULL,
-                            not_before = now() + :delayMicros * interval '1 microsecond',
-                            updated_at = now()
-                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                          AND synthesis_state = 'in_progress'
-                        RETURNING not_before, now() AS released_at""")
-                .bind("reason", reason.label())
-                .bind("delayMicros", micros(delay))
-                .bind("id", lease.conflictId())
-                .bind("owner", lease.owner())
-                .bind("attempts", lease.attempts())
-                .map((rs, ctx) -> new Release(rs.getTimestamp("not_before").toInstant(),
-                        rs.getTimestamp("released_at").toInstant()))
-                .findOne();
+    /**
+     * The fenced end of a lease without a merge, as one statement of a tenant batch: the update {@code set}, a
+     * history line when it applied ({@code historyOutcome} not null), the "synthesis failed permanently" event
+     * when it applied and {@code event} is set, and the ledger rows of the calls paid for, written either way.
+     * The history line takes its {@code not_before} from the row as the update left it, so the two agree.
+     */
+    private static String endLease(String set, boolean history, boolean event, boolean ledger) {
+        StringBuilder sql = new StringBuilder("""
+                WITH ended AS (
+                    UPDATE policy_conflicts
+                    SET %s,
+                        lease_owner = NULL,
+                        lease_expires_at = NULL,
+                        updated_at = now()
+                    WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+                      AND synthesis_state = 'in_progress'
+                    RETURNING id, not_before, now() AS released_at,
+                              CASE WHEN synthesis_state = 'pending' THEN not_before END AS waits_until)""".formatted(set));
+        if (history) {
+            sql.append(",\nhistory AS (").append(AttemptHistory.INSERT_FROM_ROWS).append(" ended)");
+        }
+        if (event) {
+            sql.append(",\nevent AS (").append(EventLog.INSERT_FROM_ROWS).append(" ended)");
+        }
+        if (ledger) {
+            sql.append(",\nledger AS (").append(UsageLedger.insert("false")).append(")");
+        }
+        return sql.append("\nSELECT not_before, released_at FROM ended").toString();
     }
 
-    /** Stamps the permanent marker: no claim picks the row again. False when the lease was lost. */
-    static boolean markPermanent(Handle handle, Lease lease, FailureReason reason) {
-        return handle.createUpdate("""
-                        UPDATE policy_conflicts
-                        SET synthesis_state = 'max_attempts_exceeded',
-                            failure_marker = 'synthesis_max_attempts_exceeded',
-                            last_failure_reason = :reason,
-                            lease_owner = NULL,
-                            lease_expires_at = NULL,
-                            updated_at = now()
-                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                          AND synthesis_state = 'in_progress'""")
-                .bind("reason", reason.label())
-                .bind("id", lease.conflictId())
-                .bind("owner", lease.owner())
-                .bind("attempts", lease.attempts())
-                .execute() == 1;
+    private static final String RETRY_SET = """
+            synthesis_state = 'pending',
+                        last_failure_reason = :reason,
+                        not_before = now() + :delayMicros * interval '1 microsecond'""";
+
+    private static final String MARK_SET = """
+            synthesis_state = 'max_attempts_exceeded',
+                        failure_marker = 'synthesis_max_attempts_exceeded',
+                        last_failure_reason = :reason""";
+
+    private static final String HAND_BACK_SET = """
+            synthesis_state = 'pending',
+                        attempts = attempts - 1,
+                        last_failure_reason = coalesce(CAST(:reason AS text), last_failure_reason),
+                        not_before = now() + :delayMicros * interval '1 microsecond'""";
+
+    private static final String PARK_SET = """
+            synthesis_state = :state,
+                        attempts = attempts - 1,
+                        not_before = now()""";
+
+    /** What is written with the end of a lease: the attempt's number, its history line, the calls it paid for. */
+    record Ending(int attempt, String historyOutcome, String historyReason, String detail,
+                  List<UsageLedger.Entry> calls) {
     }
 
     /**
-     * Ends a lease without counting its attempt and leaves the row in {@code state} ({@code waiting_budget} or
-     * {@code not_needed}), outside the claimable index. False when the lease was no longer this worker's.
+     * Puts the row back to pending, claimable after {@code delay}, recording {@code reason} as its last failure;
+     * the release's times when it applied, empty when the lease was lost.
      */
-    static boolean park(Handle handle, Lease lease, String state) {
-        return handle.createUpdate("""
-                        UPDATE policy_conflicts
-                        SET synthesis_state = :state,
-                            attempts = attempts - 1,
-                            lease_owner = NULL,
-                            lease_expires_at = NULL,
-                            not_before = now(),
-                            updated_at = now()
-                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                          AND synthesis_state = 'in_progress'""")
-                .bind("state", state)
-                .bind("id", lease.conflictId())
-                .bind("owner", lease.owner())
-                .bind("attempts", lease.attempts())
-                .execute() == 1;
+    static OneTripBatch.Result<Optional<Release>> releaseForRetry(OneTripBatch batch, UUID scopeOrg, Lease lease,
+                                                                  String reason, Duration delay, Ending ending) {
+        Map<String, Object> params = endingParams(lease, ending);
+        params.put("reason", reason);
+        params.put("delayMicros", micros(delay));
+        return batch.query(scopeOrg, endLease(RETRY_SET, true, false, !ending.calls().isEmpty()), params,
+                ConflictLeases::release);
+    }
+
+    /**
+     * Stamps the permanent marker (no claim picks the row again) with its event, whose details are
+     * {@code eventDetailsJson}; true when it applied, false when the lease was lost.
+     */
+    static OneTripBatch.Result<Boolean> markPermanent(OneTripBatch batch, UUID scopeOrg, Lease lease, String reason,
+                                                      String eventDetailsJson, Ending ending) {
+        Map<String, Object> params = endingParams(lease, ending);
+        params.put("reason", reason);
+        params.put("type", EventType.SYNTHESIS_FAILED_PERMANENTLY.dbName());
+        params.put("details", eventDetailsJson);
+        return batch.query(scopeOrg, endLease(MARK_SET, true, true, !ending.calls().isEmpty()), params,
+                rs -> release(rs).isPresent());
     }
 
     /**
      * Hands a lease back: the row pending again after {@code delay}, the claim's attempt taken back (nothing was
      * wrong with the conflict: the pool stopped before the call, the provider asked to wait, the database cut the
-     * attempt short), and {@code reason} recorded when there is one (otherwise the last is kept). The one
-     * statement behind every hand-back; a failed attempt is released for a retry instead
-     * ({@link #releaseForRetry}). False when the lease was no longer this worker's.
+     * attempt short), and {@code reason} recorded as the last failure when there is one (otherwise the last is
+     * kept). The one statement behind every hand-back; a history line only when {@code ending} names one. True
+     * when it applied, false when the lease was no longer this worker's.
      */
-    static boolean handBack(Handle handle, Lease lease, String reason, Duration delay) {
-        return handle.createUpdate("""
-                        UPDATE policy_conflicts
-                        SET synthesis_state = 'pending',
-                            attempts = attempts - 1,
-                            last_failure_reason = coalesce(CAST(:reason AS text), last_failure_reason),
-                            lease_owner = NULL,
-                            lease_expires_at = NULL,
-                            not_before = now() + :delayMicros * interval '1 microsecond',
-                            updated_at = now()
-                        WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                          AND synthesis_state = 'in_progress'""")
-                .bind("reason", reason)
-                .bind("delayMicros", micros(delay))
-                .bind("id", lease.conflictId())
-                .bind("owner", lease.owner())
-                .bind("attempts", lease.attempts())
-                .execute() == 1;
+    static OneTripBatch.Result<Boolean> handBack(OneTripBatch batch, UUID scopeOrg, Lease lease, String reason,
+                                                 Duration delay, Ending ending) {
+        Map<String, Object> params = endingParams(lease, ending);
+        params.put("reason", reason);
+        params.put("delayMicros", micros(delay));
+        return batch.query(scopeOrg,
+                endLease(HAND_BACK_SET, ending.historyOutcome() != null, false, !ending.calls().isEmpty()), params,
+                rs -> release(rs).isPresent());
+    }
+
+    /**
+     * Ends a lease without counting its attempt and leaves the row in {@code state} ({@code waiting_budget} or
+     * {@code not_needed}), outside the claimable index. True when it applied, false when the lease was no longer
+     * this worker's.
+     */
+    static OneTripBatch.Result<Boolean> park(OneTripBatch batch, UUID scopeOrg, Lease lease, String state,
+                                             Ending ending) {
+        Map<String, Object> params = endingParams(lease, ending);
+        params.put("state", state);
+        return batch.query(scopeOrg, endLease(PARK_SET, true, false, !ending.calls().isEmpty()), params,
+                rs -> release(rs).isPresent());
+    }
+
+    private static Map<String, Object> endingParams(Lease lease, Ending ending) {
+        Map<String, Object> params = new HashMap<>();
+        params.put("id", lease.conflictId());
+        params.put("owner", lease.owner());
+        params.put("attempts", lease.attempts());
+        params.put("org", lease.orgId());
+        params.put("attempt", ending.attempt());
+        params.put("outcome", ending.historyOutcome());
+        params.put("why", ending.historyReason());
+        params.put("detail", AttemptHistory.detail(ending.detail()));
+        if (!ending.calls().isEmpty()) {
+            params.putAll(UsageLedger.params(lease.orgId(), lease.conflictId(), ending.attempt(), ending.calls()));
+        }
+        return params;
+    }
+
+    private static Optional<Release> release(ResultSet rs) throws SQLException {
+        if (!rs.next()) {
+            return Optional.empty();
+        }
+        Timestamp notBefore = rs.getTimestamp("not_before");
+        return Optional.of(new Release(notBefore == null ? null : notBefore.toInstant(),
+                rs.getTimestamp("released_at").toInstant()));
     }
 
     /**

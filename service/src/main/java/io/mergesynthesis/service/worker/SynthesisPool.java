@@ -46,9 +46,9 @@ import org.slf4j.LoggerFactory;
  * as there are free workers and hands them to the reader thread, which reads them all back in one
  * transaction ({@link LeaseReader}) and hands one lease to each worker. The loop meanwhile waits: for a worker
  * to free up when the last claim filled every free worker (more may be waiting), otherwise for a NOTIFY from
- * ingest or the poll interval, whichever comes first. Workers hand their merges to the {@link MergeCompleter},
- * which stores those that are ready at the same moment in one commit; a worker is free again once its merge is
- * stored, so a replica never has more conflicts in hand than it has workers. The completer's commit also claims
+ * ingest or the poll interval, whichever comes first. Workers hand how their attempts ended to the
+ * {@link AttemptCompleter}, which writes those that are ready at the same moment in one commit; a worker is free
+ * again once its attempt's end is written, so a replica never has more conflicts in hand than it has workers. The completer's commit also claims
  * as many conflicts as it frees workers, and those workers go straight on to them; the claim loop claims for
  * workers freed any other way. Any number of replicas may run against one database.
  *
@@ -68,9 +68,9 @@ public final class SynthesisPool implements Managed {
     private final PoolSettings settings;
     private final LeaseClaimer claimer;
     private final LeaseReader reader;
-    private final ConflictWork work;
+    private final AttemptRunner runner;
     private final SynthesisCall call;
-    private final MergeCompleter completer;
+    private final AttemptCompleter completer;
     private final Waiter waiter = new Waiter();
     private final Optional<PendingListener> listener;
     private final Semaphore freeWorkers;
@@ -89,18 +89,16 @@ public final class SynthesisPool implements Managed {
     private SynthesisPool(Builder builder) {
         this.settings = builder.settings;
         SynthesisMetrics metrics = builder.metrics;
-        AttemptTracker tracker = new AttemptTracker(settings.attemptTrackerSize(), builder.clock);
-        RetryPolicy retryPolicy = RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts());
-        FailureHandler failures = new FailureHandler(builder.transactions, tracker, retryPolicy, metrics,
-                builder.retries);
+        AttemptCounter counter = new AttemptCounter(
+                new AttemptTracker(settings.attemptTrackerSize(), builder.clock),
+                RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts()), metrics);
         this.call = new SynthesisCall(builder.synthesizer, settings.invokeTimeout(), threadPrefix());
         this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
         this.reader = new LeaseReader(builder.transactions, builder.orgScope);
-        this.completer = new MergeCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
+        this.completer = new AttemptCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
                 builder.clock, new StoreRefill());
-        this.work = new ConflictWork(builder.transactions, builder.router, call, completer, builder.mergeJson,
-                failures, new LeaseHandBack(builder.transactions), tracker, retryPolicy, metrics,
-                builder.clock, builder.orgScope, () -> stopping, this::pauseClaims);
+        this.runner = new AttemptRunner(builder.transactions, new MergeMaker(builder.router, call, builder.mergeJson),
+                counter, completer, metrics, builder.clock, new RunnerSide(builder.orgScope, builder.retries));
         this.listener = settings.listen() && builder.listenConnection != null
                 ? Optional.of(new PendingListener(builder.listenConnection, waiter, builder.clock)) : Optional.empty();
         this.freeWorkers = new Semaphore(settings.workers());
@@ -297,7 +295,7 @@ public final class SynthesisPool implements Managed {
         workers.execute(() -> {
             CompletableFuture<Optional<Outcome>> attempt;
             try {
-                attempt = work.run(lease, readAhead);
+                attempt = runner.run(lease, readAhead);
             } catch (RuntimeException | Error e) {
                 lostWorkers.incrementAndGet();
                 LOG.error("Synthesis pool {}: a worker failed outside any attempt on conflict {}", settings.owner(),
@@ -321,13 +319,7 @@ public final class SynthesisPool implements Managed {
      * it need not wait for its expiry, and its worker freed.
      */
     private void handBackUnused(Lease lease) {
-        try {
-            work.handBack(lease);
-        } catch (RuntimeException e) {
-            LOG.warn("Synthesis pool {}: could not hand back conflict {} as it stopped; its lease will expire: {}",
-                    settings.owner(), lease.conflictId(), DatabaseUnavailable.describe(e));
-        }
-        freeWorker();
+        runner.handBack(lease).whenComplete((outcome, error) -> freeWorker());
     }
 
     private void freeWorker() {
@@ -341,22 +333,49 @@ public final class SynthesisPool implements Managed {
         }
     }
 
-    /**
-     * The provider asked the whole replica to wait {@code retryAfter} (a rate limit, an overload, a refused key):
-     * the claim loop and the completer's refill claim nothing until then. Leases already held are tried, and
-     * deferred uncounted, as they come.
-     */
-    private void pauseClaims(Duration retryAfter) {
-        long until = System.nanoTime() + retryAfter.toNanos();
-        claimsPausedUntil.accumulateAndGet(until, Math::max);
+    /** What the attempt runner asks of the pool. */
+    private final class RunnerSide implements AttemptRunner.Pool {
+        private final UnaryOperator<UUID> orgScope;
+        private final Consumer<RetryScheduled> retries;
+
+        RunnerSide(UnaryOperator<UUID> orgScope, Consumer<RetryScheduled> retries) {
+            this.orgScope = orgScope;
+            this.retries = retries;
+        }
+
+        @Override
+        public boolean stopping() {
+            return stopping;
+        }
+
+        @Override
+        public UUID scopeOf(UUID orgId) {
+            return orgScope.apply(orgId);
+        }
+
+        /**
+         * The provider asked the whole replica to wait {@code retryAfter} (a rate limit, an overload, a refused
+         * key): the claim loop and the completer's refill claim nothing until then. Leases already held are
+         * tried, and deferred uncounted, as they come.
+         */
+        @Override
+        public void pauseClaims(Duration retryAfter) {
+            long until = System.nanoTime() + retryAfter.toNanos();
+            claimsPausedUntil.accumulateAndGet(until, Math::max);
+        }
+
+        @Override
+        public void retryScheduled(RetryScheduled retry) {
+            retries.accept(retry);
+        }
     }
 
     private boolean claimsPaused() {
         return claimsPausedUntil.get() - System.nanoTime() > 0;
     }
 
-    /** What the merge completer claims for the workers its stores free (see {@link MergeCompleter.Refill}). */
-    private final class StoreRefill implements MergeCompleter.Refill {
+    /** What the attempt completer claims for the workers its writes free (see {@link AttemptCompleter.Refill}). */
+    private final class StoreRefill implements AttemptCompleter.Refill {
         @Override
         public boolean wanted() {
             return !stopping && !claimsPaused();

@@ -2,6 +2,7 @@ package io.mergesynthesis.service.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
@@ -18,6 +19,9 @@ import org.junit.jupiter.api.Test;
  */
 class ConflictLeasesTest {
 
+    /** The end of a lease with no history line and no calls, as for a lease no worker started. */
+    private static final ConflictLeases.Ending NO_HISTORY = new ConflictLeases.Ending(1, null, null, null, List.of());
+
     @Test
     void aHandBackTakesTheAttemptBackAndAParkedRowIsNoLongerClaimable() throws Exception {
         try (WorkerFixture fixture = new WorkerFixture()) {
@@ -29,17 +33,19 @@ class ConflictLeasesTest {
             Lease first = lease(leases, handedBack);
             Lease second = lease(leases, parked);
 
-            boolean handed = tx.inOrg(first.orgId(), h -> ConflictLeases.handBack(h, first, "synthesizer",
-                    Duration.ZERO));
+            boolean handed = write(tx, trip -> ConflictLeases.handBack(trip, first.orgId(), first, "synthesizer",
+                    Duration.ZERO, NO_HISTORY));
             assertThat(handed).isTrue();
             assertThat(fixture.column(handedBack, "attempts")).isEqualTo("0");
             assertThat(fixture.column(handedBack, "synthesis_state")).isEqualTo("pending");
             assertThat(fixture.column(handedBack, "last_failure_reason")).isEqualTo("synthesizer");
             // The lease is gone: a second hand-back, or any write on the same lease, changes nothing.
-            boolean again = tx.inOrg(first.orgId(), h -> ConflictLeases.handBack(h, first, null, Duration.ZERO));
+            boolean again = write(tx, trip -> ConflictLeases.handBack(trip, first.orgId(), first, null, Duration.ZERO,
+                    NO_HISTORY));
             assertThat(again).isFalse();
 
-            boolean parkedNow = tx.inOrg(second.orgId(), h -> ConflictLeases.park(h, second, "waiting_budget"));
+            boolean parkedNow = write(tx, trip -> ConflictLeases.park(trip, second.orgId(), second, "waiting_budget",
+                    new ConflictLeases.Ending(1, AttemptHistory.DEFERRED, "budget", "spent", List.of())));
             assertThat(parkedNow).isTrue();
             assertThat(fixture.column(parked, "attempts")).isEqualTo("0");
             List<Lease> next = tx.crossTenant(h -> ConflictLeases.claim(h, "r2", 10, Duration.ofSeconds(10)));
@@ -146,6 +152,64 @@ class ConflictLeasesTest {
 
     private static Lease lease(List<Lease> leases, UUID id) {
         return leases.stream().filter(l -> l.conflictId().equals(id)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aRetryAndTheMarkerWriteTheirHistoryEventAndCallsInOneTripAndALostLeaseOnlyItsCalls() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID retried = fixture.insertConflict("jira.retry");
+            UUID marked = fixture.insertConflict("jira.mark");
+            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
+            Lease retry = lease(leases, retried);
+            Lease mark = lease(leases, marked);
+
+            OneTripBatch trip = OneTripBatch.tenant();
+            OneTripBatch.Result<java.util.Optional<ConflictLeases.Release>> release = ConflictLeases.releaseForRetry(
+                    trip, retry.orgId(), retry, "synthesizer", Duration.ofSeconds(30),
+                    new ConflictLeases.Ending(1, AttemptHistory.TRANSIENT_FAILURE, "synthesizer", "boom",
+                            List.of(entry("primary", "failed"))));
+            OneTripBatch.Result<Boolean> stamped = ConflictLeases.markPermanent(trip, mark.orgId(), mark,
+                    "invalid_json", "{\"attempts\": 3}",
+                    new ConflictLeases.Ending(3, AttemptHistory.PERMANENT_FAILURE, "invalid_json", "bad", List.of()));
+            trip.run(tx.jdbi());
+
+            assertThat(release.get()).isPresent();
+            assertThat(release.get().get().notBefore()).isAfter(release.get().get().releasedAt());
+            assertThat(stamped.get()).isTrue();
+            assertThat(fixture.column(retried, "synthesis_state")).isEqualTo("pending");
+            assertThat(fixture.column(marked, "failure_marker")).isEqualTo("synthesis_max_attempts_exceeded");
+            assertThat(fixture.events("synthesis_failed_permanently")).isEqualTo(1);
+            boolean sameWait = fixture.admin.withHandle(h -> h.createQuery("""
+                            SELECT h.not_before = c.not_before FROM synthesis_attempt_history h
+                            JOIN policy_conflicts c ON c.id = h.conflict_id WHERE h.conflict_id = :id""")
+                    .bind("id", retried).mapTo(Boolean.class).one());
+            assertThat(sameWait).as("the history line waits as long as the row").isTrue();
+            assertThat(outcomes(fixture, retried)).containsExactly("failed");
+
+            // The lease is gone: the retry writes nothing but the call it paid for.
+            OneTripBatch late = OneTripBatch.tenant();
+            OneTripBatch.Result<java.util.Optional<ConflictLeases.Release>> again = ConflictLeases.releaseForRetry(
+                    late, retry.orgId(), retry, "synthesizer", Duration.ZERO,
+                    new ConflictLeases.Ending(1, AttemptHistory.TRANSIENT_FAILURE, "synthesizer", "late",
+                            List.of(entry("primary", "failed"))));
+            late.run(tx.jdbi());
+            assertThat(again.get()).isEmpty();
+            assertThat(outcomes(fixture, retried)).hasSize(2);
+            int lines = fixture.admin.withHandle(h -> h.createQuery(
+                    "SELECT count(*) FROM synthesis_attempt_history WHERE conflict_id = :id")
+                    .bind("id", retried).mapTo(Integer.class).one());
+            assertThat(lines).isEqualTo(1);
+        }
+    }
+
+    /** Runs one end-of-lease statement in a trip of its own; whether its fence let it apply. */
+    private static boolean write(ScopedTransactions tx,
+                                 java.util.function.Function<OneTripBatch, OneTripBatch.Result<Boolean>> statement) {
+        OneTripBatch trip = OneTripBatch.tenant();
+        OneTripBatch.Result<Boolean> applied = statement.apply(trip);
+        trip.run(tx.jdbi());
+        return applied.get();
     }
 
     private static UsageLedger.Entry entry(String pass, String outcome) {

@@ -50,9 +50,10 @@ class DatabaseOutageTest {
     void readsRefusedByTheDatabaseDoNotCountAsAttempts() throws Exception {
         try (WorkerFixture fixture = new WorkerFixture()) {
             FlakyConnections connections = new FlakyConnections(fixture.database);
-            // The claim gets through; the read-ahead, the worker's own read and its first two tries to hand the
-            // lease back are refused. With a single attempt allowed, counting any of that would mark the conflict.
-            connections.refuseNext(4, "-reader", "-worker-");
+            // The claim gets through; the read-ahead, the worker's own read and the completer's first two tries to
+            // hand the lease back are refused. With a single attempt allowed, counting any of that would mark the
+            // conflict.
+            connections.refuseNext(4, "-reader", "-worker-", "-completer-");
             UUID id = fixture.insertConflict("jira.create_issue");
             CountingSynthesizer calls = new CountingSynthesizer(WorkerFixture.stub());
             FlakyReplica replica = replica(connections, WorkerFixture.settings("refused-reads").maxAttempts(1),

@@ -84,7 +84,7 @@ class StoreRefillTest {
 
             AtomicInteger claimsTried = new AtomicInteger();
             AtomicInteger claimsTaken = new AtomicInteger();
-            MergeCompleter.Refill failingClaim = new MergeCompleter.Refill() {
+            AttemptCompleter.Refill failingClaim = new AttemptCompleter.Refill() {
                 @Override
                 public boolean wanted() {
                     return true;
@@ -106,16 +106,16 @@ class StoreRefillTest {
                     claimsTaken.incrementAndGet();
                 }
             };
-            MergeCompleter completer = new MergeCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
+            AttemptCompleter completer = new AttemptCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
                     failingClaim);
             completer.start("failing-claim");
-            List<CompletableFuture<Boolean>> stored = new ArrayList<>();
+            List<CompletableFuture<AttemptCompleter.Written>> stored = new ArrayList<>();
             for (Lease lease : leases) {
-                stored.add(completer.store(new MergeCompleter.Finished(lease, lease.orgId(),
+                stored.add(completer.complete(new AttemptResult.Stored(lease, lease.orgId(),
                         "{\"merge\": \"stored\"}", "{\"attempt\": 1}")));
             }
-            for (CompletableFuture<Boolean> future : stored) {
-                assertThat(future.get(20, TimeUnit.SECONDS)).isTrue();
+            for (CompletableFuture<AttemptCompleter.Written> future : stored) {
+                assertThat(future.get(20, TimeUnit.SECONDS).applied()).isTrue();
             }
             completer.stop();
 
@@ -140,12 +140,12 @@ class StoreRefillTest {
             LeaseReader reader = new LeaseReader(replica.transactions(), java.util.function.UnaryOperator.identity());
             List<Long> readBackTx = new ArrayList<>();
             List<LeaseReader.ReadAhead> delivered = new ArrayList<>();
-            MergeCompleter completer = new MergeCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
+            AttemptCompleter completer = new AttemptCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
                     refill("read-back", readBackTx, reader, delivered));
             completer.start("read-back");
             Lease lease = held.get(0);
-            assertThat(completer.store(new MergeCompleter.Finished(lease, lease.orgId(), "{\"merge\": \"stored\"}",
-                    "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(completer.complete(new AttemptResult.Stored(lease, lease.orgId(), "{\"merge\": \"stored\"}",
+                    "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS).applied()).isTrue();
             completer.stop();
 
             assertThat(delivered).hasSize(1);
@@ -178,12 +178,12 @@ class StoreRefillTest {
                     "REVOKE SELECT ON org_synthesis_settings FROM merge_synthesis_tenant"));
             LeaseReader reader = new LeaseReader(replica.transactions(), java.util.function.UnaryOperator.identity());
             List<LeaseReader.ReadAhead> delivered = new ArrayList<>();
-            MergeCompleter completer = new MergeCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
+            AttemptCompleter completer = new AttemptCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
                     refill("bad-read", new ArrayList<>(), reader, delivered));
             completer.start("bad-read");
             Lease lease = held.get(0);
-            assertThat(completer.store(new MergeCompleter.Finished(lease, lease.orgId(), "{\"merge\": \"stored\"}",
-                    "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(completer.complete(new AttemptResult.Stored(lease, lease.orgId(), "{\"merge\": \"stored\"}",
+                    "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS).applied()).isTrue();
             completer.stop();
 
             assertThat(delivered).hasSize(1);
@@ -196,9 +196,9 @@ class StoreRefillTest {
     }
 
     /** A refill that claims like the pool and reads back with {@code reader}, noting the read's transaction. */
-    private static MergeCompleter.Refill refill(String owner, List<Long> readBackTx, LeaseReader reader,
+    private static AttemptCompleter.Refill refill(String owner, List<Long> readBackTx, LeaseReader reader,
                                                 List<LeaseReader.ReadAhead> delivered) {
-        return new MergeCompleter.Refill() {
+        return new AttemptCompleter.Refill() {
             @Override
             public boolean wanted() {
                 return true;

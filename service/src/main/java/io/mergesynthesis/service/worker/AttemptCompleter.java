@@ -1,53 +1,59 @@
 package io.mergesynthesis.service.worker;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.db.UsageLedger;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stores finished merges, several to a commit when several are ready. A worker hands its validated merge in and
- * its thread moves on (the pool still counts the worker busy, and claims nothing for it, until the merge is
- * stored); the completer's threads write every merge queued so far in one transaction sent as one round trip
- * ({@link OneTripBatch}), each row under its own org scope ({@code app.org_id} set to that row's org right
- * before that row's statement) and each fenced on its own lease, then complete each merge's future with whether
- * it was stored.
- * Nothing waits to fill a batch: a lone merge is written at once, and merges that arrive during a write go
+ * Writes how attempts ended ({@link AttemptResult}: a merge stored, a retry, the marker, a hand-back, a parked
+ * conflict), several to a commit when several are ready: the one place that ends a lease. A worker hands its
+ * result in and its thread moves on (the pool still counts the worker busy, and claims nothing for it, until the
+ * result is written); the completer's threads write every result queued so far in one transaction sent as one
+ * round trip ({@link OneTripBatch}), each row under its own org scope ({@code app.org_id} set to that row's org
+ * right before that row's statement) and each fenced on its own lease, then complete each result's future with
+ * what was written.
+ * Nothing waits to fill a batch: a lone result is written at once, and results that arrive during a write go
  * together in the next. Unless the pool is stopping, the same round trip ends with a claim of as many conflicts
  * as the batch frees workers ({@link Refill}), so that during a drain a freed worker's next conflict comes with
  * the store of its last one.
  *
- * <p>One bad row never costs the others their write: when a batch fails, it is rolled back whole and every merge
- * in it is written again in a transaction of its own, so the rows that can be stored are stored and only the bad
- * one reports its failure. A batch that failed because the database was unavailable is instead tried again
+ * <p>One bad row never costs the others their write: when a batch fails, it is rolled back whole and every result
+ * in it is written again in a transaction of its own, so the rows that can be written are written and only the
+ * bad one reports its failure. A batch that failed because the database was unavailable is instead tried again
  * whole, within its leases.
  *
- * <p>The queue is bounded, though a pool never has more merges waiting here than it has workers: when the
- * database falls behind, the workers stay busy until their merges are stored, and so nothing new is claimed.
- * On stop, everything handed in is written before the threads end; a merge handed in after that is written by
+ * <p>The queue is bounded, though a pool never has more results waiting here than it has workers: when the
+ * database falls behind, the workers stay busy until their results are written, and so nothing new is claimed.
+ * On stop, everything handed in is written before the threads end; a result handed in after that is written by
  * the thread that hands it in.
  */
-final class MergeCompleter {
+final class AttemptCompleter {
 
-    private static final Logger LOG = LoggerFactory.getLogger(MergeCompleter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(AttemptCompleter.class);
     /** How often an idle writer looks whether the completer is stopping. */
     private static final long IDLE_CHECK_MILLIS = 100;
 
-    /** Pauses between tries of a store while the database is unavailable: 100 ms doubling to 1 s. */
+    /** Pauses between tries of a write while the database is unavailable: 100 ms doubling to 1 s. */
     private static final Duration STORE_RETRY_FIRST = Duration.ofMillis(100);
     private static final Duration STORE_RETRY_LAST = Duration.ofSeconds(1);
+
+    private static final ObjectMapper EVENT_JSON = new ObjectMapper();
 
     private final ScopedTransactions transactions;
     private final Refill refill;
@@ -60,12 +66,12 @@ final class MergeCompleter {
 
     /**
      * @param writers threads writing batches side by side, each on a connection of its own while it writes
-     * @param maxBatch the most merges one commit stores; also how many may wait to be written
+     * @param maxBatch the most results one commit writes; also how many may wait to be written
      */
-    MergeCompleter(ScopedTransactions transactions, int writers, int maxBatch, Clock clock, Refill refill) {
+    AttemptCompleter(ScopedTransactions transactions, int writers, int maxBatch, Clock clock, Refill refill) {
         this.transactions = transactions;
         this.refill = refill;
-        this.storeFailures = new FailureStreak(LOG, "Storing suggested merges", clock);
+        this.storeFailures = new FailureStreak(LOG, "Writing the ends of attempts", clock);
         this.writers = writers;
         this.maxBatch = maxBatch;
         this.queue = new ArrayBlockingQueue<>(maxBatch);
@@ -96,20 +102,14 @@ final class MergeCompleter {
     }
 
     /**
-     * A merge ready to store: the lease that fences it, the org scope it is written under, its texts, and the
-     * ledger rows of the provider calls it cost (empty for a synthesizer that calls none), for attempt
-     * {@code attempt}.
+     * What the write of a result did: whether its fence let it apply (false: the lease had passed to another
+     * holder, nothing but its paid calls written) and, for a retry, when the row was released and may be
+     * claimed again by the database clock.
      */
-    record Finished(Lease lease, UUID scopeOrg, String mergeJson, String eventDetailsJson, int attempt,
-                    List<UsageLedger.Entry> calls) {
-
-        /** A merge that cost no provider call. */
-        Finished(Lease lease, UUID scopeOrg, String mergeJson, String eventDetailsJson) {
-            this(lease, scopeOrg, mergeJson, eventDetailsJson, lease.attempts(), List.of());
-        }
+    record Written(boolean applied, Optional<ConflictLeases.Release> release) {
     }
 
-    private record Pending(Finished merge, CompletableFuture<Boolean> stored) {
+    private record Pending(AttemptResult result, CompletableFuture<Written> written) {
     }
 
     synchronized void start(String threadPrefix) {
@@ -132,14 +132,17 @@ final class MergeCompleter {
     }
 
     /**
-     * Hands {@code merge} in to be stored with its event. The future completes with true once it is stored,
-     * false when the lease was no longer this worker's (nothing written), or with what the write threw.
+     * Hands {@code result} in to be written. The future completes once it is written (or found its lease gone),
+     * or with what the write threw. A {@link AttemptResult.Skipped} writes nothing and completes at once.
      */
-    CompletableFuture<Boolean> store(Finished merge) {
-        Pending pending = new Pending(merge, new CompletableFuture<>());
+    CompletableFuture<Written> complete(AttemptResult result) {
+        if (result instanceof AttemptResult.Skipped) {
+            return CompletableFuture.completedFuture(new Written(false, Optional.empty()));
+        }
+        Pending pending = new Pending(result, new CompletableFuture<>());
         if (stopped) {
             write(List.of(pending), false);
-            return pending.stored();
+            return pending.written();
         }
         boolean interrupted = false;
         while (true) {
@@ -147,7 +150,7 @@ final class MergeCompleter {
                 queue.put(pending);
                 break;
             } catch (InterruptedException e) {
-                // A finished merge is not dropped: the wait for room is short, as the writers keep going.
+                // A finished attempt is not dropped: the wait for room is short, as the writers keep going.
                 interrupted = true;
             }
         }
@@ -158,7 +161,7 @@ final class MergeCompleter {
             // Handed in as the completer stopped: the writers may be gone already.
             writeLeftovers();
         }
-        return pending.stored();
+        return pending.written();
     }
 
     private void writeUntilStopped() {
@@ -168,7 +171,7 @@ final class MergeCompleter {
             try {
                 first = queue.poll(IDLE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
-                LOG.warn("A merge completer thread was interrupted; stop() writes what it leaves");
+                LOG.warn("An attempt completer thread was interrupted; stop() writes what it leaves");
                 return;
             }
             if (first == null) {
@@ -191,10 +194,11 @@ final class MergeCompleter {
     }
 
     /**
-     * Writes {@code batch}, completing each merge's future. While the database is unavailable the batch is tried
-     * again after a short pause, for as long as each merge's lease lasts: the synthesizer call behind a merge may
-     * have been expensive, and a database that is back within the lease should not cost it again. A merge whose
-     * lease runs out meanwhile (or any merge once the completer is stopping) fails with the last error.
+     * Writes {@code batch}, completing each result's future: the one retry of a write against an unavailable
+     * database. While the database is unavailable the batch is tried again after a short pause, for as long as
+     * each result's lease lasts: the synthesizer call behind a merge may have been expensive, and an attempt that
+     * ends in a hand-back should not come to count because its lease expired. A result whose lease runs out
+     * meanwhile (or any result once the completer is stopping) fails with the last error.
      *
      * @param mayClaim whether the trip may also claim work for the workers it frees; rows written one by one
      *     after a failed batch claim nothing, so that a claim that fails cannot fail their stores
@@ -215,10 +219,10 @@ final class MergeCompleter {
                 Duration wait = pause.next();
                 List<Pending> keep = new ArrayList<>();
                 for (Pending pending : left) {
-                    if (!stopped && pending.merge().lease().heldUntil().allows(wait)) {
+                    if (!stopped && pending.result().lease().heldUntil().allows(wait)) {
                         keep.add(pending);
                     } else {
-                        pending.stored().completeExceptionally(e);
+                        pending.written().completeExceptionally(e);
                     }
                 }
                 if (keep.isEmpty()) {
@@ -228,7 +232,7 @@ final class MergeCompleter {
                 try {
                     Thread.sleep(wait.toMillis());
                 } catch (InterruptedException interrupted) {
-                    keep.forEach(pending -> pending.stored().completeExceptionally(e));
+                    keep.forEach(pending -> pending.written().completeExceptionally(e));
                     Thread.currentThread().interrupt();
                     return;
                 }
@@ -240,12 +244,12 @@ final class MergeCompleter {
     /**
      * After a batch failed for a reason of its own rows (or of the claim its trip carried): one bad row never costs
      * the others their write, so each is written again in a transaction of its own, claiming nothing, and only
-     * the bad one reports its failure. A lone merge is written again only if its trip also claimed: the claim
+     * the bad one reports its failure. A lone result is written again only if its trip also claimed: the claim
      * may have been what failed.
      */
     private void writeEachAlone(List<Pending> batch, Throwable failure, boolean claimed) {
         if (batch.size() == 1 && !claimed) {
-            batch.get(0).stored().completeExceptionally(failure);
+            batch.get(0).written().completeExceptionally(failure);
             return;
         }
         for (Pending pending : batch) {
@@ -261,14 +265,9 @@ final class MergeCompleter {
      */
     private void writeTogether(List<Pending> batch, boolean claim) {
         OneTripBatch trip = OneTripBatch.tenant();
-        List<OneTripBatch.Result<Integer>> stored = new ArrayList<>(batch.size());
+        List<Supplier<Written>> written = new ArrayList<>(batch.size());
         for (Pending pending : batch) {
-            Finished merge = pending.merge();
-            stored.add(merge.calls().isEmpty()
-                    ? ConflictLeases.storeMerge(trip, merge.scopeOrg(), merge.lease(), merge.mergeJson(),
-                            merge.eventDetailsJson())
-                    : ConflictLeases.storeMerge(trip, merge.scopeOrg(), merge.lease(), merge.mergeJson(),
-                            merge.eventDetailsJson(), merge.attempt(), merge.calls()));
+            written.add(add(trip, pending.result()));
         }
         OneTripBatch.Result<List<Lease>> next = null;
         if (claim && refill.wanted()) {
@@ -288,7 +287,52 @@ final class MergeCompleter {
             refill.claimed(next.get(), readAhead);
         }
         for (int i = 0; i < batch.size(); i++) {
-            batch.get(i).stored().complete(stored.get(i).get() == 1);
+            batch.get(i).written().complete(written.get(i).get());
         }
+    }
+
+    /** Adds the statement that writes {@code result} to {@code trip}; what it wrote, once the trip has run. */
+    private static Supplier<Written> add(OneTripBatch trip, AttemptResult result) {
+        Lease lease = result.lease();
+        UUID org = result.scopeOrg();
+        if (result instanceof AttemptResult.Stored merge) {
+            OneTripBatch.Result<Integer> stored = merge.calls().isEmpty()
+                    ? ConflictLeases.storeMerge(trip, org, lease, merge.mergeJson(), merge.eventDetailsJson())
+                    : ConflictLeases.storeMerge(trip, org, lease, merge.mergeJson(), merge.eventDetailsJson(),
+                            merge.attempt(), merge.calls());
+            return () -> new Written(stored.get() == 1, Optional.empty());
+        }
+        if (result instanceof AttemptResult.Retry retry) {
+            OneTripBatch.Result<Optional<ConflictLeases.Release>> release = ConflictLeases.releaseForRetry(trip, org,
+                    lease, retry.reason().label(), retry.delay(), ending(retry, AttemptHistory.TRANSIENT_FAILURE,
+                            retry.reason().label(), retry.detail()));
+            return () -> new Written(release.get().isPresent(), release.get());
+        }
+        if (result instanceof AttemptResult.GiveUp giveUp) {
+            String details = EVENT_JSON.createObjectNode()
+                    .put("attempts", giveUp.attempt())
+                    .put("max_attempts", giveUp.maxAttempts())
+                    .put("last_failure_reason", giveUp.reason().label())
+                    .toString();
+            return applied(ConflictLeases.markPermanent(trip, org, lease, giveUp.reason().label(), details,
+                    ending(giveUp, AttemptHistory.PERMANENT_FAILURE, giveUp.reason().label(), giveUp.detail())));
+        }
+        if (result instanceof AttemptResult.HandBack handBack) {
+            return applied(ConflictLeases.handBack(trip, org, lease, handBack.lastFailureReason(), handBack.delay(),
+                    ending(handBack, handBack.historyOutcome(), handBack.reason(), handBack.detail())));
+        }
+        if (result instanceof AttemptResult.Park park) {
+            return applied(ConflictLeases.park(trip, org, lease, park.state(),
+                    ending(park, AttemptHistory.DEFERRED, park.reason(), park.detail())));
+        }
+        throw new IllegalArgumentException("nothing to write for " + result);
+    }
+
+    private static ConflictLeases.Ending ending(AttemptResult result, String outcome, String reason, String detail) {
+        return new ConflictLeases.Ending(result.attempt(), outcome, reason, detail, result.calls());
+    }
+
+    private static Supplier<Written> applied(OneTripBatch.Result<Boolean> applied) {
+        return () -> new Written(applied.get(), Optional.empty());
     }
 }

@@ -51,7 +51,7 @@ final class AttemptCounter {
      * claimed again after the first backoff, and the tracker is not told.
      */
     AttemptResult afterFailure(Lease lease, UUID scopeOrg, int attempt, Throwable failure) {
-        FailureReason reason = FailureReason.of(failure);
+        FailureReason reason = AttemptFailure.reasonOf(failure);
         metrics.failed(reason);
         var calls = AttemptFailure.callsOf(failure);
         if (!policy.counts(reason, failure)) {

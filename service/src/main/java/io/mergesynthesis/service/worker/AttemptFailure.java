@@ -34,6 +34,14 @@ final class AttemptFailure extends Exception {
         return calls;
     }
 
+    /**
+     * The reason for a failure. Each step of an attempt tags what it throws with the reason it stands for;
+     * anything untagged escaped from the worker's own code and is {@link FailureReason#UNKNOWN}.
+     */
+    static FailureReason reasonOf(Throwable failure) {
+        return failure instanceof AttemptFailure tagged ? tagged.reason() : FailureReason.UNKNOWN;
+    }
+
     /** The ledger rows of the calls a failure carries, whatever it is (their ids fixed once, see PaidCalls). */
     static List<UsageLedger.Entry> callsOf(Throwable failure) {
         return failure instanceof AttemptFailure tagged ? tagged.calls() : List.of();

@@ -8,7 +8,7 @@ import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.service.auth.AuthFactory;
 import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
 import io.mergesynthesis.service.ingest.IngestFactory;
-import io.mergesynthesis.service.worker.SynthesisFactory;
+import io.mergesynthesis.service.worker.config.SynthesisFactory;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 

@@ -15,7 +15,7 @@ import org.slf4j.Logger;
  *
  * <p>Safe to share between threads that retry the same thing.
  */
-final class FailureStreak {
+public final class FailureStreak {
 
     static final Duration REPORT_EVERY = Duration.ofSeconds(30);
 
@@ -34,14 +34,14 @@ final class FailureStreak {
     /**
      * @param what names the thing in the log's words, e.g. "Synthesis pool x: claiming"
      */
-    FailureStreak(Logger log, String what, Clock clock) {
+    public FailureStreak(Logger log, String what, Clock clock) {
         this.log = log;
         this.what = what;
         this.clock = clock;
     }
 
     /** One more failure; {@code retryIn} is the pause before the next try. */
-    synchronized void failed(Throwable failure, Duration retryIn) {
+    public synchronized void failed(Throwable failure, Duration retryIn) {
         Instant now = clock.instant();
         if (failing == 0) {
             failingSince = now;
@@ -69,7 +69,7 @@ final class FailureStreak {
     }
 
     /** It worked; true when that ends a run of failures (logged if the run was). */
-    synchronized boolean succeeded() {
+    public synchronized boolean succeeded() {
         if (failing == 0) {
             return false;
         }

@@ -60,28 +60,28 @@ public final class SynthesisMetrics {
         });
     }
 
-    void attempted(Outcome outcome, Duration took) {
+    public void attempted(Outcome outcome, Duration took) {
         attempts.inc(outcome);
         duration.observe(took.toNanos() / 1e9);
     }
 
-    void failed(FailureReason reason) {
+    public void failed(FailureReason reason) {
         failures.inc(reason);
     }
 
-    void started() {
+    public void started() {
         inFlight.inc();
     }
 
-    void finished() {
+    public void finished() {
         inFlight.dec();
     }
 
-    void deferred() {
+    public void deferred() {
         deferrals.inc();
     }
 
-    void leaseRecovered() {
+    public void leaseRecovered() {
         leaseRecoveries.inc();
     }
 }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import io.mergesynthesis.service.worker.pool.SynthesisPool;
+import io.mergesynthesis.service.worker.store.ConflictLeases;
+import io.mergesynthesis.service.worker.store.Lease;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Duration;
 import java.util.List;

@@ -3,6 +3,8 @@ package io.mergesynthesis.service.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import io.mergesynthesis.service.worker.store.ConflictLeases;
+import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;

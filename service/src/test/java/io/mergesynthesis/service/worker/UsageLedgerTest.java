@@ -4,6 +4,7 @@ import static io.mergesynthesis.service.worker.PayingSynthesizer.call;
 import static io.mergesynthesis.service.worker.PayingSynthesizer.paid;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.service.worker.pool.BudgetWaker;
 import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.InvalidAnswerException;

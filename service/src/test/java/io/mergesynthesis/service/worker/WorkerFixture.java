@@ -5,6 +5,8 @@ import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.db.ManagedDataSource;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.testing.TestDatabase;
+import io.mergesynthesis.service.worker.pool.PoolSettings;
+import io.mergesynthesis.service.worker.pool.SynthesisPool;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.StubSynthesizer;
 import io.prometheus.client.CollectorRegistry;
@@ -25,25 +27,25 @@ import org.jdbi.v3.postgres.PostgresPlugin;
  * One test database and any number of pools on it, each pool with a connection pool, metrics registry and
  * owner name of its own, as separate replicas would have. Closing it stops every pool.
  */
-final class WorkerFixture implements AutoCloseable {
+public final class WorkerFixture implements AutoCloseable {
 
-    static final Clock FIXED = Clock.fixed(Instant.parse("2026-11-20T12:00:00Z"), ZoneOffset.UTC);
+    public static final Clock FIXED = Clock.fixed(Instant.parse("2026-11-20T12:00:00Z"), ZoneOffset.UTC);
     static final String RULES = """
             [{"policy_id": "p1", "scope": "org", "scope_id": "o1", "effect": "deny", "target": "jira.*"},
              {"policy_id": "p2", "scope": "member", "scope_id": "m1", "effect": "allow", "target": "jira.create_issue"}]""";
 
     final TestDatabase database = TestDatabase.fresh();
     /** Logged in as the superuser, which row-level security does not hold: for setup and checks only. */
-    final Jdbi admin = database.jdbi();
+    public final Jdbi admin = database.jdbi();
     private final List<ManagedDataSource> dataSources = new ArrayList<>();
     private final List<SynthesisPool> pools = new ArrayList<>();
 
     /** Settings fit for tests: short timeouts, fast polling, tiny backoff. Override what a test is about. */
-    static Settings settings(String owner) {
+    public static Settings settings(String owner) {
         return new Settings(owner);
     }
 
-    static final class Settings {
+    public static final class Settings {
         String owner;
         int workers = 4;
         Duration invokeTimeout = Duration.ofSeconds(2);
@@ -59,7 +61,7 @@ final class WorkerFixture implements AutoCloseable {
             this.owner = owner;
         }
 
-        Settings workers(int value) {
+        public Settings workers(int value) {
             workers = value;
             return this;
         }
@@ -101,7 +103,7 @@ final class WorkerFixture implements AutoCloseable {
     }
 
     /** A replica: its pool (not started), its metrics, and its own connection pool. */
-    record Replica(SynthesisPool pool, CollectorRegistry registry, ScopedTransactions transactions) {
+    public record Replica(SynthesisPool pool, CollectorRegistry registry, ScopedTransactions transactions) {
 
         double attempts(Outcome outcome) {
             Double value = registry.getSampleValue("synthesis_attempts_total", new String[] {"outcome"},
@@ -116,13 +118,13 @@ final class WorkerFixture implements AutoCloseable {
         }
     }
 
-    Replica replica(Settings settings, MergeSynthesizer synthesizer) {
+    public Replica replica(Settings settings, MergeSynthesizer synthesizer) {
         return replica(settings, synthesizer, builder -> builder);
     }
 
     /** A replica whose builder the test may adjust (router, org scope, retry log) before it is built. */
-    Replica replica(Settings settings, MergeSynthesizer synthesizer,
-                    UnaryOperator<SynthesisPool.Builder> adjust) {
+    public Replica replica(Settings settings, MergeSynthesizer synthesizer,
+                           UnaryOperator<SynthesisPool.Builder> adjust) {
         ScopedTransactions transactions = new ScopedTransactions(jdbiOnOwnPool(settings.owner, settings.workers + 2));
         CollectorRegistry registry = new CollectorRegistry(true);
         SynthesisPool.Builder builder = SynthesisPool.builder(settings.build(), transactions, synthesizer,
@@ -134,7 +136,7 @@ final class WorkerFixture implements AutoCloseable {
         return new Replica(pool, registry, transactions);
     }
 
-    Jdbi jdbiOnOwnPool(String name, int maxConnections) {
+    public Jdbi jdbiOnOwnPool(String name, int maxConnections) {
         DataSourceFactory factory = database.dataSourceFactory();
         factory.setMinSize(1);
         factory.setInitialSize(1);
@@ -144,7 +146,7 @@ final class WorkerFixture implements AutoCloseable {
         return Jdbi.create(dataSource).installPlugin(new PostgresPlugin());
     }
 
-    static MergeSynthesizer stub() {
+    public static MergeSynthesizer stub() {
         return new StubSynthesizer(FIXED);
     }
 
@@ -164,12 +166,12 @@ final class WorkerFixture implements AutoCloseable {
     }
 
     /** Inserts one pending conflict and returns its id. */
-    UUID insertConflict(String target) {
+    public UUID insertConflict(String target) {
         return insertConflict(target, "org-1");
     }
 
     /** Inserts one pending conflict of the org named by {@code orgSeed} (hashed into a UUID). */
-    UUID insertConflict(String target, String orgSeed) {
+    public UUID insertConflict(String target, String orgSeed) {
         UUID id = UUID.randomUUID();
         admin.useHandle(handle -> handle.createUpdate("""
                         INSERT INTO policy_conflicts
@@ -185,25 +187,25 @@ final class WorkerFixture implements AutoCloseable {
         return id;
     }
 
-    long count(String sqlCondition) {
+    public long count(String sqlCondition) {
         return admin.withHandle(handle -> handle.createQuery(
                 "SELECT count(*) FROM policy_conflicts WHERE " + sqlCondition).mapTo(Long.class).one());
     }
 
-    long events(String type) {
+    public long events(String type) {
         return admin.withHandle(handle -> handle.createQuery(
                 "SELECT count(*) FROM conflict_events WHERE event_type = :type").bind("type", type)
                 .mapTo(Long.class).one());
     }
 
-    String column(UUID id, String column) {
+    public String column(UUID id, String column) {
         return admin.withHandle(handle -> handle.createQuery(
                 "SELECT " + column + "::text FROM policy_conflicts WHERE id = :id").bind("id", id)
                 .mapTo(String.class).findOne().orElse(null));
     }
 
     /** Polls {@code condition} until it holds; fails the test at the deadline. */
-    static void await(String what, Duration deadline, BooleanSupplier condition) throws InterruptedException {
+    public static void await(String what, Duration deadline, BooleanSupplier condition) throws InterruptedException {
         long end = System.nanoTime() + deadline.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > end) {

@@ -1,0 +1,343 @@
+package io.mergesynthesis.service.worker.attempt;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.db.AttemptHistory;
+import io.mergesynthesis.service.db.DatabaseUnavailable;
+import io.mergesynthesis.service.db.OneTripBatch;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.worker.FailureStreak;
+import io.mergesynthesis.service.worker.RetryPause;
+import io.mergesynthesis.service.worker.store.ConflictLeases;
+import io.mergesynthesis.service.worker.store.Lease;
+import io.mergesynthesis.service.worker.store.LeaseReader;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes how attempts ended ({@link AttemptResult}: a merge stored, a retry, the marker, a hand-back, a parked
+ * conflict), several to a commit when several are ready: the one place that ends a lease. A worker hands its
+ * result in and its thread moves on (the pool still counts the worker busy, and claims nothing for it, until the
+ * result is written); the completer's threads write every result queued so far in one transaction sent as one
+ * round trip ({@link OneTripBatch}), each row under its own org scope ({@code app.org_id} set to that row's org
+ * right before that row's statement) and each fenced on its own lease, then complete each result's future with
+ * what was written.
+ * Nothing waits to fill a batch: a lone result is written at once, and results that arrive during a write go
+ * together in the next. Unless the pool is stopping, the same round trip ends with a claim of as many conflicts
+ * as the batch frees workers ({@link Refill}), so that during a drain a freed worker's next conflict comes with
+ * the store of its last one.
+ *
+ * <p>One bad row never costs the others their write: when a batch fails, it is rolled back whole and every result
+ * in it is written again in a transaction of its own, so the rows that can be written are written and only the
+ * bad one reports its failure. A batch that failed because the database was unavailable is instead tried again
+ * whole, within its leases.
+ *
+ * <p>The queue is bounded, though a pool never has more results waiting here than it has workers: when the
+ * database falls behind, the workers stay busy until their results are written, and so nothing new is claimed.
+ * On stop, everything handed in is written before the threads end; a result handed in after that is written by
+ * the thread that hands it in.
+ */
+public final class AttemptCompleter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AttemptCompleter.class);
+    /** How often an idle writer looks whether the completer is stopping. */
+    private static final long IDLE_CHECK_MILLIS = 100;
+
+    /** Pauses between tries of a write while the database is unavailable: 100 ms doubling to 1 s. */
+    private static final Duration STORE_RETRY_FIRST = Duration.ofMillis(100);
+    private static final Duration STORE_RETRY_LAST = Duration.ofSeconds(1);
+
+    private static final ObjectMapper EVENT_JSON = new ObjectMapper();
+
+    private final ScopedTransactions transactions;
+    private final Refill refill;
+    private final FailureStreak storeFailures;
+    private final int maxBatch;
+    private final int writers;
+    private final BlockingQueue<Pending> queue;
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopped;
+
+    /**
+     * @param writers threads writing batches side by side, each on a connection of its own while it writes
+     * @param maxBatch the most results one commit writes; also how many may wait to be written
+     */
+    public AttemptCompleter(ScopedTransactions transactions, int writers, int maxBatch, Clock clock, Refill refill) {
+        this.transactions = transactions;
+        this.refill = refill;
+        this.storeFailures = new FailureStreak(LOG, "Writing the ends of attempts", clock);
+        this.writers = writers;
+        this.maxBatch = maxBatch;
+        this.queue = new ArrayBlockingQueue<>(maxBatch);
+    }
+
+    /**
+     * Claims work for the workers a store frees, in the store's own round trip, so that a freed worker need not
+     * wait for the claim loop to notice it and claim in a round trip of its own.
+     */
+    public interface Refill {
+        /** False while the pool stops: then stores claim nothing. */
+        boolean wanted();
+
+        /** Adds a claim of up to {@code limit} conflicts to {@code trip}, which has turned cross-tenant. */
+        OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit);
+
+        /**
+         * Reads back what the store's trip claimed, inside the store's own transaction (open on {@code handle}),
+         * so that store, claim and read-back commit as one.
+         */
+        LeaseReader.ReadAhead readBack(Handle handle, List<Lease> leases);
+
+        /**
+         * Takes what a store's trip claimed, with what was read back of it, once it committed and before the
+         * stored merges are reported: the workers those merges free go on to these conflicts.
+         */
+        void claimed(List<Lease> leases, LeaseReader.ReadAhead readAhead);
+    }
+
+    /**
+     * What the write of a result did: whether its fence let it apply (false: the lease had passed to another
+     * holder, nothing but its paid calls written) and, for a retry, when the row was released and may be
+     * claimed again by the database clock.
+     */
+    record Written(boolean applied, Optional<ConflictLeases.Release> release) {
+    }
+
+    private record Pending(AttemptResult result, CompletableFuture<Written> written) {
+    }
+
+    public synchronized void start(String threadPrefix) {
+        for (int i = 1; i <= writers; i++) {
+            Thread thread = new Thread(this::writeUntilStopped, threadPrefix + "-completer-" + i);
+            thread.setDaemon(true);
+            thread.start();
+            threads.add(thread);
+        }
+    }
+
+    /** Writes everything handed in so far, then ends the threads. */
+    public synchronized void stop() throws InterruptedException {
+        stopped = true;
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        threads.clear();
+        writeLeftovers();
+    }
+
+    /**
+     * Hands {@code result} in to be written. The future completes once it is written (or found its lease gone),
+     * or with what the write threw. A {@link AttemptResult.Skipped} writes nothing and completes at once.
+     */
+    CompletableFuture<Written> complete(AttemptResult result) {
+        if (result instanceof AttemptResult.Skipped) {
+            return CompletableFuture.completedFuture(new Written(false, Optional.empty()));
+        }
+        Pending pending = new Pending(result, new CompletableFuture<>());
+        if (stopped) {
+            write(List.of(pending), false);
+            return pending.written();
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                queue.put(pending);
+                break;
+            } catch (InterruptedException e) {
+                // A finished attempt is not dropped: the wait for room is short, as the writers keep going.
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (stopped) {
+            // Handed in as the completer stopped: the writers may be gone already.
+            writeLeftovers();
+        }
+        return pending.written();
+    }
+
+    private void writeUntilStopped() {
+        List<Pending> batch = new ArrayList<>(maxBatch);
+        while (true) {
+            Pending first;
+            try {
+                first = queue.poll(IDLE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                LOG.warn("An attempt completer thread was interrupted; stop() writes what it leaves");
+                return;
+            }
+            if (first == null) {
+                if (stopped) {
+                    return;
+                }
+                continue;
+            }
+            batch.clear();
+            batch.add(first);
+            queue.drainTo(batch, maxBatch - 1);
+            write(batch, true);
+        }
+    }
+
+    private void writeLeftovers() {
+        List<Pending> left = new ArrayList<>();
+        queue.drainTo(left);
+        left.forEach(pending -> write(List.of(pending), false));
+    }
+
+    /**
+     * Writes {@code batch}, completing each result's future: the one retry of a write against an unavailable
+     * database. While the database is unavailable the batch is tried again after a short pause, for as long as
+     * each result's lease lasts: the synthesizer call behind a merge may have been expensive, and an attempt that
+     * ends in a hand-back should not come to count because its lease expired. A result whose lease runs out
+     * meanwhile (or any result once the completer is stopping) fails with the last error.
+     *
+     * @param mayClaim whether the trip may also claim work for the workers it frees; rows written one by one
+     *     after a failed batch claim nothing, so that a claim that fails cannot fail their stores
+     */
+    private void write(List<Pending> batch, boolean mayClaim) {
+        RetryPause pause = new RetryPause(STORE_RETRY_FIRST, STORE_RETRY_LAST);
+        List<Pending> left = batch;
+        while (true) {
+            try {
+                writeTogether(left, mayClaim);
+                storeFailures.succeeded();
+                return;
+            } catch (RuntimeException | Error e) {
+                if (!DatabaseUnavailable.isCauseOf(e)) {
+                    writeEachAlone(left, e, mayClaim);
+                    return;
+                }
+                Duration wait = pause.next();
+                List<Pending> keep = new ArrayList<>();
+                for (Pending pending : left) {
+                    if (!stopped && pending.result().lease().heldUntil().allows(wait)) {
+                        keep.add(pending);
+                    } else {
+                        pending.written().completeExceptionally(e);
+                    }
+                }
+                if (keep.isEmpty()) {
+                    return;
+                }
+                storeFailures.failed(e, wait);
+                try {
+                    Thread.sleep(wait.toMillis());
+                } catch (InterruptedException interrupted) {
+                    keep.forEach(pending -> pending.written().completeExceptionally(e));
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                left = keep;
+            }
+        }
+    }
+
+    /**
+     * After a batch failed for a reason of its own rows (or of the claim its trip carried): one bad row never costs
+     * the others their write, so each is written again in a transaction of its own, claiming nothing, and only
+     * the bad one reports its failure. A lone result is written again only if its trip also claimed: the claim
+     * may have been what failed.
+     */
+    private void writeEachAlone(List<Pending> batch, Throwable failure, boolean claimed) {
+        if (batch.size() == 1 && !claimed) {
+            batch.get(0).written().completeExceptionally(failure);
+            return;
+        }
+        for (Pending pending : batch) {
+            write(List.of(pending), false);
+        }
+    }
+
+    /**
+     * One transaction for the whole batch, ending with a claim for the workers it frees when {@code claim} is
+     * set and the pool wants more work; completes the futures only when it committed. Without a claim it is one
+     * round trip; with one, the rows claimed are read back before the same commit, so that a conflict costs one
+     * transaction from its store to the next conflict's read, whether the provider answers one at a time or many.
+     */
+    private void writeTogether(List<Pending> batch, boolean claim) {
+        OneTripBatch trip = OneTripBatch.tenant();
+        List<Supplier<Written>> written = new ArrayList<>(batch.size());
+        for (Pending pending : batch) {
+            written.add(add(trip, pending.result()));
+        }
+        OneTripBatch.Result<List<Lease>> next = null;
+        if (claim && refill.wanted()) {
+            next = refill.claim(trip.crossTenantFromHere(), batch.size());
+        }
+        LeaseReader.ReadAhead readAhead = LeaseReader.ReadAhead.NONE;
+        if (next == null) {
+            trip.run(transactions.jdbi());
+        } else {
+            OneTripBatch.Result<List<Lease>> claimed = next;
+            readAhead = transactions.jdbi().inTransaction(handle -> {
+                trip.runWithin(handle);
+                return refill.readBack(handle, claimed.get());
+            });
+        }
+        if (next != null && !next.get().isEmpty()) {
+            refill.claimed(next.get(), readAhead);
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).written().complete(written.get(i).get());
+        }
+    }
+
+    /** Adds the statement that writes {@code result} to {@code trip}; what it wrote, once the trip has run. */
+    private static Supplier<Written> add(OneTripBatch trip, AttemptResult result) {
+        Lease lease = result.lease();
+        UUID org = result.scopeOrg();
+        if (result instanceof AttemptResult.Stored merge) {
+            OneTripBatch.Result<Integer> stored = merge.calls().isEmpty()
+                    ? ConflictLeases.storeMerge(trip, org, lease, merge.mergeJson(), merge.eventDetailsJson())
+                    : ConflictLeases.storeMerge(trip, org, lease, merge.mergeJson(), merge.eventDetailsJson(),
+                            merge.attempt(), merge.calls());
+            return () -> new Written(stored.get() == 1, Optional.empty());
+        }
+        if (result instanceof AttemptResult.Retry retry) {
+            OneTripBatch.Result<Optional<ConflictLeases.Release>> release = ConflictLeases.releaseForRetry(trip, org,
+                    lease, retry.reason().label(), retry.delay(), ending(retry, AttemptHistory.TRANSIENT_FAILURE,
+                            retry.reason().label(), retry.detail()));
+            return () -> new Written(release.get().isPresent(), release.get());
+        }
+        if (result instanceof AttemptResult.GiveUp giveUp) {
+            String details = EVENT_JSON.createObjectNode()
+                    .put("attempts", giveUp.attempt())
+                    .put("max_attempts", giveUp.maxAttempts())
+                    .put("last_failure_reason", giveUp.reason().label())
+                    .toString();
+            return applied(ConflictLeases.markPermanent(trip, org, lease, giveUp.reason().label(), details,
+                    ending(giveUp, AttemptHistory.PERMANENT_FAILURE, giveUp.reason().label(), giveUp.detail())));
+        }
+        if (result instanceof AttemptResult.HandBack handBack) {
+            return applied(ConflictLeases.handBack(trip, org, lease, handBack.lastFailureReason(), handBack.delay(),
+                    ending(handBack, handBack.historyOutcome(), handBack.reason(), handBack.detail())));
+        }
+        if (result instanceof AttemptResult.Park park) {
+            return applied(ConflictLeases.park(trip, org, lease, park.state(),
+                    ending(park, AttemptHistory.DEFERRED, park.reason(), park.detail())));
+        }
+        throw new IllegalArgumentException("nothing to write for " + result);
+    }
+
+    private static ConflictLeases.Ending ending(AttemptResult result, String outcome, String reason, String detail) {
+        return new ConflictLeases.Ending(result.attempt(), outcome, reason, detail, result.calls());
+    }
+
+    private static Supplier<Written> applied(OneTripBatch.Result<Boolean> applied) {
+        return () -> new Written(applied.get(), Optional.empty());
+    }
+}

@@ -1,0 +1,49 @@
+package io.mergesynthesis.service.worker.attempt;
+
+import io.mergesynthesis.service.db.UsageLedger;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * An attempt put off for a reason that is not the conflict's: the provider asked to wait, this replica is at its
+ * concurrency limit towards it, or the lease has too little time left for a call. The conflict is handed back
+ * with no attempt counted, claimable again after {@code retryAfter}.
+ *
+ * @param reason the history's name for why, e.g. {@code rate_limited}
+ */
+final class AttemptDeferred extends Exception {
+
+    private final String reason;
+    private final Duration retryAfter;
+    private final boolean providerPaused;
+    private final List<UsageLedger.Entry> calls;
+
+    /**
+     * @param providerPaused true when the provider asked the whole replica to wait (a rate limit, an overload, a
+     *                       refused key): no other conflict should be claimed for it meanwhile
+     */
+    AttemptDeferred(String reason, Duration retryAfter, boolean providerPaused, String message,
+                    List<UsageLedger.Entry> calls) {
+        super(message);
+        this.reason = reason;
+        this.retryAfter = retryAfter;
+        this.providerPaused = providerPaused;
+        this.calls = List.copyOf(calls);
+    }
+
+    String reason() {
+        return reason;
+    }
+
+    Duration retryAfter() {
+        return retryAfter;
+    }
+
+    boolean providerPaused() {
+        return providerPaused;
+    }
+
+    List<UsageLedger.Entry> calls() {
+        return calls;
+    }
+}

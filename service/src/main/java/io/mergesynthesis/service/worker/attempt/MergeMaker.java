@@ -1,0 +1,118 @@
+package io.mergesynthesis.service.worker.attempt;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
+import io.mergesynthesis.service.worker.FailureReason;
+import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
+import io.mergesynthesis.synthesis.Action;
+import io.mergesynthesis.synthesis.CallRecorder;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.PolicyRule;
+import io.mergesynthesis.synthesis.ResolvedModel;
+import io.mergesynthesis.synthesis.Router;
+import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+
+/**
+ * The part of an attempt that makes the merge, and holds no connection: the leased row read as the
+ * synthesizer's snapshot, the model the router picks for the org, the synthesizer's call, and the answer checked
+ * against the schema and written as the text to store. Each step tags what it throws with its
+ * {@link FailureReason}.
+ */
+public final class MergeMaker {
+
+    private static final TypeReference<List<PolicyRule>> RULES = new TypeReference<>() {
+    };
+
+    private final Router router;
+    private final SynthesisCall call;
+    private final SuggestedMergeJson mergeJson;
+    private final ObjectMapper json = JsonMapper.builder().findAndAddModules().build();
+
+    public MergeMaker(Router router, SynthesisCall call, SuggestedMergeJson mergeJson) {
+        this.router = router;
+        this.call = call;
+        this.mergeJson = mergeJson;
+    }
+
+    /** A merge ready to store: its canonical text, its event's details, and the calls it cost. */
+    record Made(String mergeJson, String eventDetailsJson, List<UsageLedger.Entry> calls) {
+    }
+
+    /** How long the synthesizer may take; no call starts on a lease with less than this left. */
+    Duration invokeTimeout() {
+        return call.invokeTimeout();
+    }
+
+    /** The snapshot and the model for {@code row}: what the call needs, read before anything is paid for. */
+    record Prepared(ConflictSnapshot snapshot, ResolvedModel model) {
+    }
+
+    Prepared prepare(LeasedRow row) throws AttemptFailure {
+        ConflictSnapshot snapshot;
+        try {
+            snapshot = new ConflictSnapshot(row.id(), row.orgId(), row.dedupKey(),
+                    Action.valueOf(row.action().toUpperCase(Locale.ROOT)), row.target(),
+                    json.readValue(row.rulesJson(), RULES), row.winnerPolicyId(), row.detectedAt());
+        } catch (Exception e) {
+            throw new AttemptFailure(FailureReason.LOAD_ROW,
+                    "conflict " + row.id() + " could not be read as a snapshot", e);
+        }
+        return new Prepared(snapshot, route(row.orgId(), row.orgModel()));
+    }
+
+    /**
+     * Calls the synthesizer and checks its answer, for attempt number {@code attempt}.
+     *
+     * @param early where the synthesizer puts a call on record before it makes another for the same attempt
+     */
+    Made make(Prepared prepared, int attempt, CallRecorder early) throws AttemptFailure, AttemptDeferred {
+        Synthesis synthesis = call.invoke(prepared.snapshot(), prepared.model(), early);
+        List<UsageLedger.Entry> calls = PaidCalls.entries(synthesis.calls());
+        String stored = validate(synthesis.merge(), prepared.snapshot().conflictId(), calls);
+        return new Made(stored, eventDetails(synthesis.merge(), attempt), calls);
+    }
+
+    /** @param orgModel the org's model setting, read with the conflict: the router need not read it again */
+    private ResolvedModel route(UUID orgId, String orgModel) throws AttemptFailure {
+        try {
+            return router.resolve(Router.MERGE_SYNTHESIS, orgId, orgModel);
+        } catch (Exception e) {
+            throw new AttemptFailure(FailureReason.ROUTER_RESOLVE, "no model for org " + orgId, e);
+        }
+    }
+
+    /** The canonical text to store, once the merge has passed the schema and names this conflict. */
+    private String validate(SuggestedMerge merge, UUID conflictId, List<UsageLedger.Entry> calls)
+            throws AttemptFailure {
+        List<String> problems;
+        try {
+            JsonNode tree = mergeJson.toTree(merge);
+            problems = mergeJson.violations(tree, conflictId);
+        } catch (RuntimeException e) {
+            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge cannot be written as JSON", e, calls);
+        }
+        if (!problems.isEmpty()) {
+            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge breaks the schema: " + problems, null,
+                    calls);
+        }
+        return mergeJson.toJson(merge);
+    }
+
+    private String eventDetails(SuggestedMerge merge, int attempt) {
+        return json.createObjectNode()
+                .put("attempt", attempt)
+                .put("synthesizer", merge.producedBy().synthesizer())
+                .put("provider", merge.producedBy().provider())
+                .put("model", merge.producedBy().model())
+                .toString();
+    }
+}

@@ -73,7 +73,7 @@ public final class BenchMain {
         s.put("rows_per_drain", o.rows());
         s.put("workers_per_replica", o.workers());
         s.put("warm_up_rows_before_each_timed_drain", o.warmUpRows());
-        s.put("pool_statements", PoolStatements.VERSION + ", claim batch " + PoolStatements.CLAIM_BATCH);
+        s.put("pool_statements", "the product's (ConflictLeases), claim batch " + CeilingLoop.CLAIM_BATCH);
         s.put("latency_samples", o.latencySamples());
         s.put("recovery", o.recoverySamples() + " expiring leases behind a backlog of " + o.recoveryBacklog());
         s.put("synchronous_commit", o.databaseUrl() != null ? "as the DATABASE_URL server has it"

@@ -3,16 +3,18 @@ package io.mergesynthesis.bench;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.mergesynthesis.service.worker.store.ConflictLeases;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
 
 /**
  * {@code java -cp bench/target/merge-synthesis-bench.jar io.mergesynthesis.bench.ClaimPlan [--rows N] [--out DIR]}:
- * the pool's claim ({@link PoolStatements#CLAIM}) under {@code EXPLAIN (ANALYZE, BUFFERS)} on a table of
+ * the pool's claim ({@code ConflictLeases.CLAIM}, the product's own text) under {@code EXPLAIN (ANALYZE, BUFFERS)} on a table of
  * {@code --rows} claimable conflicts (default a million) and as many finished ones, with a few expired and a few
  * live leases among them, in a transaction rolled back afterwards. Writes {@code claim-plan.txt} under
  * {@code --out}: both reads of the claim should stay index scans that stop after a handful of rows.
@@ -50,13 +52,13 @@ public final class ClaimPlan {
             }
             db.settle();
             List<String> out = new ArrayList<>();
-            out.add("-- " + PoolStatements.VERSION + ": the claim of " + PoolStatements.CLAIM_BATCH + " conflicts, "
+            out.add("-- the product's claim of " + CeilingLoop.CLAIM_BATCH + " conflicts, "
                     + options.rows() + " claimable and " + options.rows() + " finished, " + EXPIRED
                     + " expired leases, " + HELD + " live ones; " + db.describe());
             out.add("");
-            out.add("-- a claim of " + PoolStatements.CLAIM_BATCH + ": the expired leases fill it, pending rows "
+            out.add("-- a claim of " + CeilingLoop.CLAIM_BATCH + ": the expired leases fill it, pending rows "
                     + "are not read");
-            out.addAll(explain(db, PoolStatements.CLAIM_BATCH));
+            out.addAll(explain(db, CeilingLoop.CLAIM_BATCH));
             int past = EXPIRED + 10;
             out.add("");
             out.add("-- a claim of " + past + ": every expired lease, then 10 pending rows");
@@ -70,21 +72,14 @@ public final class ClaimPlan {
     }
 
     private static List<String> explain(BenchDatabase db, int limit) throws Exception {
-        List<String> lines = new ArrayList<>();
-        try (Connection c = db.connectAsSweep();
-             PreparedStatement s = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) " + PoolStatements.CLAIM)) {
+        try (Connection c = db.connectAsSweep(); Handle h = Jdbi.open(c)) {
             c.setAutoCommit(false);
-            s.setInt(1, limit);
-            s.setInt(2, limit);
-            s.setInt(3, limit);
-            s.setString(4, "plan");
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    lines.add(rs.getString(1));
-                }
-            }
+            List<String> lines = h.createQuery("EXPLAIN (ANALYZE, BUFFERS) " + ConflictLeases.CLAIM)
+                    .bindMap(ConflictLeases.claimParams("plan", limit, Duration.ofSeconds(60)))
+                    .mapTo(String.class)
+                    .list();
             c.rollback();
+            return lines;
         }
-        return lines;
     }
 }

@@ -154,8 +154,18 @@ public final class OneTripBatch {
      * @throws Failed when a statement failed; nothing of the batch was then committed
      */
     public void run(Handle handle) {
+        run(handle.getConnection());
+    }
+
+    /**
+     * Runs the batch on a plain {@code connection} with auto-commit on: one round trip, one commit. For a caller
+     * with no JDBI of its own, such as the benchmark's ceiling, which sends the pool's batches as the pool does.
+     *
+     * @throws Failed when a statement failed; nothing of the batch was then committed
+     */
+    public void run(Connection connection) {
         try {
-            run(handle.getConnection(), true);
+            run(connection, true);
         } catch (SQLException e) {
             throw new Failed(parts.size(), e);
         }

@@ -100,7 +100,7 @@ public final class ConflictLeases {
      * it passes it on: the outer limit takes the expired leases first and reads (and locks) pending rows only
      * for what they left of it. Each read keeps a plain limit, so the planner knows both are small.
      */
-    private static final String CLAIM = """
+    public static final String CLAIM = """
             WITH expired AS (
                 SELECT id, true AS recovered, updated_at < pg_postmaster_start_time() AS cut_by_restart
                 FROM policy_conflicts
@@ -129,7 +129,8 @@ public final class ConflictLeases {
             WHERE c.id = picked.id
             RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart""";
 
-    private static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration) {
+    /** The values of {@link #CLAIM}'s parameters: the benchmark shows the claim's plan with them. */
+    public static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration) {
         return Map.of("limit", limit, "owner", owner, "leaseMicros", micros(leaseDuration));
     }
 

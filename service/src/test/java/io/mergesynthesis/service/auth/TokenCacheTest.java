@@ -3,12 +3,10 @@ package io.mergesynthesis.service.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.auth.TokenStore.ActiveToken;
+import io.mergesynthesis.service.testing.HandClock;
 import io.mergesynthesis.service.testing.TestDatabase;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -21,7 +19,7 @@ class TokenCacheTest {
 
     private final TestDatabase database = TestDatabase.fresh();
     private final TokenStore store = new TokenStore(database.transactions());
-    private final HandClock clock = new HandClock();
+    private final HandClock clock = new HandClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final AtomicInteger reads = new AtomicInteger();
     private final Function<byte[], Optional<ActiveToken>> countedLookUp = hash -> {
         reads.incrementAndGet();
@@ -106,33 +104,5 @@ class TokenCacheTest {
         }
         // Two remembered at most: nearly every look-up of twenty rotating tokens reads the table again.
         assertThat(reads.get()).isGreaterThan(50);
-    }
-
-    /** A clock moved by hand; Caffeine's ticker reads it too. */
-    private static final class HandClock extends Clock {
-        private Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        void set(Instant instant) {
-            now = instant;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import io.mergesynthesis.service.testing.HandClock;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.mergesynthesis.service.worker.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.mergesynthesis.service.worker.HandClock;
+import io.mergesynthesis.service.testing.HandClock;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;

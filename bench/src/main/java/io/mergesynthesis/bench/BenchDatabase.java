@@ -1,10 +1,10 @@
 package io.mergesynthesis.bench;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.mergesynthesis.service.db.EmbeddedDatabase;
+import io.mergesynthesis.service.db.ScopedTransactions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -23,7 +23,6 @@ import java.util.Map;
 final class BenchDatabase implements AutoCloseable {
 
     static final String NAME = "merge_synthesis_bench";
-    static final String SWEEP_ROLE = "merge_synthesis_sweep";
 
     /**
      * Settings for the embedded server. A durable database by default, as in production: WAL written, fsync
@@ -53,16 +52,13 @@ final class BenchDatabase implements AutoCloseable {
             "shared_buffers", "effective_cache_size", "work_mem", "synchronous_commit", "fsync", "wal_level",
             "max_wal_size", "checkpoint_timeout", "autovacuum", "jit", "random_page_cost");
 
-    private final EmbeddedPostgres embedded;
-    private final Path embeddedDirectory;
+    private final EmbeddedDatabase embedded;
     private final String url;
     private final String user;
     private final String password;
 
-    private BenchDatabase(EmbeddedPostgres embedded, Path embeddedDirectory, String url, String user,
-                          String password) {
+    private BenchDatabase(EmbeddedDatabase embedded, String url, String user, String password) {
         this.embedded = embedded;
-        this.embeddedDirectory = embeddedDirectory;
         this.url = url;
         this.user = user;
         this.password = password;
@@ -71,26 +67,19 @@ final class BenchDatabase implements AutoCloseable {
     /** Starts the embedded server, or connects to {@code options.databaseUrl()} when it is set. */
     static BenchDatabase open(Options options) {
         if (options.databaseUrl() != null) {
-            return new BenchDatabase(null, null, options.databaseUrl(), options.databaseUser(),
+            return new BenchDatabase(null, options.databaseUrl(), options.databaseUser(),
                     options.databasePassword());
         }
         try {
-            Path dir = Files.createTempDirectory("merge-synthesis-bench-pg");
-            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-                    .setDataDirectory(dir.resolve("data"))
-                    .setCleanDataDirectory(true)
-                    .setPGStartupWait(Duration.ofSeconds(60));
-            embeddedSettings(options.synchronousCommit()).forEach(builder::setServerConfig);
-            EmbeddedPostgres pg = builder.start();
-            try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
-                s.execute("CREATE DATABASE " + NAME);
-            }
-            String url = "jdbc:postgresql://localhost:" + pg.getPort() + "/" + NAME;
-            return new BenchDatabase(pg, dir, url, "postgres", "");
+            // No data directory of ours: the server's temporary one goes away when it stops.
+            EmbeddedDatabase pg = EmbeddedDatabase.builder()
+                    .databaseName(NAME)
+                    .startupWait(Duration.ofSeconds(60))
+                    .settings(embeddedSettings(options.synchronousCommit()))
+                    .start();
+            return new BenchDatabase(pg, pg.jdbcUrl(), EmbeddedDatabase.SUPERUSER, "");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot create the benchmark database", e);
         }
     }
 
@@ -119,7 +108,7 @@ final class BenchDatabase implements AutoCloseable {
             return java.util.OptionalLong.empty();
         }
         try {
-            String first = Files.readAllLines(embeddedDirectory.resolve("data").resolve("postmaster.pid")).get(0);
+            String first = Files.readAllLines(embedded.dataDirectory().resolve("postmaster.pid")).get(0);
             return java.util.OptionalLong.of(Long.parseLong(first.trim()));
         } catch (IOException | RuntimeException e) {
             return java.util.OptionalLong.empty();
@@ -138,7 +127,7 @@ final class BenchDatabase implements AutoCloseable {
     Connection connectAsSweep() throws SQLException {
         Connection c = connect();
         try (Statement s = c.createStatement()) {
-            s.execute("SET ROLE " + SWEEP_ROLE);
+            s.execute("SET ROLE " + ScopedTransactions.SWEEP_ROLE);
             s.execute("SET row_security = off");
         }
         return c;
@@ -237,17 +226,8 @@ final class BenchDatabase implements AutoCloseable {
         }
         try {
             embedded.close();
-        } catch (IOException e) {
+        } catch (RuntimeException e) {
             System.err.println("warning: the embedded PostgreSQL did not stop cleanly: " + e.getMessage());
-        }
-        try {
-            if (Files.exists(embeddedDirectory)) {
-                try (var paths = Files.walk(embeddedDirectory)) {
-                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
-            }
-        } catch (IOException e) {
-            System.err.println("warning: could not remove " + embeddedDirectory + ": " + e.getMessage());
         }
     }
 

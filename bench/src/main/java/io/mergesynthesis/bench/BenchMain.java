@@ -33,8 +33,7 @@ public final class BenchMain {
             System.err.println("error: " + e.getMessage());
             return 2;
         }
-        Thread killReplicas = new Thread(Replica::killAll, "kill-replicas");
-        Runtime.getRuntime().addShutdownHook(killReplicas);
+        // The harness kills replicas left running when the JVM ends; the run kills them itself when it ends.
         Results results = new Results();
         try {
             results.context.put("machine", Machine.describe());
@@ -47,11 +46,6 @@ public final class BenchMain {
             results.error("setup", e);
         } finally {
             Replica.killAll();
-            try {
-                Runtime.getRuntime().removeShutdownHook(killReplicas);
-            } catch (IllegalStateException e) {
-                // already shutting down: the hook runs anyway
-            }
         }
         try {
             Path json = ResultsJson.write(results, options.out());

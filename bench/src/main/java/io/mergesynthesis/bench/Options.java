@@ -1,5 +1,6 @@
 package io.mergesynthesis.bench;
 
+import io.mergesynthesis.harness.Product;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -123,7 +124,7 @@ record Options(
                 synchronousCommit,
                 jfr,
                 out.toAbsolutePath(),
-                ProductFiles.findRoot(root),
+                Product.findRoot(root),
                 url,
                 user,
                 password,

@@ -1,5 +1,6 @@
 package io.mergesynthesis.bench;
 
+import io.mergesynthesis.service.db.ScopedTransactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,7 +38,8 @@ final class PickupLatency {
         double[] millis = new double[samples];
         try (Connection writer = db.connect(); Connection watcher = db.connectAsSweep();
              PreparedStatement scope = writer.prepareStatement(
-                     "SELECT set_config('role', 'merge_synthesis_tenant', true), set_config('app.org_id', ?, true)");
+                     "SELECT set_config('role', '" + ScopedTransactions.TENANT_ROLE
+                             + "', true), set_config('app.org_id', ?, true)");
              PreparedStatement insert = writer.prepareStatement("""
                      INSERT INTO policy_conflicts (id, org_id, dedup_key, action, target, rules, winner_policy_id,
                                                    detected_at)

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.harness.Product;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,8 +38,8 @@ class BenchSmokeTest {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void quickRunReportsEveryFigureAndDrawsTheScaleChart(@TempDir Path out) throws Exception {
         Path root = Path.of("..").toAbsolutePath().normalize();
-        if (!Files.isRegularFile(root.resolve(ProductFiles.JAR))) {
-            fail("the smoke test runs " + ProductFiles.JAR + " from the checkout (" + root + "), and it is not "
+        if (!Files.isRegularFile(root.resolve(Product.JAR))) {
+            fail("the smoke test runs " + Product.JAR + " from the checkout (" + root + "), and it is not "
                     + "there: build it first (mvn -B verify from the root builds it before this module)");
         }
 

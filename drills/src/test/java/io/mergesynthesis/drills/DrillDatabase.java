@@ -1,6 +1,7 @@
 package io.mergesynthesis.drills;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.mergesynthesis.harness.ServiceProcess;
+import io.mergesynthesis.service.db.EmbeddedDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,7 +14,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,15 +25,10 @@ import java.util.Map;
  */
 final class DrillDatabase implements AutoCloseable {
 
-    private final Path dataDirectory;
-    private final int port;
-    private final Map<String, String> settings;
-    private EmbeddedPostgres server;
+    private final EmbeddedDatabase server;
 
-    private DrillDatabase(Path dataDirectory, int port, Map<String, String> settings) {
-        this.dataDirectory = dataDirectory;
-        this.port = port;
-        this.settings = settings;
+    private DrillDatabase(EmbeddedDatabase server) {
+        this.server = server;
     }
 
     /** Starts a fresh server with default settings. */
@@ -45,58 +40,41 @@ final class DrillDatabase implements AutoCloseable {
     static DrillDatabase start(String drill, Map<String, String> settings) {
         try {
             Path dir = Files.createDirectories(Product.workDirectory().resolve(drill));
-            Path data = Files.createTempDirectory(dir, "pgdata");
-            Map<String, String> all = new LinkedHashMap<>();
-            all.put("listen_addresses", "localhost");
-            all.put("max_connections", "200");
-            all.put("synchronous_commit", "off");
-            all.putAll(settings);
-            DrillDatabase database = new DrillDatabase(data, Replica.freePort(), all);
-            database.startServer();
-            return database;
+            // A port handed out by the harness, so that no replica is given it while the server is down.
+            return new DrillDatabase(EmbeddedDatabase.builder()
+                    .dataDirectory(Files.createTempDirectory(dir, "pgdata"))
+                    .port(ServiceProcess.freePort())
+                    .startupWait(Duration.ofSeconds(60))
+                    .setting("listen_addresses", "localhost")
+                    .setting("max_connections", "200")
+                    .setting("synchronous_commit", "off")
+                    .settings(settings)
+                    .start());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the drill's PostgreSQL", e);
         }
     }
 
     /** Starts the server again on the same port and data after {@link #stop()}. */
-    synchronized void startServer() {
-        if (server != null) {
-            throw new IllegalStateException("the drill's PostgreSQL is already running");
-        }
+    void startServer() {
         try {
-            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-                    .setDataDirectory(dataDirectory)
-                    .setCleanDataDirectory(false)
-                    .setPort(port)
-                    .setPGStartupWait(Duration.ofSeconds(60));
-            settings.forEach(builder::setServerConfig);
-            server = builder.start();
+            server.start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the drill's PostgreSQL on port " + port, e);
+            throw new UncheckedIOException("cannot start the drill's PostgreSQL on port " + server.port(), e);
         }
     }
 
     /** Stops the server (fast shutdown: open connections are cut); the data stays for {@link #startServer()}. */
-    synchronized void stop() {
-        if (server == null) {
-            return;
-        }
-        try {
-            server.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot stop the drill's PostgreSQL", e);
-        } finally {
-            server = null;
-        }
+    void stop() {
+        server.stop();
     }
 
     String url() {
-        return "jdbc:postgresql://localhost:" + port + "/postgres";
+        return server.jdbcUrl();
     }
 
     String user() {
-        return "postgres";
+        return EmbeddedDatabase.SUPERUSER;
     }
 
     Connection connect() throws SQLException {

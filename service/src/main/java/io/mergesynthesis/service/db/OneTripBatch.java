@@ -39,11 +39,8 @@ public final class OneTripBatch {
     // before it (see runWithin) must be held by row-level security again.
     private static final String ENTER_TENANT = "SELECT set_config('role', :role, true), "
             + "set_config('row_security', 'on', true), set_config('app.org_id', '', true)";
-    private static final String ENTER_SWEEP =
-            "SELECT set_config('role', :role, true), set_config('row_security', 'off', true)";
     private static final String LEAVE_TENANT = "SELECT set_config('role', :role, true), "
             + "set_config('row_security', 'off', true), set_config('app.org_id', '', true)";
-    private static final String SCOPE_TO_ORG = "SELECT set_config('app.org_id', :org, true)";
     private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
 
     /** Reads one statement's rows into what the caller wants of them. */
@@ -91,7 +88,7 @@ public final class OneTripBatch {
 
     /** A batch that sees every org's rows (the worker's claim), failing rather than filtering if it could not. */
     public static OneTripBatch crossTenant() {
-        return new OneTripBatch(false, ENTER_SWEEP, ScopedTransactions.SWEEP_ROLE);
+        return new OneTripBatch(false, ScopedTransactions.ENTER_SWEEP, ScopedTransactions.SWEEP_ROLE);
     }
 
     /**
@@ -234,7 +231,7 @@ public final class OneTripBatch {
         if (!tenant) {
             throw new IllegalStateException("a cross-tenant batch has no org scope");
         }
-        add(SCOPE_TO_ORG, Map.of("org", orgId == null ? "" : orgId.toString()), null, null);
+        add(ScopedTransactions.SCOPE_TO_ORG, Map.of("org", orgId == null ? "" : orgId.toString()), null, null);
     }
 
     private <T> Result<T> add(String sql, Map<String, ?> params, RowsReader<?> reader, Result<T> result) {

@@ -21,6 +21,12 @@ public final class ScopedTransactions {
     public static final String TENANT_ROLE = "merge_synthesis_tenant";
     public static final String SWEEP_ROLE = "merge_synthesis_sweep";
 
+    // The identity switches are written here once; OneTripBatch sends the same statements in its batches.
+    // set_config's third argument keeps each setting to the transaction.
+    static final String ENTER_SWEEP =
+            "SELECT set_config('role', :role, true), set_config('row_security', 'off', true)";
+    static final String SCOPE_TO_ORG = "SELECT set_config('app.org_id', :org, true)";
+
     private final Jdbi jdbi;
 
     public ScopedTransactions(Jdbi jdbi) {
@@ -56,7 +62,7 @@ public final class ScopedTransactions {
      */
     public <R, X extends Exception> R crossTenant(HandleCallback<R, X> work) throws X {
         return jdbi.inTransaction(handle -> {
-            handle.createQuery("SELECT set_config('role', :role, true), set_config('row_security', 'off', true)")
+            handle.createQuery(ENTER_SWEEP)
                     .bind("role", SWEEP_ROLE)
                     .mapTo(String.class)
                     .one();
@@ -66,7 +72,7 @@ public final class ScopedTransactions {
 
     /** Points the current tenant transaction at another org. */
     public static void switchOrg(Handle handle, UUID orgId) {
-        handle.createQuery("SELECT set_config('app.org_id', :org, true)")
+        handle.createQuery(SCOPE_TO_ORG)
                 .bind("org", orgId == null ? "" : orgId.toString())
                 .mapTo(String.class)
                 .one();

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.testing.CommandRun;
 import io.mergesynthesis.service.testing.TestDatabase;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +36,7 @@ class CommandDatabaseTest {
                 CommandRun.run((out, err) -> new MigrateCommand(err), "db", "migrate", config.toString()));
         Thread.sleep(1500);
         assertThat(migrate).isNotDone();
-        try (EmbeddedPostgres pg = start(data, port)) {
+        try (EmbeddedDatabase pg = start(data, port)) {
             CommandRun migrated = migrate.get(60, TimeUnit.SECONDS);
             assertThat(migrated.failure()).isEmpty();
             assertThat(migrated.err()).contains("Applied");
@@ -47,7 +47,7 @@ class CommandDatabaseTest {
                 "token", "create", "--role", "platform", config.toString()));
         Thread.sleep(1500);
         assertThat(create).isNotDone();
-        try (EmbeddedPostgres pg = start(data, port)) {
+        try (EmbeddedDatabase pg = start(data, port)) {
             CommandRun created = create.get(60, TimeUnit.SECONDS);
             assertThat(created.failure()).isEmpty();
             Jdbi jdbi = Jdbi.create(url, "postgres", "");
@@ -103,8 +103,8 @@ class CommandDatabaseTest {
                 + "WHERE success ORDER BY installed_rank DESC LIMIT 1").mapTo(String.class).one());
     }
 
-    private static EmbeddedPostgres start(Path data, int port) throws Exception {
-        return EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).setPort(port).start();
+    private static EmbeddedDatabase start(Path data, int port) throws Exception {
+        return EmbeddedDatabase.builder().dataDirectory(data).port(port).start();
     }
 
     private static int freePort() throws Exception {

@@ -2,13 +2,11 @@ package io.mergesynthesis.service.testing;
 
 import io.dropwizard.db.DataSourceFactory;
 import io.mergesynthesis.service.db.Databases;
+import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.ScopedTransactions;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
@@ -25,7 +23,7 @@ public final class TestDatabase {
 
     private static final String TEMPLATE = "merge_synthesis_template";
     private static final AtomicInteger COUNTER = new AtomicInteger();
-    private static EmbeddedPostgres server;
+    private static EmbeddedDatabase server;
 
     private final String url;
 
@@ -35,10 +33,10 @@ public final class TestDatabase {
 
     /** A new, migrated, empty database. */
     public static synchronized TestDatabase fresh() {
-        EmbeddedPostgres pg = server();
+        EmbeddedDatabase pg = server();
         String name = "test_" + ProcessHandle.current().pid() + "_" + COUNTER.incrementAndGet();
         execute(pg, "CREATE DATABASE " + name + " TEMPLATE " + TEMPLATE);
-        return new TestDatabase(pg.getJdbcUrl("postgres", name).replace("?user=postgres", ""));
+        return new TestDatabase(pg.jdbcUrl(name));
     }
 
     /**
@@ -46,10 +44,10 @@ public final class TestDatabase {
      * {@code db migrate} brings it to this build.
      */
     public static synchronized TestDatabase migratedTo(String version) {
-        EmbeddedPostgres pg = server();
+        EmbeddedDatabase pg = server();
         String name = "test_" + ProcessHandle.current().pid() + "_" + COUNTER.incrementAndGet();
         execute(pg, "CREATE DATABASE " + name);
-        TestDatabase database = new TestDatabase(pg.getJdbcUrl("postgres", name).replace("?user=postgres", ""));
+        TestDatabase database = new TestDatabase(pg.jdbcUrl(name));
         Flyway.configure().dataSource(database.url(), database.user(), "").locations("classpath:db/migration")
                 .target(version).load().migrate();
         return database;
@@ -60,7 +58,7 @@ public final class TestDatabase {
     }
 
     public String user() {
-        return "postgres";
+        return EmbeddedDatabase.SUPERUSER;
     }
 
     /** A data source factory pointing at this database, for code that builds its own pool. */
@@ -82,31 +80,30 @@ public final class TestDatabase {
         return new ScopedTransactions(jdbi());
     }
 
-    private static EmbeddedPostgres server() {
+    private static EmbeddedDatabase server() {
         if (server == null) {
             try {
-                server = EmbeddedPostgres.builder()
-                        .setServerConfig("max_connections", "400")
-                        .setServerConfig("fsync", "off")
-                        .setServerConfig("synchronous_commit", "off")
-                        .setServerConfig("full_page_writes", "off")
+                // A temporary server for this JVM, with durability traded for speed.
+                server = EmbeddedDatabase.builder()
+                        .databaseName(TEMPLATE)
+                        .setting("max_connections", "400")
+                        .setting("fsync", "off")
+                        .setting("synchronous_commit", "off")
+                        .setting("full_page_writes", "off")
                         .start();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start the test PostgreSQL", e);
             }
-            execute(server, "CREATE DATABASE " + TEMPLATE);
             DataSourceFactory template = new DataSourceFactory();
-            template.setUrl(server.getJdbcUrl("postgres", TEMPLATE).replace("?user=postgres", ""));
-            template.setUser("postgres");
-            template.setPassword("");
+            server.configure(template);
             Databases.migrate(template);
         }
         return server;
     }
 
-    private static void execute(EmbeddedPostgres pg, String sql) {
-        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
-            s.execute(sql);
+    private static void execute(EmbeddedDatabase pg, String sql) {
+        try {
+            pg.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException("test database setup failed: " + sql, e);
         }

@@ -83,25 +83,25 @@ public final class AttemptCompleter {
     }
 
     /**
-     * Claims work for the workers a store frees, in the store's own round trip, so that a freed worker need not
+     * Claims work for the workers a write frees, in the write's own round trip, so that a freed worker need not
      * wait for the claim loop to notice it and claim in a round trip of its own.
      */
     public interface Refill {
-        /** False while the pool stops: then stores claim nothing. */
+        /** False while the pool stops (or the provider asked it to wait): then writes claim nothing. */
         boolean wanted();
 
         /** Adds a claim of up to {@code limit} conflicts to {@code trip}, which has turned cross-tenant. */
         OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit);
 
         /**
-         * Reads back what the store's trip claimed, inside the store's own transaction (open on {@code handle}),
-         * so that store, claim and read-back commit as one.
+         * Reads back what the write's trip claimed, inside the write's own transaction (open on {@code handle}),
+         * so that write, claim and read-back commit as one.
          */
         LeaseReader.ReadAhead readBack(Handle handle, List<Lease> leases);
 
         /**
-         * Takes what a store's trip claimed, with what was read back of it, once it committed and before the
-         * stored merges are reported: the workers those merges free go on to these conflicts.
+         * Takes what a write's trip claimed, with what was read back of it, once it committed and before the
+         * written ends are reported: the workers those ends free go on to these conflicts.
          */
         void claimed(List<Lease> leases, LeaseReader.ReadAhead readAhead);
     }

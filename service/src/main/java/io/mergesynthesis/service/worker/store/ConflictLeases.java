@@ -272,13 +272,14 @@ public final class ConflictLeases {
             UsageLedger.insert("EXISTS (SELECT 1 FROM stored)"));
 
     /**
-     * The fenced end of a lease without a merge, as one statement of a tenant batch: the update {@code set}, a
-     * history line when it applied ({@code historyOutcome} not null), the "synthesis failed permanently" event
-     * when it applied and {@code event} is set, and the ledger rows of the calls paid for, written either way.
-     * The history line takes its {@code not_before} from the row as the update left it, so the two agree.
+     * The fenced end of a lease without a merge, as one statement of a tenant batch: the update {@code set}; a
+     * history line when it applied and {@code :outcome} names one; the "synthesis failed permanently" event when it
+     * applied and {@code event} is set; and the ledger rows of the calls paid for ({@code :calls}, possibly none),
+     * written either way. The history line takes its {@code not_before} from the row as the update left it, so
+     * the two agree.
      */
-    private static String endLease(String set, boolean history, boolean event, boolean ledger) {
-        StringBuilder sql = new StringBuilder("""
+    private static String endLease(String set, boolean event) {
+        return """
                 WITH ended AS (
                     UPDATE policy_conflicts
                     SET %s,
@@ -288,18 +289,11 @@ public final class ConflictLeases {
                     WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
                       AND synthesis_state = 'in_progress'
                     RETURNING id, not_before, now() AS released_at,
-                              CASE WHEN synthesis_state = 'pending' THEN not_before END AS waits_until)"""
-                .formatted(set));
-        if (history) {
-            sql.append(",\nhistory AS (").append(AttemptHistory.INSERT_FROM_ROWS).append(" ended)");
-        }
-        if (event) {
-            sql.append(",\nevent AS (").append(EventLog.INSERT_FROM_ROWS).append(" ended)");
-        }
-        if (ledger) {
-            sql.append(",\nledger AS (").append(UsageLedger.insert("false")).append(")");
-        }
-        return sql.append("\nSELECT not_before, released_at FROM ended").toString();
+                              CASE WHEN synthesis_state = 'pending' THEN not_before END AS waits_until),
+                history AS (%s ended WHERE CAST(:outcome AS text) IS NOT NULL),%s
+                ledger AS (%s)
+                SELECT not_before, released_at FROM ended""".formatted(set, AttemptHistory.INSERT_FROM_ROWS,
+                event ? "\nevent AS (" + EventLog.INSERT_FROM_ROWS + " ended)," : "", UsageLedger.insert("false"));
     }
 
     private static final String RETRY_SET = """
@@ -323,6 +317,11 @@ public final class ConflictLeases {
                         attempts = attempts - 1,
                         not_before = now()""";
 
+    private static final String RETRY = endLease(RETRY_SET, false);
+    private static final String MARK = endLease(MARK_SET, true);
+    private static final String HAND_BACK = endLease(HAND_BACK_SET, false);
+    private static final String PARK = endLease(PARK_SET, false);
+
     /** What is written with the end of a lease: the attempt's number, its history line, the calls it paid for. */
     public record Ending(int attempt, String historyOutcome, String historyReason, String detail,
                          List<UsageLedger.Entry> calls) {
@@ -337,7 +336,7 @@ public final class ConflictLeases {
         Map<String, Object> params = endingParams(lease, ending);
         params.put("reason", reason);
         params.put("delayMicros", micros(delay));
-        return batch.query(scopeOrg, endLease(RETRY_SET, true, false, !ending.calls().isEmpty()), params,
+        return batch.query(scopeOrg, RETRY, params,
                 ConflictLeases::release);
     }
 
@@ -351,7 +350,7 @@ public final class ConflictLeases {
         params.put("reason", reason);
         params.put("type", EventType.SYNTHESIS_FAILED_PERMANENTLY.dbName());
         params.put("details", eventDetailsJson);
-        return batch.query(scopeOrg, endLease(MARK_SET, true, true, !ending.calls().isEmpty()), params,
+        return batch.query(scopeOrg, MARK, params,
                 rs -> release(rs).isPresent());
     }
 
@@ -367,9 +366,7 @@ public final class ConflictLeases {
         Map<String, Object> params = endingParams(lease, ending);
         params.put("reason", reason);
         params.put("delayMicros", micros(delay));
-        return batch.query(scopeOrg,
-                endLease(HAND_BACK_SET, ending.historyOutcome() != null, false, !ending.calls().isEmpty()), params,
-                rs -> release(rs).isPresent());
+        return batch.query(scopeOrg, HAND_BACK, params, rs -> release(rs).isPresent());
     }
 
     /**
@@ -381,7 +378,7 @@ public final class ConflictLeases {
                                                     Ending ending) {
         Map<String, Object> params = endingParams(lease, ending);
         params.put("state", state);
-        return batch.query(scopeOrg, endLease(PARK_SET, true, false, !ending.calls().isEmpty()), params,
+        return batch.query(scopeOrg, PARK, params,
                 rs -> release(rs).isPresent());
     }
 
@@ -395,9 +392,7 @@ public final class ConflictLeases {
         params.put("outcome", ending.historyOutcome());
         params.put("why", ending.historyReason());
         params.put("detail", AttemptHistory.detail(ending.detail()));
-        if (!ending.calls().isEmpty()) {
-            params.putAll(UsageLedger.params(lease.orgId(), lease.conflictId(), ending.attempt(), ending.calls()));
-        }
+        params.putAll(UsageLedger.params(lease.orgId(), lease.conflictId(), ending.attempt(), ending.calls()));
         return params;
     }
 

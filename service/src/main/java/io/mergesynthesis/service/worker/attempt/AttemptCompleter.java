@@ -1,6 +1,5 @@
 package io.mergesynthesis.service.worker.attempt;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.OneTripBatch;
@@ -57,8 +56,6 @@ public final class AttemptCompleter {
     /** Pauses between tries of a write while the database is unavailable: 100 ms doubling to 1 s. */
     private static final Duration STORE_RETRY_FIRST = Duration.ofMillis(100);
     private static final Duration STORE_RETRY_LAST = Duration.ofSeconds(1);
-
-    private static final ObjectMapper EVENT_JSON = new ObjectMapper();
 
     private final ScopedTransactions transactions;
     private final Refill refill;
@@ -314,12 +311,8 @@ public final class AttemptCompleter {
             return () -> new Written(release.get().isPresent(), release.get());
         }
         if (result instanceof AttemptResult.GiveUp giveUp) {
-            String details = EVENT_JSON.createObjectNode()
-                    .put("attempts", giveUp.attempt())
-                    .put("max_attempts", giveUp.maxAttempts())
-                    .put("last_failure_reason", giveUp.reason().label())
-                    .toString();
-            return applied(ConflictLeases.markPermanent(trip, org, lease, giveUp.reason().label(), details,
+            return applied(ConflictLeases.markPermanent(trip, org, lease, giveUp.reason().label(),
+                    giveUp.eventDetailsJson(),
                     ending(giveUp, AttemptHistory.PERMANENT_FAILURE, giveUp.reason().label(), giveUp.detail())));
         }
         if (result instanceof AttemptResult.HandBack handBack) {

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.worker.attempt;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.worker.FailureReason;
@@ -29,13 +30,23 @@ sealed interface AttemptResult {
     List<UsageLedger.Entry> calls();
 
     /**
-     * The outcome to report when the write applied ({@code applied}) or found the lease gone; null when the lease
-     * was handed back and so no attempt is reported.
+     * The outcome to report once the write applied; null when the lease was handed back and so no attempt is
+     * reported.
      */
-    Outcome outcome(boolean applied);
+    Outcome reported();
 
-    /** The outcome to report when the write never got through and the lease is left to expire. */
-    Outcome unwritten();
+    /** The outcome to report when the write applied ({@code applied}) or found the lease gone. */
+    default Outcome outcome(boolean applied) {
+        return applied ? reported() : Outcome.SKIPPED;
+    }
+
+    /**
+     * The outcome to report when the write never got through and the lease is left to expire: as if it had
+     * applied, unless the kind says otherwise.
+     */
+    default Outcome unwritten() {
+        return reported();
+    }
 
     /** A suggested merge to store, with its "merge synthesized" event. */
     record Stored(Lease lease, UUID scopeOrg, int attempt, String mergeJson, String eventDetailsJson,
@@ -47,8 +58,8 @@ sealed interface AttemptResult {
         }
 
         @Override
-        public Outcome outcome(boolean applied) {
-            return applied ? Outcome.SUCCESS : Outcome.SKIPPED;
+        public Outcome reported() {
+            return Outcome.SUCCESS;
         }
 
         /** Never reported: a store that cannot be written becomes a failure of its own (see the runner). */
@@ -63,12 +74,7 @@ sealed interface AttemptResult {
                  List<UsageLedger.Entry> calls) implements AttemptResult {
 
         @Override
-        public Outcome outcome(boolean applied) {
-            return applied ? Outcome.TRANSIENT_FAILURE : Outcome.SKIPPED;
-        }
-
-        @Override
-        public Outcome unwritten() {
+        public Outcome reported() {
             return Outcome.TRANSIENT_FAILURE;
         }
     }
@@ -77,15 +83,26 @@ sealed interface AttemptResult {
     record GiveUp(Lease lease, UUID scopeOrg, int attempt, FailureReason reason, String detail, int maxAttempts,
                   List<UsageLedger.Entry> calls) implements AttemptResult {
 
+        private static final ObjectMapper JSON = new ObjectMapper();
+
         @Override
-        public Outcome outcome(boolean applied) {
-            return applied ? Outcome.PERMANENT_FAILURE : Outcome.SKIPPED;
+        public Outcome reported() {
+            return Outcome.PERMANENT_FAILURE;
         }
 
         /** The lease expires and the next claim gives up again, from the durable count. */
         @Override
         public Outcome unwritten() {
             return Outcome.TRANSIENT_FAILURE;
+        }
+
+        /** The event's details: what a security team needs to read it on its own. */
+        String eventDetailsJson() {
+            return JSON.createObjectNode()
+                    .put("attempts", attempt)
+                    .put("max_attempts", maxAttempts)
+                    .put("last_failure_reason", reason.label())
+                    .toString();
         }
     }
 
@@ -113,46 +130,9 @@ sealed interface AttemptResult {
 
         /** A hand-back for a database that cut the attempt short is still reported, as a transient failure. */
         @Override
-        public Outcome outcome(boolean applied) {
-            if (!applied) {
-                return Outcome.SKIPPED;
-            }
+        public Outcome reported() {
             return why == Why.DATABASE_UNAVAILABLE ? Outcome.TRANSIENT_FAILURE : null;
         }
-
-        @Override
-        public Outcome unwritten() {
-            return why == Why.DATABASE_UNAVAILABLE ? Outcome.TRANSIENT_FAILURE : null;
-        }
-    }
-
-    /** The lease had passed to another holder before anything was written: nothing to write. */
-    record Skipped(Lease lease, UUID scopeOrg, int attempt) implements AttemptResult {
-
-        @Override
-        public List<UsageLedger.Entry> calls() {
-            return List.of();
-        }
-
-        @Override
-        public Outcome outcome(boolean applied) {
-            return Outcome.SKIPPED;
-        }
-
-        @Override
-        public Outcome unwritten() {
-            return Outcome.SKIPPED;
-        }
-    }
-
-    /** Why a lease is handed back uncounted. */
-    enum Why {
-        /** No worker started it: the pool was stopping. */
-        UNSTARTED,
-        /** The synthesizer, or the lease's time left, put the attempt off (a rate limit, an outage, ...). */
-        DEFERRED,
-        /** The database went away under the attempt. */
-        DATABASE_UNAVAILABLE
     }
 
     /**
@@ -168,13 +148,32 @@ sealed interface AttemptResult {
         }
 
         @Override
-        public Outcome outcome(boolean applied) {
-            return applied ? null : Outcome.SKIPPED;
+        public Outcome reported() {
+            return null;
+        }
+    }
+
+    /** The lease had passed to another holder before anything was written: nothing to write. */
+    record Skipped(Lease lease, UUID scopeOrg, int attempt) implements AttemptResult {
+
+        @Override
+        public List<UsageLedger.Entry> calls() {
+            return List.of();
         }
 
         @Override
-        public Outcome unwritten() {
-            return null;
+        public Outcome reported() {
+            return Outcome.SKIPPED;
         }
+    }
+
+    /** Why a lease is handed back uncounted. */
+    enum Why {
+        /** No worker started it: the pool was stopping. */
+        UNSTARTED,
+        /** The synthesizer, or the lease's time left, put the attempt off (a rate limit, an outage, ...). */
+        DEFERRED,
+        /** The database went away under the attempt. */
+        DATABASE_UNAVAILABLE
     }
 }

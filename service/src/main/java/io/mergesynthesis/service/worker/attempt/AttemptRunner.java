@@ -159,7 +159,7 @@ public final class AttemptRunner {
     private CompletableFuture<Outcome> finish(AttemptResult result) {
         return completer.complete(result).handle((written, failed) -> {
             if (failed == null) {
-                return CompletableFuture.completedFuture(reported(result, written));
+                return CompletableFuture.completedFuture(report(result, written));
             }
             Lease lease = result.lease();
             if (result instanceof AttemptResult.Stored stored) {
@@ -180,7 +180,7 @@ public final class AttemptRunner {
     }
 
     /** The outcome of a written end, once it committed: what the tracker forgets, and the retry reported. */
-    private Outcome reported(AttemptResult result, AttemptCompleter.Written written) {
+    private Outcome report(AttemptResult result, AttemptCompleter.Written written) {
         Outcome outcome = result.outcome(written.applied());
         UUID conflictId = result.lease().conflictId();
         if (outcome == Outcome.SUCCESS) {

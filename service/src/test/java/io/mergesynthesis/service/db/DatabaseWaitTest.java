@@ -4,16 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dropwizard.db.DataSourceFactory;
+import io.mergesynthesis.service.testing.HandClock;
 import io.mergesynthesis.service.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -25,29 +22,14 @@ import org.junit.jupiter.api.Timeout;
 
 class DatabaseWaitTest {
 
-    /** A clock that only the fake sleeps move. */
-    private static final class SleepClock extends Clock {
-        private Instant now = Instant.parse("2026-11-20T12:00:00Z");
+    /** Fake sleeps, recorded, each moving a hand-moved clock on by its length. */
+    private static final class SleepClock {
+        final HandClock clock = new HandClock();
         final List<Duration> sleeps = new ArrayList<>();
 
         void sleep(Duration pause) {
             sleeps.add(pause);
-            now = now.plus(pause);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
+            clock.advance(pause);
         }
     }
 
@@ -59,7 +41,7 @@ class DatabaseWaitTest {
     @Test
     void waitsWithADoublingPauseUntilTheDatabaseTakesTheStep() {
         SleepClock clock = new SleepClock();
-        DatabaseWait wait = new DatabaseWait(Duration.ofSeconds(60), clock, clock::sleep);
+        DatabaseWait wait = new DatabaseWait(Duration.ofSeconds(60), clock.clock, clock::sleep);
         AtomicInteger tries = new AtomicInteger();
         String result = wait.get("apply the migrations", () -> {
             if (tries.incrementAndGet() <= 6) {
@@ -75,7 +57,7 @@ class DatabaseWaitTest {
     @Test
     void givesUpOnceTheWaitIsSpentSayingWhy() {
         SleepClock clock = new SleepClock();
-        DatabaseWait wait = new DatabaseWait(Duration.ofSeconds(20), clock, clock::sleep);
+        DatabaseWait wait = new DatabaseWait(Duration.ofSeconds(20), clock.clock, clock::sleep);
         assertThatThrownBy(() -> wait.run("apply the migrations", () -> {
             throw full();
         })).isInstanceOf(IllegalStateException.class)
@@ -89,7 +71,7 @@ class DatabaseWaitTest {
     @Test
     void aFailureThatWaitingCannotMendStopsAtOnce() {
         SleepClock clock = new SleepClock();
-        DatabaseWait wait = new DatabaseWait(Duration.ofSeconds(60), clock, clock::sleep);
+        DatabaseWait wait = new DatabaseWait(Duration.ofSeconds(60), clock.clock, clock::sleep);
         RuntimeException badPassword = new IllegalStateException("migration failed",
                 new SQLException("FATAL: password authentication failed", "28P01"));
         assertThatThrownBy(() -> wait.run("apply the migrations", () -> {
@@ -101,7 +83,7 @@ class DatabaseWaitTest {
     @Test
     void noWaitMeansTheFirstFailureStopsTheStart() {
         SleepClock clock = new SleepClock();
-        DatabaseWait wait = new DatabaseWait(Duration.ZERO, clock, clock::sleep);
+        DatabaseWait wait = new DatabaseWait(Duration.ZERO, clock.clock, clock::sleep);
         assertThatThrownBy(() -> wait.run("connect", () -> {
             throw full();
         })).hasMessageContaining("still unavailable");

@@ -9,6 +9,7 @@ import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
+import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.service.api.BodyLimitFilter;
@@ -123,9 +124,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         } else {
             wait.run("connect to the database", () -> Databases.ping(config.getDatabase()));
         }
-        Jdbi jdbi = new JdbiFactory().build(environment, config.getDatabase(), "postgresql")
+        ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
+        Jdbi jdbi = new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql")
                 .installPlugin(new PostgresPlugin());
-        ScopedTransactions transactions = new ScopedTransactions(jdbi);
+        ScopedTransactions transactions = new ScopedTransactions(jdbi, dataSource::getConnection);
         ObjectMapper json = environment.getObjectMapper();
         CollectorRegistry metrics = new CollectorRegistry(true);
 

@@ -55,7 +55,7 @@ final class CommandDatabase {
                             + "first: java -jar merge-synthesis.jar db migrate config.yml");
                 }
             }
-            return work.apply(new ScopedTransactions(Databases.forCommand(config.getDatabase())));
+            return work.apply(Databases.transactionsForCommand(config.getDatabase()));
         } finally {
             if (embedded.isPresent()) {
                 embedded.get().close();

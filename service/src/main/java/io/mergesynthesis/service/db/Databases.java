@@ -3,11 +3,13 @@ package io.mergesynthesis.service.db;
 import io.dropwizard.db.DataSourceFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.DriverManager;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import org.flywaydb.core.Flyway;
+import org.jdbi.v3.core.ConnectionFactory;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.postgres.PostgresPlugin;
 
@@ -61,8 +63,17 @@ public final class Databases {
         forCommand(database).useHandle(handle -> handle.createQuery("SELECT 1").mapTo(Integer.class).one());
     }
 
-    /** A JDBI on a plain, unpooled data source, for short-lived commands. */
+    /** A JDBI on plain, unpooled connections, for short-lived commands. */
     public static Jdbi forCommand(DataSourceFactory database) {
+        return Jdbi.create(commandConnections(database)).installPlugin(new PostgresPlugin());
+    }
+
+    /** Scoped transactions on plain, unpooled connections, for short-lived commands. */
+    public static ScopedTransactions transactionsForCommand(DataSourceFactory database) {
+        return ScopedTransactions.on(commandConnections(database));
+    }
+
+    private static ConnectionFactory commandConnections(DataSourceFactory database) {
         // An unset password (trust or peer authentication) is left out rather than passed as null.
         Properties login = new Properties();
         if (database.getUser() != null) {
@@ -71,6 +82,7 @@ public final class Databases {
         if (database.getPassword() != null) {
             login.setProperty("password", database.getPassword());
         }
-        return Jdbi.create(database.getUrl(), login).installPlugin(new PostgresPlugin());
+        String url = database.getUrl();
+        return () -> DriverManager.getConnection(url, login);
     }
 }

@@ -1,5 +1,7 @@
 package io.mergesynthesis.service.db;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,11 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.ColonPrefixSqlParser;
 import org.jdbi.v3.core.statement.ParsedSql;
 import org.jdbi.v3.core.statement.SqlParser;
+import org.postgresql.PGConnection;
 
 /**
  * Several statements sent to PostgreSQL as one multi-statement text, so that they cost one round trip and one
@@ -31,10 +32,21 @@ import org.jdbi.v3.core.statement.SqlParser;
  * <p>Statements are written with JDBI's {@code :name} parameters, each statement binding its own values. The
  * batch needs a connection in auto-commit mode (an open transaction would keep it from committing on its own),
  * so it takes one from the pool rather than joining a JDBI transaction.
+ *
+ * <p>A batch is the worker's hot path, run for every claim, read-back and store, so it is kept lean: it runs on
+ * the driver's own connection beneath the pool's proxies (which would otherwise reflect every call on the
+ * statement and its results), and the text of each shape of batch (which statements, in which order) is
+ * assembled once and then reused as the same string, which the driver finds in its statement cache without
+ * hashing or comparing several kilobytes again.
  */
 public final class OneTripBatch {
 
     private static final SqlParser PARSER = new ColonPrefixSqlParser();
+    /**
+     * Batch texts by the statements they are made of. The worker's batches take a few dozen shapes (how many
+     * stores, with or without a claim); the bound only keeps an unforeseen caller from growing it for ever.
+     */
+    private static final Cache<List<String>, String> TEXTS = Caffeine.newBuilder().maximumSize(1_000).build();
     // row_security is set on as well as left alone: a batch run inside a transaction that went cross-tenant
     // before it (see runWithin) must be held by row-level security again.
     private static final String ENTER_TENANT = "SELECT set_config('role', :role, true), "
@@ -137,26 +149,21 @@ public final class OneTripBatch {
     }
 
     /**
-     * Runs the batch on a connection of its own from {@code jdbi}'s pool: one round trip, one commit.
+     * Runs the batch on a connection of its own from {@code transactions}' pool: one round trip, one commit.
      *
      * @throws Failed when a statement failed; nothing of the batch was then committed
      */
-    public void run(Jdbi jdbi) {
-        jdbi.useHandle(this::run);
+    public void run(ScopedTransactions transactions) {
+        transactions.withConnection(connection -> {
+            run(connection);
+            return null;
+        });
     }
 
     /**
-     * Runs the batch on {@code handle}'s connection, which must not be in a transaction.
-     *
-     * @throws Failed when a statement failed; nothing of the batch was then committed
-     */
-    public void run(Handle handle) {
-        run(handle.getConnection());
-    }
-
-    /**
-     * Runs the batch on a plain {@code connection} with auto-commit on: one round trip, one commit. For a caller
-     * with no JDBI of its own, such as the benchmark's ceiling, which sends the pool's batches as the pool does.
+     * Runs the batch on a plain {@code connection} with auto-commit on: one round trip, one commit. Also for a
+     * caller with no pool of ours, such as the benchmark's ceiling, which sends the pool's batches as the pool
+     * does.
      *
      * @throws Failed when a statement failed; nothing of the batch was then committed
      */
@@ -169,19 +176,33 @@ public final class OneTripBatch {
     }
 
     /**
-     * Runs the batch as one round trip inside the transaction {@code handle} has open, committing nothing: for a
-     * caller whose next statements depend on what this batch returns and must commit with it. The settings the
-     * batch makes (role, org scope, row security) last until that transaction ends; a later batch in it sets
-     * its own.
+     * Runs the batch as one round trip inside the transaction {@code connection} has open, committing nothing:
+     * for a caller whose next statements depend on what this batch returns and must commit with it. The
+     * settings the batch makes (role, org scope, row security) last until that transaction ends; a later batch
+     * in it sets its own.
      *
-     * @throws Failed when a statement failed; the caller's transaction is then aborted
+     * @throws Failed when a statement failed; the caller's transaction is then aborted (or, behind
+     *     {@link #savepointFirst}, only what followed the savepoint)
      */
-    public void runWithin(Handle handle) {
+    public void runWithin(Connection connection) {
         try {
-            run(handle.getConnection(), false);
+            run(connection, false);
         } catch (SQLException e) {
             throw new Failed(parts.size(), e);
         }
+    }
+
+    /**
+     * Opens the batch with a savepoint, so that a caller running it inside its transaction
+     * ({@link #runWithin}) can undo the batch alone, settings included, with {@code ROLLBACK TO SAVEPOINT name},
+     * without a round trip of its own to set the savepoint.
+     */
+    public OneTripBatch savepointFirst(String name) {
+        if (!name.matches("[a-z_]+")) {
+            throw new IllegalArgumentException("a savepoint name of lower-case letters and '_': " + name);
+        }
+        parts.add(0, new Part("SAVEPOINT " + name, List.of(), null, null));
+        return this;
     }
 
     /** A batch that failed as a whole: the driver's error is the cause, so its SQLSTATE can be looked at. */
@@ -200,11 +221,7 @@ public final class OneTripBatch {
         if (!ownTransaction && connection.getAutoCommit()) {
             throw new IllegalStateException("runWithin needs an open transaction to run in");
         }
-        StringBuilder text = new StringBuilder();
-        for (Part part : parts) {
-            text.append(part.sql()).append(";\n");
-        }
-        try (PreparedStatement statement = connection.prepareStatement(text.toString())) {
+        try (PreparedStatement statement = physical(connection).prepareStatement(text())) {
             int index = 1;
             for (Part part : parts) {
                 for (Object value : part.values()) {
@@ -225,6 +242,21 @@ public final class OneTripBatch {
                 rows = statement.getMoreResults();
             }
         }
+    }
+
+    private String text() {
+        List<String> shape = new ArrayList<>(parts.size());
+        for (Part part : parts) {
+            shape.add(part.sql());
+        }
+        return TEXTS.get(shape, statements -> String.join(";\n", statements) + ";\n");
+    }
+
+    /** The driver's connection beneath a pool's proxies, or {@code connection} itself when it is not wrapped. */
+    private static Connection physical(Connection connection) throws SQLException {
+        return connection.isWrapperFor(PGConnection.class)
+                ? (Connection) connection.unwrap(PGConnection.class)
+                : connection;
     }
 
     private void scopeTo(UUID orgId) {

@@ -1,9 +1,13 @@
 package io.mergesynthesis.service.db;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.UUID;
+import org.jdbi.v3.core.ConnectionFactory;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.postgres.PostgresPlugin;
 
 /**
  * Decides which database identity a transaction runs as (with {@link OneTripBatch}, its one-round-trip
@@ -15,6 +19,10 @@ import org.jdbi.v3.core.Jdbi;
  * {@code row_security = off}, which makes a sweep that would silently see a subset of rows fail instead.
  * Every setting is transaction-local, so nothing leaks to the next user of a pooled connection.
  * {@link OneTripBatch} makes the same switches for statements sent together in one round trip.
+ *
+ * <p>The worker's batches run on plain connections of the same pool ({@link #withConnection},
+ * {@link #inPlainTransaction}): a batch uses nothing of JDBI but its connection, and opening a JDBI handle
+ * (a copy of its configuration, the plugins' set-up) cost more than the batch's own Java work.
  */
 public final class ScopedTransactions {
 
@@ -28,9 +36,17 @@ public final class ScopedTransactions {
     static final String SCOPE_TO_ORG = "SELECT set_config('app.org_id', :org, true)";
 
     private final Jdbi jdbi;
+    private final ConnectionFactory connections;
 
-    public ScopedTransactions(Jdbi jdbi) {
+    /** @param connections where {@code jdbi} takes its connections from: the same pool, for the plain batches */
+    public ScopedTransactions(Jdbi jdbi, ConnectionFactory connections) {
         this.jdbi = jdbi;
+        this.connections = connections;
+    }
+
+    /** Transactions over {@code connections}, JDBI's with the PostgreSQL plugin, as the service configures it. */
+    public static ScopedTransactions on(ConnectionFactory connections) {
+        return new ScopedTransactions(Jdbi.create(connections).installPlugin(new PostgresPlugin()), connections);
     }
 
     public Jdbi jdbi() {
@@ -68,6 +84,101 @@ public final class ScopedTransactions {
                     .one();
             return work.withHandle(handle);
         });
+    }
+
+    /** Work on a plain connection of the pool. */
+    @FunctionalInterface
+    public interface ConnectionWork<R> {
+        R run(Connection connection) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on a connection of the pool in auto-commit mode, outside any JDBI handle, and gives the
+     * connection back.
+     *
+     * @throws Failed when the connection could not be had or {@code work} threw an {@link SQLException}
+     */
+    public <R> R withConnection(ConnectionWork<R> work) {
+        Connection connection = open();
+        try {
+            return work.run(connection);
+        } catch (SQLException e) {
+            throw new Failed(e);
+        } finally {
+            giveBack(connection, null);
+        }
+    }
+
+    /**
+     * Runs {@code work} in one transaction on a connection of the pool, outside any JDBI handle, and commits
+     * it; rolls it back when {@code work} throws. The connection goes back to the pool in auto-commit mode.
+     *
+     * @throws Failed when the connection could not be had, or {@code work} or the commit threw an
+     *     {@link SQLException}
+     */
+    public <R> R inPlainTransaction(ConnectionWork<R> work) {
+        Connection connection = open();
+        Throwable failure = null;
+        try {
+            connection.setAutoCommit(false);
+            R result = work.run(connection);
+            connection.commit();
+            return result;
+        } catch (SQLException e) {
+            failure = e;
+            rollBack(connection, e);
+            throw new Failed(e);
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            rollBack(connection, e);
+            throw e;
+        } finally {
+            giveBack(connection, failure);
+        }
+    }
+
+    /** A plain connection's work failed in the driver: the driver's error is the cause, with its SQLSTATE. */
+    public static final class Failed extends RuntimeException {
+        public Failed(SQLException cause) {
+            super(cause.getMessage(), cause);
+        }
+    }
+
+    private Connection open() {
+        try {
+            return connections.openConnection();
+        } catch (SQLException e) {
+            throw new Failed(e);
+        }
+    }
+
+    private static void rollBack(Connection connection, Throwable failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** Back to the pool, in auto-commit mode as every other user of the pool expects it. */
+    private void giveBack(Connection connection, Throwable failure) {
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            }
+        } finally {
+            try {
+                connections.closeConnection(connection);
+            } catch (SQLException e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
     }
 
     /** Points the current tenant transaction at another org. */

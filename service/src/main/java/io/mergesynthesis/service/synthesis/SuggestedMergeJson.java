@@ -66,6 +66,35 @@ public final class SuggestedMergeJson {
         return mapper.valueToTree(merge);
     }
 
+    /**
+     * A merge checked for the conflict it was written for: what is wrong with it ({@link #violations(JsonNode,
+     * UUID)}), and when nothing is, its canonical text.
+     */
+    public record Checked(List<String> problems, String json) {
+
+        public boolean passed() {
+            return problems.isEmpty();
+        }
+    }
+
+    /**
+     * Checks {@code merge} and writes its canonical text from the same tree the schema saw: one pass from the
+     * record to JSON rather than one for the check and another for the text. The text is the one
+     * {@link #toJson} writes, as the tree holds the same fields, in the same order, with the same values.
+     */
+    public Checked check(SuggestedMerge merge, UUID expectedConflictId) {
+        JsonNode tree = toTree(merge);
+        List<String> problems = violations(tree, expectedConflictId);
+        if (!problems.isEmpty()) {
+            return new Checked(problems, null);
+        }
+        try {
+            return new Checked(problems, canonicalWriter.writeValueAsString(tree) + "\n");
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("could not serialise the suggested merge", e);
+        }
+    }
+
     /** A stored merge with its fields in the schema's order; see {@link MergeFieldOrder}. */
     public static String inSchemaOrder(String storedJson) {
         return MergeFieldOrder.inSchemaOrder(storedJson);

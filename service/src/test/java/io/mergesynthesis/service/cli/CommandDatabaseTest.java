@@ -11,7 +11,6 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,9 +49,8 @@ class CommandDatabaseTest {
         try (EmbeddedDatabase pg = start(data, port)) {
             CommandRun created = create.get(60, TimeUnit.SECONDS);
             assertThat(created.failure()).isEmpty();
-            Jdbi jdbi = Jdbi.create(url, "postgres", "");
-            assertThat(new TokenStore(new io.mergesynthesis.service.db.ScopedTransactions(
-                    jdbi.installPlugin(new org.jdbi.v3.postgres.PostgresPlugin()))).find(created.lastOutLine()))
+            assertThat(new TokenStore(io.mergesynthesis.service.db.ScopedTransactions.on(
+                    () -> java.sql.DriverManager.getConnection(url, "postgres", ""))).find(created.lastOutLine()))
                     .isPresent();
         }
     }

@@ -9,6 +9,7 @@ import io.dropwizard.db.ManagedDataSource;
 import io.mergesynthesis.service.testing.TestDatabase;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,7 @@ class OneTripBatchTest {
     private final Jdbi admin = database.jdbi();
     private ManagedDataSource dataSource;
     /** One pooled connection, so that what one batch leaves on it would show in the next use. */
-    private Jdbi pooled;
+    private ScopedTransactions pooled;
 
     @BeforeEach
     void onePooledConnection() {
@@ -42,7 +43,7 @@ class OneTripBatchTest {
         factory.setInitialSize(1);
         factory.setMaxSize(1);
         dataSource = factory.build(new MetricRegistry(), "one-trip");
-        pooled = Jdbi.create(dataSource);
+        pooled = new ScopedTransactions(Jdbi.create(dataSource), dataSource::getConnection);
         admin.useHandle(handle -> handle.execute("""
                 CREATE TABLE trip_probe (org_id uuid NOT NULL, note text NOT NULL);
                 ALTER TABLE trip_probe ENABLE ROW LEVEL SECURITY;
@@ -132,7 +133,7 @@ class OneTripBatchTest {
         batch.query(ORG_A, WHO, Map.of(), OneTripBatchTest::who);
         batch.run(pooled);
 
-        List<Who> after = pooled.withHandle(handle -> handle.createQuery(WHO)
+        List<Who> after = pooled.jdbi().withHandle(handle -> handle.createQuery(WHO)
                 .map((rs, ctx) -> new Who(rs.getString(1), rs.getString(2), rs.getString(3))).list());
         assertThat(after).singleElement().satisfies(w -> {
             assertThat(w.role()).isEqualTo(database.user());
@@ -145,17 +146,17 @@ class OneTripBatchTest {
     void aBatchThatDoesNotWaitForTheDiskSaysSoOnlyForItself() {
         // The test server does not wait for the disk at all; the pool's one connection is made to, as a
         // production server does.
-        pooled.useHandle(handle -> handle.execute("SET synchronous_commit = on"));
+        pooled.jdbi().useHandle(handle -> handle.execute("SET synchronous_commit = on"));
         OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
         OneTripBatch.Result<String> inside = batch.query("SELECT current_setting('synchronous_commit')", Map.of(),
                 rs -> rs.next() ? rs.getString(1) : null);
         batch.run(pooled);
 
         assertThat(inside.get()).isEqualTo("off");
-        String after = pooled.withHandle(handle -> handle.createQuery("SELECT current_setting('synchronous_commit')")
+        String after = pooled.jdbi().withHandle(handle -> handle.createQuery("SELECT current_setting('synchronous_commit')")
                 .mapTo(String.class).one());
         assertThat(after).as("the next transaction on the same pooled connection").isEqualTo("on");
-        pooled.useHandle(handle -> handle.execute("RESET synchronous_commit"));
+        pooled.jdbi().useHandle(handle -> handle.execute("RESET synchronous_commit"));
     }
 
     @Test
@@ -174,11 +175,36 @@ class OneTripBatchTest {
     }
 
     @Test
+    void aBatchBehindASavepointIsUndoneAloneAndTheTransactionAroundItCommits() {
+        OneTripBatch batch = OneTripBatch.tenant().savepointFirst("probe");
+        batch.update(ORG_A, "INSERT INTO trip_probe VALUES (:org, 'inside the batch')", Map.of("org", ORG_A));
+        batch.query(ORG_B, "SELECT 1 / :zero", Map.of("zero", 0), rs -> null);
+
+        pooled.inPlainTransaction(connection -> {
+            try (Statement before = connection.createStatement()) {
+                before.execute("INSERT INTO trip_probe VALUES ('00000000-0000-0000-0000-00000000000a', 'before')");
+            }
+            assertThatThrownBy(() -> batch.runWithin(connection)).isInstanceOf(OneTripBatch.Failed.class);
+            try (Statement undo = connection.createStatement()) {
+                undo.execute("ROLLBACK TO SAVEPOINT probe");
+            }
+            return null;
+        });
+
+        List<String> notes = admin.withHandle(h -> h.createQuery("SELECT note FROM trip_probe ORDER BY note")
+                .mapTo(String.class).list());
+        assertThat(notes).as("the write before the savepoint committed, the batch's own did not")
+                .containsExactly("a", "b", "before");
+    }
+
+    @Test
     void aBatchRefusesToJoinAnOpenTransactionAndAStatementMayNotHideASecond() {
         OneTripBatch batch = OneTripBatch.tenant();
         batch.query(ORG_A, WHO, Map.of(), OneTripBatchTest::who);
-        assertThatThrownBy(() -> pooled.useTransaction(batch::run)
-        ).isInstanceOf(IllegalStateException.class).hasMessageContaining("open transaction");
+        assertThatThrownBy(() -> pooled.inPlainTransaction(connection -> {
+            batch.run(connection);
+            return null;
+        })).isInstanceOf(IllegalStateException.class).hasMessageContaining("open transaction");
 
         assertThatThrownBy(() -> OneTripBatch.tenant().update(ORG_A, "UPDATE trip_probe SET note = 'x'; "
                 + "UPDATE trip_probe SET note = 'y'", Map.of()))

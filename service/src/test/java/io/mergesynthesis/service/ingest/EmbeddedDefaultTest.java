@@ -31,7 +31,7 @@ class EmbeddedDefaultTest {
         try (EmbeddedDatabase first = Databases.prepare(config.getDatabase(), config.getEmbeddedDatabase())
                 .orElseThrow()) {
             Databases.migrate(config.getDatabase());
-            ScopedTransactions tx = new ScopedTransactions(Databases.forCommand(config.getDatabase()));
+            ScopedTransactions tx = Databases.transactionsForCommand(config.getDatabase());
             orgs = SampleConflicts.loadIfEmpty(tx, new ConflictIntake(tx, Jackson.newObjectMapper()), Jackson.newObjectMapper());
             assertThat(orgs).isNotEmpty();
             assertThat(countAll(tx)).isEqualTo(5);
@@ -43,7 +43,7 @@ class EmbeddedDefaultTest {
         try (EmbeddedDatabase second = Databases.prepare(again.getDatabase(), again.getEmbeddedDatabase())
                 .orElseThrow()) {
             Databases.migrate(again.getDatabase());
-            ScopedTransactions tx = new ScopedTransactions(Databases.forCommand(again.getDatabase()));
+            ScopedTransactions tx = Databases.transactionsForCommand(again.getDatabase());
             assertThat(countAll(tx)).isEqualTo(5);
             assertThat(SampleConflicts.loadIfEmpty(tx, new ConflictIntake(tx, Jackson.newObjectMapper()),
                     Jackson.newObjectMapper())).isEmpty();

@@ -147,6 +147,30 @@ class SuggestedMergeJsonTest {
                 .singleElement().asString().contains("conflict_id", CONFLICT_ID.toString(), other.toString());
     }
 
+    @Test
+    void theCheckedTextIsTheCanonicalText() {
+        SuggestedMerge lone = new SuggestedMerge(merge.schemaVersion(), merge.conflictId(), merge.winner(),
+                List.of(), merge.resolvedEffect(), merge.mergedRule(), List.of(), merge.rationale(), 0.85,
+                merge.producedBy(), Instant.parse("2026-11-20T12:00:00.123456Z"));
+
+        for (SuggestedMerge each : List.of(merge, lone)) {
+            SuggestedMergeJson.Checked checked = JSON.check(each, CONFLICT_ID);
+            assertThat(checked.passed()).isTrue();
+            assertThat(checked.json()).isEqualTo(JSON.toJson(each));
+        }
+    }
+
+    @Test
+    void aCheckThatFailsWritesNoText() {
+        UUID other = UUID.fromString("9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a");
+
+        SuggestedMergeJson.Checked checked = JSON.check(merge, other);
+
+        assertThat(checked.passed()).isFalse();
+        assertThat(checked.problems()).singleElement().asString().contains("conflict_id");
+        assertThat(checked.json()).isNull();
+    }
+
     private static ObjectNode tree() {
         return (ObjectNode) JSON.toTree(merge);
     }

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.flywaydb.core.Flyway;
+import java.sql.DriverManager;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.postgres.PostgresPlugin;
 
@@ -77,7 +78,7 @@ public final class TestDatabase {
     }
 
     public ScopedTransactions transactions() {
-        return new ScopedTransactions(jdbi());
+        return ScopedTransactions.on(() -> DriverManager.getConnection(url, user(), ""));
     }
 
     private static EmbeddedDatabase server() {

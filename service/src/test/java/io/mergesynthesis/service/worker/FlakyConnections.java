@@ -7,8 +7,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.postgres.PostgresPlugin;
 
 /**
  * Unpooled connections to a test database that the test can have refused, the way a stopped server or one with
@@ -29,7 +27,7 @@ final class FlakyConnections {
     }
 
     ScopedTransactions transactions() {
-        return new ScopedTransactions(Jdbi.create(this::open).installPlugin(new PostgresPlugin()));
+        return ScopedTransactions.on(this::open);
     }
 
     /** Refuses every connection until {@link #up()}, as a stopped server does. */

@@ -21,7 +21,6 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.postgres.PostgresPlugin;
 
 /**
  * One test database and any number of pools on it, each pool with a connection pool, metrics registry and
@@ -125,7 +124,7 @@ public final class WorkerFixture implements AutoCloseable {
     /** A replica whose builder the test may adjust (router, org scope, retry log) before it is built. */
     public Replica replica(Settings settings, MergeSynthesizer synthesizer,
                            UnaryOperator<SynthesisPool.Builder> adjust) {
-        ScopedTransactions transactions = new ScopedTransactions(jdbiOnOwnPool(settings.owner, settings.workers + 2));
+        ScopedTransactions transactions = transactionsOnOwnPool(settings.owner, settings.workers + 2);
         CollectorRegistry registry = new CollectorRegistry(true);
         SynthesisPool.Builder builder = SynthesisPool.builder(settings.build(), transactions, synthesizer,
                         new SynthesisMetrics(registry))
@@ -136,14 +135,15 @@ public final class WorkerFixture implements AutoCloseable {
         return new Replica(pool, registry, transactions);
     }
 
-    public Jdbi jdbiOnOwnPool(String name, int maxConnections) {
+    /** Scoped transactions on a connection pool of their own, as a replica has. */
+    public ScopedTransactions transactionsOnOwnPool(String name, int maxConnections) {
         DataSourceFactory factory = database.dataSourceFactory();
         factory.setMinSize(1);
         factory.setInitialSize(1);
         factory.setMaxSize(maxConnections);
         ManagedDataSource dataSource = factory.build(new MetricRegistry(), name);
         dataSources.add(dataSource);
-        return Jdbi.create(dataSource).installPlugin(new PostgresPlugin());
+        return ScopedTransactions.on(dataSource::getConnection);
     }
 
     public static MergeSynthesizer stub() {

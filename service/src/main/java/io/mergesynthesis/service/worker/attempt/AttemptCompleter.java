@@ -9,6 +9,7 @@ import io.mergesynthesis.service.worker.RetryPause;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
+import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +21,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,10 +91,10 @@ public final class AttemptCompleter {
         OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit);
 
         /**
-         * Reads back what the write's trip claimed, inside the write's own transaction (open on {@code handle}),
-         * so that write, claim and read-back commit as one.
+         * Reads back what the write's trip claimed, inside the write's own transaction (open on
+         * {@code connection}), so that write, claim and read-back commit as one.
          */
-        LeaseReader.ReadAhead readBack(Handle handle, List<Lease> leases);
+        LeaseReader.ReadAhead readBack(Connection connection, List<Lease> leases);
 
         /**
          * Takes what a write's trip claimed, with what was read back of it, once it committed and before the
@@ -277,12 +277,12 @@ public final class AttemptCompleter {
         }
         LeaseReader.ReadAhead readAhead = LeaseReader.ReadAhead.NONE;
         if (next == null) {
-            trip.run(transactions.jdbi());
+            trip.run(transactions);
         } else {
             OneTripBatch.Result<List<Lease>> claimed = next;
-            readAhead = transactions.jdbi().inTransaction(handle -> {
-                trip.runWithin(handle);
-                return refill.readBack(handle, claimed.get());
+            readAhead = transactions.inPlainTransaction(connection -> {
+                trip.runWithin(connection);
+                return refill.readBack(connection, claimed.get());
             });
         }
         if (next != null && !next.get().isEmpty()) {

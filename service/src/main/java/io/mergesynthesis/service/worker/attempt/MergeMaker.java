@@ -1,7 +1,6 @@
 package io.mergesynthesis.service.worker.attempt;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.mergesynthesis.service.db.UsageLedger;
@@ -93,18 +92,17 @@ public final class MergeMaker {
     /** The canonical text to store, once the merge has passed the schema and names this conflict. */
     private String validate(SuggestedMerge merge, UUID conflictId, List<UsageLedger.Entry> calls)
             throws AttemptFailure {
-        List<String> problems;
+        SuggestedMergeJson.Checked checked;
         try {
-            JsonNode tree = mergeJson.toTree(merge);
-            problems = mergeJson.violations(tree, conflictId);
+            checked = mergeJson.check(merge, conflictId);
         } catch (RuntimeException e) {
             throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge cannot be written as JSON", e, calls);
         }
-        if (!problems.isEmpty()) {
-            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge breaks the schema: " + problems, null,
-                    calls);
+        if (!checked.passed()) {
+            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge breaks the schema: " + checked.problems(),
+                    null, calls);
         }
-        return mergeJson.toJson(merge);
+        return checked.json();
     }
 
     private String eventDetails(SuggestedMerge merge, int attempt) {

@@ -47,7 +47,7 @@ final class LeaseClaimer {
         OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
         OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration);
         OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextDueIn(batch);
-        batch.run(transactions.jdbi());
+        batch.run(transactions);
         Claim claim = new Claim(leases.get(), leases.get().size() < limit ? nextDue.get() : Optional.empty());
         counted(claim.leases());
         return claim;

@@ -15,7 +15,6 @@ package io.mergesynthesis.service.worker.pool;
  */
 
 import io.dropwizard.lifecycle.Managed;
-import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
@@ -36,6 +35,7 @@ import io.mergesynthesis.service.worker.store.LeaseReader;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
+import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -51,7 +51,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
-import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,8 +75,13 @@ public final class SynthesisPool implements Managed {
     private static final Duration CLAIM_RETRY_FIRST = Duration.ofMillis(250);
     private static final Duration CLAIM_RETRY_LAST = Duration.ofSeconds(2);
     private static final Duration DUE_MARGIN = Duration.ofMillis(5);
-    /** One writer: merges that arrive while it writes fill the next batch, so batches grow with the load. */
-    private static final int COMPLETER_WRITERS = 1;
+    /**
+     * Two writers: merges that arrive while one writes go out with the other at once, not after the first
+     * commit. With one writer the workers fell into step (all freed by one commit, all done again together,
+     * then all waiting on the next commit) and a drain ran at the pace of commit plus merge; with two, a commit
+     * overlaps the next merges. Batches still grow with the load, as each writer takes everything queued.
+     */
+    private static final int COMPLETER_WRITERS = 2;
 
     private final PoolSettings settings;
     private final LeaseClaimer claimer;
@@ -401,8 +405,8 @@ public final class SynthesisPool implements Managed {
         }
 
         @Override
-        public LeaseReader.ReadAhead readBack(Handle handle, List<Lease> leases) {
-            return reader.readWithin(handle, leases);
+        public LeaseReader.ReadAhead readBack(Connection connection, List<Lease> leases) {
+            return reader.readWithin(connection, leases);
         }
 
         @Override

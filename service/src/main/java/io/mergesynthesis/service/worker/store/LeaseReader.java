@@ -3,13 +3,15 @@ package io.mergesynthesis.service.worker.store;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
-import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +54,7 @@ public final class LeaseReader {
         }
         try {
             Reads reads = new Reads(leases);
-            reads.batch.run(transactions.jdbi());
+            reads.batch.run(transactions);
             return reads.rows();
         } catch (RuntimeException e) {
             LOG.debug("Reading back {} claimed conflicts together failed; each is read on its own", leases.size(), e);
@@ -61,26 +63,36 @@ public final class LeaseReader {
     }
 
     /**
-     * Reads {@code leases} back inside the transaction that claimed them, {@code handle}'s, so that claim and
-     * read-back cost one transaction. Behind a savepoint: a read that fails is undone alone, the claim (and
-     * whatever else the transaction wrote) still commits, and each worker reads its own row, as after a
-     * failed {@link #read}.
+     * Reads {@code leases} back inside the transaction that claimed them, open on {@code connection}, so that
+     * claim and read-back cost one transaction. Behind a savepoint, set in the read's own round trip: a read that
+     * fails is undone alone, the claim (and whatever else the transaction wrote) still commits, and each worker
+     * reads its own row, as after a failed {@link #read}.
      */
-    public ReadAhead readWithin(Handle handle, List<Lease> leases) {
+    public ReadAhead readWithin(Connection connection, List<Lease> leases) {
         if (leases.isEmpty()) {
             return ReadAhead.NONE;
         }
         Reads reads = new Reads(leases);
-        handle.savepoint(SAVEPOINT);
+        reads.batch.savepointFirst(SAVEPOINT);
         try {
-            reads.batch.runWithin(handle);
+            reads.batch.runWithin(connection);
         } catch (RuntimeException e) {
-            handle.rollbackToSavepoint(SAVEPOINT);
             LOG.debug("Reading back {} claimed conflicts in their claim's transaction failed; each is read on its "
                     + "own", leases.size(), e);
+            rollBackToSavepoint(connection, e);
             return ReadAhead.NONE;
         }
         return reads.rows();
+    }
+
+    private static void rollBackToSavepoint(Connection connection, RuntimeException failure) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+        } catch (SQLException e) {
+            // The transaction cannot go on: the caller's commit fails, and its write with it, which it retries.
+            e.addSuppressed(failure);
+            throw new ScopedTransactions.Failed(e);
+        }
     }
 
     private static final String SAVEPOINT = "read_back";

@@ -17,7 +17,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,7 +38,7 @@ class AttemptCompleterTest {
             UUID marked = fixture.insertConflict("jira.marked", "org-a");
             UUID deferred = fixture.insertConflict("jira.deferred", "org-b");
             UUID parked = fixture.insertConflict("jira.parked", "org-a");
-            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("alone", 2));
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("alone", 2);
             List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "alone", 10, Duration.ofSeconds(30)));
             assertThat(leases).hasSize(5);
 
@@ -87,7 +86,7 @@ class AttemptCompleterTest {
             UUID good = fixture.insertConflict("jira.good", "org-a");
             UUID bad = fixture.insertConflict("jira.bad", "org-b");
             UUID retried = fixture.insertConflict("jira.retried", "org-a");
-            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("bad-row", 2));
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("bad-row", 2);
             List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "bad-row", 10, Duration.ofSeconds(30)));
 
             AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, NO_REFILL);
@@ -117,7 +116,7 @@ class AttemptCompleterTest {
     void aResultWhoseLeasePassedOnIsNotAppliedAndASkipWritesNothing() throws Exception {
         try (WorkerFixture fixture = new WorkerFixture()) {
             UUID id = fixture.insertConflict("jira.lost");
-            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("lost", 2));
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("lost", 2);
             Lease lease = tx.crossTenant(h -> ConflictLeases.claim(h, "lost", 1, Duration.ofSeconds(30))).get(0);
             Lease stale = new Lease(lease.conflictId(), lease.orgId(), "someone-else", lease.attempts(), false,
                     false, lease.heldUntil());
@@ -149,7 +148,7 @@ class AttemptCompleterTest {
         }
 
         @Override
-        public LeaseReader.ReadAhead readBack(Handle handle, List<Lease> leases) {
+        public LeaseReader.ReadAhead readBack(java.sql.Connection connection, List<Lease> leases) {
             throw new AssertionError("nothing was claimed");
         }
 

@@ -8,6 +8,10 @@ import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +105,7 @@ class StoreRefillTest {
                 }
 
                 @Override
-                public LeaseReader.ReadAhead readBack(org.jdbi.v3.core.Handle handle, List<Lease> claimed) {
+                public LeaseReader.ReadAhead readBack(Connection connection, List<Lease> claimed) {
                     throw new AssertionError("a claim that failed has nothing to read back");
                 }
 
@@ -214,9 +218,15 @@ class StoreRefillTest {
             }
 
             @Override
-            public LeaseReader.ReadAhead readBack(org.jdbi.v3.core.Handle handle, List<Lease> claimed) {
-                readBackTx.add(handle.createQuery("SELECT txid_current()").mapTo(Long.class).one());
-                return reader.readWithin(handle, claimed);
+            public LeaseReader.ReadAhead readBack(Connection connection, List<Lease> claimed) {
+                try (Statement statement = connection.createStatement();
+                     ResultSet tx = statement.executeQuery("SELECT txid_current()")) {
+                    tx.next();
+                    readBackTx.add(tx.getLong(1));
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+                return reader.readWithin(connection, claimed);
             }
 
             @Override

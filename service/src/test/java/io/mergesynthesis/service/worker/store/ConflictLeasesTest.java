@@ -28,7 +28,7 @@ class ConflictLeasesTest {
         try (WorkerFixture fixture = new WorkerFixture()) {
             UUID handedBack = fixture.insertConflict("jira.a");
             UUID parked = fixture.insertConflict("jira.b");
-            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
             List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
             assertThat(leases).hasSize(2);
             Lease first = lease(leases, handedBack);
@@ -77,7 +77,7 @@ class ConflictLeasesTest {
                                 not_before = now() - interval '10 milliseconds'
                             WHERE id = :id""")
                     .bind("id", orphan).execute());
-            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
 
             List<Lease> one = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 1, Duration.ofSeconds(10)));
             assertThat(one).extracting(Lease::conflictId).containsExactly(orphan);
@@ -106,7 +106,7 @@ class ConflictLeasesTest {
                                                   ELSE now() + interval '1 minute' END
                             WHERE id IN (:expired, :held)""")
                     .bind("expired", expired).bind("held", held).execute());
-            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
 
             List<Lease> claimed = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
 
@@ -121,7 +121,7 @@ class ConflictLeasesTest {
         try (WorkerFixture fixture = new WorkerFixture()) {
             UUID kept = fixture.insertConflict("jira.a");
             UUID lost = fixture.insertConflict("jira.b");
-            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
             List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
             Lease keptLease = lease(leases, kept);
             Lease lostLease = lease(leases, lost);
@@ -140,7 +140,7 @@ class ConflictLeasesTest {
                     "{\"schema_version\": 1}", "{\"attempt\": 1}", 1, List.of(early, entry("escalation", "failed")));
             OneTripBatch.Result<Integer> storedLost = ConflictLeases.storeMerge(trip, lostLease.orgId(), lostLease,
                     "{\"schema_version\": 1}", "{\"attempt\": 1}", 1, List.of(entry("primary", UsageLedger.ANSWER)));
-            trip.run(tx.jdbi());
+            trip.run(tx);
 
             assertThat(storedKept.get()).isEqualTo(1);
             assertThat(storedLost.get()).isZero();
@@ -160,7 +160,7 @@ class ConflictLeasesTest {
         try (WorkerFixture fixture = new WorkerFixture()) {
             UUID retried = fixture.insertConflict("jira.retry");
             UUID marked = fixture.insertConflict("jira.mark");
-            ScopedTransactions tx = new ScopedTransactions(fixture.jdbiOnOwnPool("t", 2));
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
             List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
             Lease retry = lease(leases, retried);
             Lease mark = lease(leases, marked);
@@ -173,7 +173,7 @@ class ConflictLeasesTest {
             OneTripBatch.Result<Boolean> stamped = ConflictLeases.markPermanent(trip, mark.orgId(), mark,
                     "invalid_json", "{\"attempts\": 3}",
                     new ConflictLeases.Ending(3, AttemptHistory.PERMANENT_FAILURE, "invalid_json", "bad", List.of()));
-            trip.run(tx.jdbi());
+            trip.run(tx);
 
             assertThat(release.get()).isPresent();
             assertThat(release.get().get().notBefore()).isAfter(release.get().get().releasedAt());
@@ -194,7 +194,7 @@ class ConflictLeasesTest {
                     late, retry.orgId(), retry, "synthesizer", Duration.ZERO,
                     new ConflictLeases.Ending(1, AttemptHistory.TRANSIENT_FAILURE, "synthesizer", "late",
                             List.of(entry("primary", "failed"))));
-            late.run(tx.jdbi());
+            late.run(tx);
             assertThat(again.get()).isEmpty();
             assertThat(outcomes(fixture, retried)).hasSize(2);
             int lines = fixture.admin.withHandle(h -> h.createQuery(
@@ -209,7 +209,7 @@ class ConflictLeasesTest {
                                  java.util.function.Function<OneTripBatch, OneTripBatch.Result<Boolean>> statement) {
         OneTripBatch trip = OneTripBatch.tenant();
         OneTripBatch.Result<Boolean> applied = statement.apply(trip);
-        trip.run(tx.jdbi());
+        trip.run(tx);
         return applied.get();
     }
 

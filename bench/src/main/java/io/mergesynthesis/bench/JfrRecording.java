@@ -26,7 +26,8 @@ final class JfrRecording implements AutoCloseable {
 
     /** Starts recording the process {@code pid}; the recording is written to {@code file} when closed. */
     static JfrRecording start(long pid, Path file) throws IOException, InterruptedException {
-        jcmd(pid, "JFR.start", "name=" + NAME, "settings=profile");
+        // -Dbench.jfr.settings names another settings file, for example one that samples more often.
+        jcmd(pid, "JFR.start", "name=" + NAME, "settings=" + System.getProperty("bench.jfr.settings", "profile"));
         return new JfrRecording(pid, file.toAbsolutePath());
     }
 

@@ -22,7 +22,8 @@ import org.jdbi.v3.postgres.PostgresPlugin;
  *
  * <p>The worker's batches run on plain connections of the same pool ({@link #withConnection},
  * {@link #inPlainTransaction}): a batch uses nothing of JDBI but its connection, and opening a JDBI handle
- * (a copy of its configuration, the plugins' set-up) cost more than the batch's own Java work.
+ * for each (a copy of its configuration, the plugins' set-up) took about a tenth of a draining replica's Java
+ * time.
  */
 public final class ScopedTransactions {
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.jdbi.v3.core.statement.ColonPrefixSqlParser;
 import org.jdbi.v3.core.statement.ParsedSql;
 import org.jdbi.v3.core.statement.SqlParser;
@@ -42,6 +43,7 @@ import org.postgresql.PGConnection;
 public final class OneTripBatch {
 
     private static final SqlParser PARSER = new ColonPrefixSqlParser();
+    private static final Pattern SAVEPOINT_NAME = Pattern.compile("[a-z_]+");
     /**
      * Batch texts by the statements they are made of. The worker's batches take a few dozen shapes (how many
      * stores, with or without a claim); the bound only keeps an unforeseen caller from growing it for ever.
@@ -198,7 +200,7 @@ public final class OneTripBatch {
      * without a round trip of its own to set the savepoint.
      */
     public OneTripBatch savepointFirst(String name) {
-        if (!name.matches("[a-z_]+")) {
+        if (!SAVEPOINT_NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("a savepoint name of lower-case letters and '_': " + name);
         }
         parts.add(0, new Part("SAVEPOINT " + name, List.of(), null, null));

@@ -53,12 +53,7 @@ public final class SuggestedMergeJson {
 
     /** The canonical JSON text of a merge, ending with a newline. */
     public String toJson(SuggestedMerge merge) {
-        try {
-            return canonicalWriter.writeValueAsString(merge) + "\n";
-        } catch (JsonProcessingException e) {
-            // Every field of the record is a plain value type, so this points at a broken mapper setup.
-            throw new UncheckedIOException("could not serialise the suggested merge", e);
-        }
+        return canonical(merge);
     }
 
     /** The merge as a JSON tree, in the same form {@link #toJson} writes. */
@@ -88,9 +83,15 @@ public final class SuggestedMergeJson {
         if (!problems.isEmpty()) {
             return new Checked(problems, null);
         }
+        return new Checked(problems, canonical(tree));
+    }
+
+    /** {@code value} (the merge, or its tree) as the canonical text. */
+    private String canonical(Object value) {
         try {
-            return new Checked(problems, canonicalWriter.writeValueAsString(tree) + "\n");
+            return canonicalWriter.writeValueAsString(value) + "\n";
         } catch (JsonProcessingException e) {
+            // Every field of the record is a plain value type, so this points at a broken mapper setup.
             throw new UncheckedIOException("could not serialise the suggested merge", e);
         }
     }

@@ -50,9 +50,11 @@ public final class OneTripBatch {
      */
     private static final Cache<List<String>, String> TEXTS = Caffeine.newBuilder().maximumSize(1_000).build();
     // row_security is set on as well as left alone: a batch run inside a transaction that went cross-tenant
-    // before it (see runWithin) must be held by row-level security again.
+    // before it (see runWithin) must be held by row-level security again. The org is the first statement's,
+    // set in the same statement (see scopeTo), or none.
     private static final String ENTER_TENANT = "SELECT set_config('role', :role, true), "
-            + "set_config('row_security', 'on', true), set_config('app.org_id', '', true)";
+            + "set_config('row_security', 'on', true), set_config('app.org_id', :org, true)";
+    private static final String NO_ORG = "";
     private static final String LEAVE_TENANT = "SELECT set_config('role', :role, true), "
             + "set_config('row_security', 'off', true), set_config('app.org_id', '', true)";
     private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
@@ -89,20 +91,26 @@ public final class OneTripBatch {
 
     private boolean tenant;
     private final List<Part> parts = new ArrayList<>();
+    /** The tenant batch's opening statement while no statement follows it: the first scope is set in it. */
+    private Part enterAwaitingOrg;
 
-    private OneTripBatch(boolean tenant, String enter, String role) {
+    private OneTripBatch(boolean tenant) {
         this.tenant = tenant;
-        add(enter, Map.of("role", role), null, null);
     }
 
     /** A batch whose every statement runs under row-level security, scoped to the org given with it. */
     public static OneTripBatch tenant() {
-        return new OneTripBatch(true, ENTER_TENANT, ScopedTransactions.TENANT_ROLE);
+        OneTripBatch batch = new OneTripBatch(true);
+        batch.enterAwaitingOrg = batch.append(batch.part(ENTER_TENANT,
+                Map.of("role", ScopedTransactions.TENANT_ROLE, "org", NO_ORG), null, null));
+        return batch;
     }
 
     /** A batch that sees every org's rows (the worker's claim), failing rather than filtering if it could not. */
     public static OneTripBatch crossTenant() {
-        return new OneTripBatch(false, ScopedTransactions.ENTER_SWEEP, ScopedTransactions.SWEEP_ROLE);
+        OneTripBatch batch = new OneTripBatch(false);
+        batch.add(ScopedTransactions.ENTER_SWEEP, Map.of("role", ScopedTransactions.SWEEP_ROLE), null, null);
+        return batch;
     }
 
     /**
@@ -261,14 +269,37 @@ public final class OneTripBatch {
                 : connection;
     }
 
+    /**
+     * Scopes the statements added next to {@code orgId}. Right after the batch enters the tenant role, the org
+     * is set by that same statement: one statement fewer per batch, and still set before any statement that
+     * reads or writes a row.
+     */
     private void scopeTo(UUID orgId) {
         if (!tenant) {
             throw new IllegalStateException("a cross-tenant batch has no org scope");
         }
-        add(ScopedTransactions.SCOPE_TO_ORG, Map.of("org", orgId == null ? "" : orgId.toString()), null, null);
+        String org = orgId == null ? NO_ORG : orgId.toString();
+        int last = parts.size() - 1;
+        if (enterAwaitingOrg != null && parts.get(last) == enterAwaitingOrg) {
+            parts.set(last, part(ENTER_TENANT, Map.of("role", ScopedTransactions.TENANT_ROLE, "org", org), null,
+                    null));
+            enterAwaitingOrg = null;
+            return;
+        }
+        add(ScopedTransactions.SCOPE_TO_ORG, Map.of("org", org), null, null);
     }
 
     private <T> Result<T> add(String sql, Map<String, ?> params, RowsReader<?> reader, Result<T> result) {
+        append(part(sql, params, reader, result));
+        return result;
+    }
+
+    private Part append(Part part) {
+        parts.add(part);
+        return part;
+    }
+
+    private Part part(String sql, Map<String, ?> params, RowsReader<?> reader, Result<?> result) {
         if (sql.indexOf(';') >= 0) {
             throw new IllegalArgumentException("one statement at a time, without ';': " + sql);
         }
@@ -280,8 +311,7 @@ public final class OneTripBatch {
             }
             values.add(params.get(name));
         }
-        parts.add(new Part(parsed.getSql(), values, reader, result));
-        return result;
+        return new Part(parsed.getSql(), values, reader, result);
     }
 
     private static void bind(PreparedStatement statement, int index, Object value) throws SQLException {

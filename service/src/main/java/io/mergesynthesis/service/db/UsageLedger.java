@@ -136,9 +136,11 @@ public final class UsageLedger {
     /** Where the current month began, by the database clock, in UTC: budgets and usage reset then. */
     static final String MONTH_START = "date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'";
 
-    /** Month-to-date cost of the org in scope (of {@code orgId}), zero when it made no call. */
-    public static final String MONTH_SPEND_OF = "(SELECT coalesce(sum(u.cost_usd), 0) FROM llm_usage_events u "
-            + "WHERE u.org_id = %s AND u.created_at >= " + MONTH_START + ")";
+    /**
+     * Month-to-date cost of the org in scope (of {@code orgId}), zero when it made no call. A function of the
+     * schema (migration 8), so that a statement which may not need the sum does not set it up.
+     */
+    public static final String MONTH_SPEND_OF = "org_month_spend(%s)";
 
     /** Month-to-date cost of {@code orgId}, zero when it made no call this month. */
     public static BigDecimal monthSpend(Handle handle, UUID orgId) {

@@ -90,6 +90,7 @@ public final class OneTripBatch {
     }
 
     private boolean tenant;
+    private boolean commitLast;
     private final List<Part> parts = new ArrayList<>();
     /** The tenant batch's opening statement while no statement follows it: the first scope is set in it. */
     private Part enterAwaitingOrg;
@@ -215,6 +216,18 @@ public final class OneTripBatch {
         return this;
     }
 
+    /**
+     * Ends the batch with {@code COMMIT}, for a batch run with {@link #runWithin} as the last work of its
+     * transaction: the commit travels with the batch instead of costing a round trip of its own, and the
+     * caller's {@code commit()} afterwards finds no transaction open (the driver then sends nothing). When a
+     * statement fails, the server skips the rest of the batch, the {@code COMMIT} with it, and the transaction
+     * stays open for the caller to mend ({@code ROLLBACK TO SAVEPOINT}) and commit, or to roll back.
+     */
+    public OneTripBatch commitLast() {
+        commitLast = true;
+        return this;
+    }
+
     /** A batch that failed as a whole: the driver's error is the cause, so its SQLSTATE can be looked at. */
     public static final class Failed extends RuntimeException {
         private Failed(int statements, SQLException cause) {
@@ -230,6 +243,9 @@ public final class OneTripBatch {
         }
         if (!ownTransaction && connection.getAutoCommit()) {
             throw new IllegalStateException("runWithin needs an open transaction to run in");
+        }
+        if (ownTransaction && commitLast) {
+            throw new IllegalStateException("a batch that commits on its own has no COMMIT to add");
         }
         try (PreparedStatement statement = physical(connection).prepareStatement(text())) {
             int index = 1;
@@ -255,9 +271,13 @@ public final class OneTripBatch {
     }
 
     private String text() {
-        List<String> shape = new ArrayList<>(parts.size());
+        List<String> shape = new ArrayList<>(parts.size() + 1);
         for (Part part : parts) {
             shape.add(part.sql());
+        }
+        if (commitLast) {
+            // No part of its own: a COMMIT returns no result for the loop in run() to hand out.
+            shape.add("COMMIT");
         }
         return TEXTS.get(shape, statements -> String.join(";\n", statements) + ";\n");
     }

@@ -198,6 +198,52 @@ class OneTripBatchTest {
     }
 
     @Test
+    void aBatchThatCommitsLastCommitsTheTransactionAroundItInItsOwnTrip() {
+        OneTripBatch batch = OneTripBatch.tenant().savepointFirst("probe").commitLast();
+        batch.update(ORG_A, "INSERT INTO trip_probe VALUES (:org, 'inside the batch')", Map.of("org", ORG_A));
+
+        List<String> seenBeforeTheCallersCommit = pooled.inPlainTransaction(connection -> {
+            try (Statement before = connection.createStatement()) {
+                before.execute("INSERT INTO trip_probe VALUES ('00000000-0000-0000-0000-00000000000a', 'before')");
+            }
+            batch.runWithin(connection);
+            // Another session sees both writes before the caller's commit: the batch committed them.
+            return notesSeenByAnotherSession();
+        });
+
+        assertThat(seenBeforeTheCallersCommit).containsExactly("a", "b", "before", "inside the batch");
+    }
+
+    @Test
+    void aFailedBatchSkipsItsCommitAndLeavesTheTransactionToTheCaller() {
+        OneTripBatch batch = OneTripBatch.tenant().savepointFirst("probe").commitLast();
+        batch.update(ORG_A, "INSERT INTO trip_probe VALUES (:org, 'inside the batch')", Map.of("org", ORG_A));
+        batch.query(ORG_B, "SELECT 1 / :zero", Map.of("zero", 0), rs -> null);
+
+        List<String> seenBeforeTheCallersCommit = pooled.inPlainTransaction(connection -> {
+            try (Statement before = connection.createStatement()) {
+                before.execute("INSERT INTO trip_probe VALUES ('00000000-0000-0000-0000-00000000000a', 'before')");
+            }
+            assertThatThrownBy(() -> batch.runWithin(connection)).isInstanceOf(OneTripBatch.Failed.class);
+            try (Statement undo = connection.createStatement()) {
+                undo.execute("ROLLBACK TO SAVEPOINT probe");
+            }
+            return notesSeenByAnotherSession();
+        });
+
+        assertThat(seenBeforeTheCallersCommit).as("nothing committed by the failed batch").containsExactly("a", "b");
+        assertThat(notesSeenByAnotherSession()).as("the caller's commit kept the write before the savepoint")
+                .containsExactly("a", "b", "before");
+        assertThatThrownBy(() -> OneTripBatch.tenant().commitLast().run(pooled))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("commits on its own");
+    }
+
+    private List<String> notesSeenByAnotherSession() {
+        return admin.withHandle(h -> h.createQuery("SELECT note FROM trip_probe ORDER BY note")
+                .mapTo(String.class).list());
+    }
+
+    @Test
     void aBatchRefusesToJoinAnOpenTransactionAndAStatementMayNotHideASecond() {
         OneTripBatch batch = OneTripBatch.tenant();
         batch.query(ORG_A, WHO, Map.of(), OneTripBatchTest::who);

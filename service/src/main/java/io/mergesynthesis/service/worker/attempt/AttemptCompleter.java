@@ -92,7 +92,8 @@ public final class AttemptCompleter {
 
         /**
          * Reads back what the write's trip claimed, inside the write's own transaction (open on
-         * {@code connection}), so that write, claim and read-back commit as one.
+         * {@code connection}), so that write, claim and read-back commit as one; may commit that transaction
+         * itself, in the read's round trip (the caller's commit then has nothing left to do).
          */
         LeaseReader.ReadAhead readBack(Connection connection, List<Lease> leases);
 

@@ -406,7 +406,7 @@ public final class SynthesisPool implements Managed {
 
         @Override
         public LeaseReader.ReadAhead readBack(Connection connection, List<Lease> leases) {
-            return reader.readWithin(connection, leases);
+            return reader.readThenCommit(connection, leases);
         }
 
         @Override

@@ -63,17 +63,19 @@ public final class LeaseReader {
     }
 
     /**
-     * Reads {@code leases} back inside the transaction that claimed them, open on {@code connection}, so that
-     * claim and read-back cost one transaction. Behind a savepoint, set in the read's own round trip: a read that
-     * fails is undone alone, the claim (and whatever else the transaction wrote) still commits, and each worker
-     * reads its own row, as after a failed {@link #read}.
+     * Reads {@code leases} back inside the transaction that claimed them, open on {@code connection}, and commits
+     * that transaction in the read's own round trip, so that claim and read-back cost one transaction and no
+     * round trip of its own for the commit. Behind a savepoint, set in the same round trip: a read that fails is
+     * undone alone and the transaction is left open, for the caller to commit the claim (and whatever else it
+     * wrote); each worker then reads its own row, as after a failed {@link #read}. With nothing to read, the
+     * transaction is left open too.
      */
-    public ReadAhead readWithin(Connection connection, List<Lease> leases) {
+    public ReadAhead readThenCommit(Connection connection, List<Lease> leases) {
         if (leases.isEmpty()) {
             return ReadAhead.NONE;
         }
         Reads reads = new Reads(leases);
-        reads.batch.savepointFirst(SAVEPOINT);
+        reads.batch.savepointFirst(SAVEPOINT).commitLast();
         try {
             reads.batch.runWithin(connection);
         } catch (RuntimeException e) {

@@ -226,7 +226,7 @@ class StoreRefillTest {
                 } catch (SQLException e) {
                     throw new IllegalStateException(e);
                 }
-                return reader.readWithin(connection, claimed);
+                return reader.readThenCommit(connection, claimed);
             }
 
             @Override

@@ -79,7 +79,8 @@ public final class SynthesisPool implements Managed {
      * Two writers: merges that arrive while one writes go out with the other at once, not after the first
      * commit. With one writer the workers fell into step (all freed by one commit, all done again together,
      * then all waiting on the next commit) and a drain ran at the pace of commit plus merge; with two, a commit
-     * overlaps the next merges. Batches still grow with the load, as each writer takes everything queued.
+     * overlaps the next merges. Batches still grow with the load, as each writer takes everything queued, and a
+     * writer waits a moment to gather its share of the workers' results ({@link AttemptCompleter.Gathering}).
      */
     private static final int COMPLETER_WRITERS = 2;
 
@@ -114,7 +115,8 @@ public final class SynthesisPool implements Managed {
         this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
         this.reader = new LeaseReader(builder.transactions, builder.orgScope);
         this.completer = new AttemptCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
-                builder.clock, new StoreRefill());
+                AttemptCompleter.Gathering.forPool(settings.workers(), COMPLETER_WRITERS), builder.clock,
+                new StoreRefill());
         this.runner = new AttemptRunner(builder.transactions, new MergeMaker(builder.router, call, builder.mergeJson),
                 counter, completer, metrics, builder.clock, new RunnerSide(builder.orgScope, builder.retries));
         this.listener = settings.listen() && builder.listenConnection != null

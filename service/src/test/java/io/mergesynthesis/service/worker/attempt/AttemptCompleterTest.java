@@ -136,6 +136,54 @@ class AttemptCompleterTest {
         }
     }
 
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aWriterGathersItsShareWithinTheWaitAndWritesALoneResultOnceTheWaitIsOver() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID first = fixture.insertConflict("jira.first", "org-a");
+            UUID second = fixture.insertConflict("jira.second", "org-b");
+            UUID lone = fixture.insertConflict("jira.lone", "org-a");
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("gather", 2);
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "gather", 10, Duration.ofSeconds(30)));
+
+            // A wait far longer than the gap between the first two results, and a batch of two.
+            AttemptCompleter completer = new AttemptCompleter(tx, 1, 8,
+                    new AttemptCompleter.Gathering(2, Duration.ofSeconds(5)), WorkerFixture.FIXED, NO_REFILL);
+            completer.start("gather");
+            CompletableFuture<AttemptCompleter.Written> firstStore = completer.complete(new AttemptResult.Stored(
+                    lease(leases, first), orgOf(leases, first), MERGE, "{\"attempt\": 1}"));
+            Thread.sleep(200);
+            assertThat(firstStore).as("the first result waits for a second").isNotDone();
+            CompletableFuture<AttemptCompleter.Written> secondStore = completer.complete(new AttemptResult.Stored(
+                    lease(leases, second), orgOf(leases, second), MERGE, "{\"attempt\": 1}"));
+            assertThat(firstStore.get(20, TimeUnit.SECONDS).applied()).isTrue();
+            assertThat(secondStore.get(20, TimeUnit.SECONDS).applied()).isTrue();
+            assertThat(xmin(fixture, first)).as("gathered into one commit").isEqualTo(xmin(fixture, second));
+
+            long handedIn = System.nanoTime();
+            assertThat(completer.complete(new AttemptResult.Stored(lease(leases, lone), orgOf(leases, lone), MERGE,
+                    "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS).applied()).isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - handedIn))
+                    .as("a lone result is written once the wait is over, not held for a second")
+                    .isGreaterThanOrEqualTo(Duration.ofSeconds(5));
+            completer.stop();
+            assertThat(fixture.events("merge_synthesized")).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void thePoolGathersEachWritersShareOfTheWorkersForHalfAMillisecondAtMost() {
+        assertThat(AttemptCompleter.Gathering.forPool(4, 2))
+                .isEqualTo(new AttemptCompleter.Gathering(2, Duration.ofNanos(500_000)));
+        assertThat(AttemptCompleter.Gathering.forPool(5, 2).size()).isEqualTo(3);
+        assertThat(AttemptCompleter.Gathering.forPool(1, 2).size()).isEqualTo(1);
+    }
+
+    private static String xmin(WorkerFixture fixture, UUID id) {
+        return fixture.admin.withHandle(h -> h.createQuery("SELECT xmin::text FROM policy_conflicts WHERE id = :id")
+                .bind("id", id).mapTo(String.class).one());
+    }
+
     private static final AttemptCompleter.Refill NO_REFILL = new AttemptCompleter.Refill() {
         @Override
         public boolean wanted() {

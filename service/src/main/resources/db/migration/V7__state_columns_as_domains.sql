@@ -4,8 +4,9 @@
 -- PostgreSQL keeps it. A table CHECK constraint is read back from its stored text and prepared again at the
 -- start of every INSERT or UPDATE of the table, all of them on every update whichever columns it changes; a
 -- domain's rule is prepared once per connection and checked only when a value is written to that column.
--- Measured on the worker's path, where each conflict is updated twice (claim, store) and gains an event, the
--- six word lists were about a sixth of the database's CPU per conflict (docs/adr/0030-state-columns-as-domains.md).
+-- On the worker's path, where each conflict is updated twice (claim, store) and gains an event, the table's
+-- constraints were measured at about a sixth of the database's CPU per conflict
+-- (docs/adr/0030-cheaper-statements-per-conflict.md).
 --
 -- A domain reads and compares as the text it holds: queries, JDBC binds of strings and the partial indexes
 -- over synthesis_state behave as before. The rules that tie two columns together stay table constraints.

@@ -39,7 +39,7 @@ class AttemptCompleterTest {
             UUID deferred = fixture.insertConflict("jira.deferred", "org-b");
             UUID parked = fixture.insertConflict("jira.parked", "org-a");
             ScopedTransactions tx = fixture.transactionsOnOwnPool("alone", 2);
-            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "alone", 10, Duration.ofSeconds(30)));
+            List<Lease> leases = claimAll(tx, "alone");
             assertThat(leases).hasSize(5);
 
             AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, NO_REFILL);
@@ -87,7 +87,7 @@ class AttemptCompleterTest {
             UUID bad = fixture.insertConflict("jira.bad", "org-b");
             UUID retried = fixture.insertConflict("jira.retried", "org-a");
             ScopedTransactions tx = fixture.transactionsOnOwnPool("bad-row", 2);
-            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "bad-row", 10, Duration.ofSeconds(30)));
+            List<Lease> leases = claimAll(tx, "bad-row");
 
             AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, NO_REFILL);
             CompletableFuture<AttemptCompleter.Written> goodStore = completer.complete(new AttemptResult.Stored(
@@ -144,7 +144,7 @@ class AttemptCompleterTest {
             UUID second = fixture.insertConflict("jira.second", "org-b");
             UUID lone = fixture.insertConflict("jira.lone", "org-a");
             ScopedTransactions tx = fixture.transactionsOnOwnPool("gather", 2);
-            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "gather", 10, Duration.ofSeconds(30)));
+            List<Lease> leases = claimAll(tx, "gather");
 
             // A wait far longer than the gap between the first two results, and a batch of two.
             AttemptCompleter completer = new AttemptCompleter(tx, 1, 8,
@@ -177,6 +177,11 @@ class AttemptCompleterTest {
                 .isEqualTo(new AttemptCompleter.Gathering(2, Duration.ofNanos(500_000)));
         assertThat(AttemptCompleter.Gathering.forPool(5, 2).size()).isEqualTo(3);
         assertThat(AttemptCompleter.Gathering.forPool(1, 2).size()).isEqualTo(1);
+    }
+
+    /** Leases every waiting conflict (up to ten) to {@code owner} for 30 s. */
+    private static List<Lease> claimAll(ScopedTransactions tx, String owner) {
+        return tx.crossTenant(h -> ConflictLeases.claim(h, owner, 10, Duration.ofSeconds(30)));
     }
 
     private static String xmin(WorkerFixture fixture, UUID id) {

@@ -31,8 +31,8 @@ final class BenchDatabase implements AutoCloseable {
      * commits return before the flush, for comparing with earlier runs made that way. Checkpoints are spread
      * out so that a shared or slow disk does not decide the figures. Every value is printed in the report.
      */
-    private static Map<String, String> embeddedSettings(boolean synchronousCommit) {
-        return orderedMap(
+    private static Map<String, String> embeddedSettings(boolean synchronousCommit, boolean statements) {
+        Map<String, String> settings = orderedMap(
                 "listen_addresses", "localhost",
                 "max_connections", "200",
                 "shared_buffers", "512MB",
@@ -46,11 +46,17 @@ final class BenchDatabase implements AutoCloseable {
                 "max_wal_size", "8GB",
                 "checkpoint_timeout", "30min",
                 "random_page_cost", "1.1");
+        if (statements) {
+            // Loaded only on request: tracking every statement costs the server a little on each one.
+            settings.put("shared_preload_libraries", "pg_stat_statements");
+        }
+        return settings;
     }
 
     private static final List<String> REPORTED_SETTINGS = List.of("server_version", "max_connections",
             "shared_buffers", "effective_cache_size", "work_mem", "synchronous_commit", "fsync", "wal_level",
-            "max_wal_size", "checkpoint_timeout", "autovacuum", "jit", "random_page_cost");
+            "max_wal_size", "checkpoint_timeout", "autovacuum", "jit", "random_page_cost",
+            "shared_preload_libraries");
 
     private final EmbeddedDatabase embedded;
     private final String url;
@@ -75,7 +81,7 @@ final class BenchDatabase implements AutoCloseable {
             EmbeddedDatabase pg = EmbeddedDatabase.builder()
                     .databaseName(NAME)
                     .startupWait(Duration.ofSeconds(60))
-                    .settings(embeddedSettings(options.synchronousCommit()))
+                    .settings(embeddedSettings(options.synchronousCommit(), options.statements()))
                     .start();
             return new BenchDatabase(pg, pg.jdbcUrl(), EmbeddedDatabase.SUPERUSER, "");
         } catch (IOException e) {

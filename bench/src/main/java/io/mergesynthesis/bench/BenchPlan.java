@@ -230,16 +230,23 @@ final class BenchPlan {
         warmUpUntilSettled(replica);
         progress("drain, 1 replica: " + options.rows() + " conflicts");
         CpuTime cpu = CpuTime.ofReplica(replica.pid(), db);
+        StatementCosts statements = options.statements() ? StatementCosts.on(db) : null;
         DrainBenchmark.Drained drained;
         if (options.jfr()) {
             Path file = options.out().resolve("drain-1.jfr");
             try (JfrRecording recording = JfrRecording.start(replica.pid(), file)) {
-                drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu);
+                drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu, statements);
             }
             results.note("jfr", "the replica's JFR recording of the timed drain: " + file.getFileName()
                     + " beside this file");
         } else {
-            drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu);
+            drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu, statements);
+        }
+        if (statements != null) {
+            Path file = options.out().resolve("statements-drain-1.txt");
+            statements.write(file, options.rows());
+            results.note("statements", "what each statement cost the database over the timed drain, per conflict: "
+                    + file.getFileName() + " beside this file");
         }
         results.put(Metric.DRAIN_ONE_REPLICA, drained.perSecond());
         putCpu(drained.cpu(), options.rows(), Metric.DRAIN_JVM_CPU, Metric.DRAIN_POSTGRES_CPU);

@@ -36,9 +36,21 @@ final class DrainBenchmark {
 
     /** As {@link #drain(String, int)}, with the CPU that {@code cpu} sees from the release to the end. */
     Drained drain(String batch, int rows, CpuTime cpu) throws SQLException, DrainWatch.Stalled {
+        return drain(batch, rows, cpu, null);
+    }
+
+    /**
+     * As {@link #drain(String, int, CpuTime)}, with {@code statements} (when not null) counting from the release,
+     * so that the rows' seeding is not in them.
+     */
+    Drained drain(String batch, int rows, CpuTime cpu, StatementCosts statements)
+            throws SQLException, DrainWatch.Stalled {
         long doneBefore = seeder.count("done");
         seeder.pendingOnHold(batch, rows);
         db.settle();
+        if (statements != null) {
+            statements.reset();
+        }
         CpuTime.Window window = cpu == null ? null : cpu.start();
         DrainRelease.releaseAll(db);
         long start = System.nanoTime();

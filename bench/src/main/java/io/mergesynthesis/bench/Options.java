@@ -18,6 +18,7 @@ record Options(
         boolean latency,
         boolean synchronousCommit,
         boolean jfr,
+        boolean statements,
         Path out,
         Path productRoot,
         String databaseUrl,
@@ -47,6 +48,7 @@ record Options(
                                                                   [--token-cache] [--provider-bound]
                                                                   [--worker-scaling] [--latency]
                                                                   [--synchronous-commit-off] [--jfr]
+                                                                  [--statements]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
               --quick             tiny sizes for a smoke run (about two minutes)
@@ -67,6 +69,9 @@ record Options(
                                   database, as in production
               --jfr               record a JFR profile of the replica during the timed one-replica
                                   drain (drain-1.jfr under --out)
+              --statements        load pg_stat_statements into the embedded database and write what each
+                                  statement cost it over the timed one-replica drain
+                                  (statements-drain-1.txt under --out)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)
@@ -85,6 +90,7 @@ record Options(
         boolean latency = false;
         boolean synchronousCommit = true;
         boolean jfr = false;
+        boolean statements = false;
         boolean wipe = false;
         Path out = Path.of("bench-results");
         Path root = null;
@@ -99,6 +105,7 @@ record Options(
                 case "--latency" -> latency = true;
                 case "--synchronous-commit-off" -> synchronousCommit = false;
                 case "--jfr" -> jfr = true;
+                case "--statements" -> statements = true;
                 case "--wipe" -> wipe = true;
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
@@ -123,6 +130,7 @@ record Options(
                 latency,
                 synchronousCommit,
                 jfr,
+                statements,
                 out.toAbsolutePath(),
                 Product.findRoot(root),
                 url,

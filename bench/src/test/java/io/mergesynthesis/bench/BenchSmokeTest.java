@@ -151,7 +151,7 @@ class BenchSmokeTest {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void headlineRunMeasuresTheRatiosAndSaysWhyTheRestIsMissing(@TempDir Path out) throws Exception {
         Path root = Path.of("..").toAbsolutePath().normalize();
-        int status = BenchMain.run(new String[] {"--quick", "--headline", "--out", out.toString(),
+        int status = BenchMain.run(new String[] {"--quick", "--headline", "--statements", "--out", out.toString(),
                 "--product-root", root.toString()}, System.out);
 
         JsonNode results = new ObjectMapper().readTree(out.resolve("results.json").toFile());
@@ -167,5 +167,12 @@ class BenchSmokeTest {
                 "export_events_per_s")) {
             assertThat(figures.get(key).get("skipped").asText()).as(key).isEqualTo("not measured with --headline");
         }
+
+        // --statements: every conflict drained was stored by exactly one store statement, counted per conflict.
+        List<String> statements = Files.readAllLines(out.resolve("statements-drain-1.txt"));
+        assertThat(statements.get(0)).contains("per conflict");
+        assertThat(statements).filteredOn(line -> line.contains("WITH stored AS ( UPDATE policy_conflicts"))
+                .singleElement().satisfies(line -> assertThat(line.trim()).startsWith("1.000"));
+        assertThat(results.get("notes").get("statements").asText()).contains("statements-drain-1.txt");
     }
 }

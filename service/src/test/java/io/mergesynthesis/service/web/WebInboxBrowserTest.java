@@ -413,8 +413,15 @@ class WebInboxBrowserTest {
         assertThatThrownBy(() -> driver.switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
     }
 
+    /**
+     * Polls {@code condition} until it holds, for up to 10 s. A read that lands while the browser replaces the
+     * page (a form's answer arriving) can fail with a transient driver error ("node does not belong to the
+     * document"); the wait reads again instead of failing, and a condition that never holds still times out.
+     */
     private static void wait(org.openqa.selenium.support.ui.ExpectedCondition<?> condition) {
-        new WebDriverWait(driver, Duration.ofSeconds(10)).until(condition);
+        new WebDriverWait(driver, Duration.ofSeconds(10))
+                .ignoring(org.openqa.selenium.WebDriverException.class)
+                .until(condition);
     }
 
     static String url(String path) {

@@ -102,8 +102,7 @@ public final class OneTripBatch {
     /** A batch whose every statement runs under row-level security, scoped to the org given with it. */
     public static OneTripBatch tenant() {
         OneTripBatch batch = new OneTripBatch(true);
-        batch.enterAwaitingOrg = batch.append(batch.part(ENTER_TENANT,
-                Map.of("role", ScopedTransactions.TENANT_ROLE, "org", NO_ORG), null, null));
+        batch.enterAwaitingOrg = batch.append(enterTenant(NO_ORG));
         return batch;
     }
 
@@ -301,12 +300,16 @@ public final class OneTripBatch {
         String org = orgId == null ? NO_ORG : orgId.toString();
         int last = parts.size() - 1;
         if (enterAwaitingOrg != null && parts.get(last) == enterAwaitingOrg) {
-            parts.set(last, part(ENTER_TENANT, Map.of("role", ScopedTransactions.TENANT_ROLE, "org", org), null,
-                    null));
+            parts.set(last, enterTenant(org));
             enterAwaitingOrg = null;
             return;
         }
         add(ScopedTransactions.SCOPE_TO_ORG, Map.of("org", org), null, null);
+    }
+
+    /** The statement that enters the tenant role, scoped to {@code org} (or none). */
+    private static Part enterTenant(String org) {
+        return part(ENTER_TENANT, Map.of("role", ScopedTransactions.TENANT_ROLE, "org", org), null, null);
     }
 
     private <T> Result<T> add(String sql, Map<String, ?> params, RowsReader<?> reader, Result<T> result) {
@@ -319,7 +322,7 @@ public final class OneTripBatch {
         return part;
     }
 
-    private Part part(String sql, Map<String, ?> params, RowsReader<?> reader, Result<?> result) {
+    private static Part part(String sql, Map<String, ?> params, RowsReader<?> reader, Result<?> result) {
         if (sql.indexOf(';') >= 0) {
             throw new IllegalArgumentException("one statement at a time, without ';': " + sql);
         }

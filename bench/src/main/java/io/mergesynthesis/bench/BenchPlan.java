@@ -4,18 +4,27 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
- * The order of the measurements, and what each needs. Steps that run without the product (the ceiling, the
- * peer) come first, while no replica could compete for their rows; then one replica serves the idle, drain,
- * scale, latency, inbox and export steps; the slow-synthesizer replica runs after them, alone, and the
- * provider-bound replicas (the LLM synthesizer against a rate-limited stand-in provider) last. Every step starts
- * from emptied tables. A step that fails is recorded and the others still run.
+ * The order of the measurements, and what each needs. Steps that run without the product (the ceilings) come
+ * first, while no replica could compete for their rows; then one replica serves the idle, drain (paired with
+ * db-scheduler's, which has a table of its own), scale, latency, inbox and export steps; the slow-synthesizer
+ * replica runs after them, alone, and the provider-bound replicas (the LLM synthesizer against a rate-limited
+ * stand-in provider) last. Every step starts from emptied tables. A step that fails is recorded and the others
+ * still run.
  */
 final class BenchPlan {
 
     private static final String REPLICA_HEAP = "512m";
+    /** Back-to-back pairs of the pool's and db-scheduler's drains behind each headline figure. */
+    private static final int PAIRS = 3;
+    private static final Metric[] PAIRED_WITH_PEER = {Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_JVM_CPU,
+            Metric.DRAIN_POSTGRES_CPU, Metric.PEER, Metric.PEER_JVM_CPU, Metric.PEER_POSTGRES_CPU,
+            Metric.POOL_TO_PEER};
 
     private final Options options;
     private final BenchDatabase db;
@@ -69,10 +78,8 @@ final class BenchPlan {
         }
         step("ceiling", this::ceiling, Metric.CEILING);
         step("ceiling at the pool's bound", this::ceilingInHand, Metric.CEILING_IN_HAND);
-        step("db-scheduler peer", this::peer, Metric.PEER, Metric.PEER_JVM_CPU, Metric.PEER_POSTGRES_CPU);
         if (options.headline()) {
-            step("drain, 1 replica", this::headlineDrain, Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_JVM_CPU,
-                    Metric.DRAIN_POSTGRES_CPU);
+            step("drain, 1 replica", this::headlineDrain, PAIRED_WITH_PEER);
             ratios();
             results.skipRemaining("not measured with --headline", Metric.values());
             return;
@@ -98,7 +105,9 @@ final class BenchPlan {
         results.ratio(Metric.TOKEN_CACHE_GAIN, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED);
         results.ratio(Metric.POOL_TO_CEILING, Metric.DRAIN_ONE_REPLICA, Metric.CEILING);
         results.ratio(Metric.POOL_TO_CEILING_IN_HAND, Metric.DRAIN_ONE_REPLICA, Metric.CEILING_IN_HAND);
-        results.ratio(Metric.POOL_TO_PEER, Metric.DRAIN_ONE_REPLICA, Metric.PEER);
+        if (!results.has(Metric.POOL_TO_PEER)) {
+            results.ratio(Metric.POOL_TO_PEER, Metric.DRAIN_ONE_REPLICA, Metric.PEER);
+        }
     }
 
     /**
@@ -131,16 +140,6 @@ final class BenchPlan {
         results.put(Metric.CEILING, drained.perSecond());
     }
 
-    private void peer() throws Exception {
-        db.reset();
-        DbSchedulerPeer peer = new DbSchedulerPeer(db, options.workers());
-        progress("db-scheduler: warming up on " + options.warmUpRows() + " tasks");
-        peer.drain(options.warmUpRows());
-        progress("db-scheduler: " + options.rows() + " no-op one-time tasks");
-        DbSchedulerPeer.Drained drained = peer.drain(options.rows());
-        results.put(Metric.PEER, drained.perSecond());
-        putCpu(drained.cpu(), options.rows(), Metric.PEER_JVM_CPU, Metric.PEER_POSTGRES_CPU);
-    }
 
     private void scaleCeiling() throws Exception {
         db.reset();
@@ -168,12 +167,11 @@ final class BenchPlan {
             Optional<String> poolMissing = Capabilities.poolMissing(primary);
             results.note("worker_pool", poolMissing.orElse("present"));
             if (poolMissing.isPresent()) {
-                results.skipRemaining(poolMissing.get(), Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_JVM_CPU,
-                        Metric.DRAIN_POSTGRES_CPU, Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL,
+                results.skipRemaining(poolMissing.get(), PAIRED_WITH_PEER);
+                results.skipRemaining(poolMissing.get(), Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL,
                         Metric.PICKUP_P50, Metric.PICKUP_P99, Metric.RECOVERY_P50, Metric.RECOVERY_P99);
             } else {
-                step("drain, 1 replica", () -> drainOne(primary), Metric.DRAIN_ONE_REPLICA, Metric.DRAIN_JVM_CPU,
-                        Metric.DRAIN_POSTGRES_CPU);
+                step("drain, 1 replica", () -> drainOne(primary), PAIRED_WITH_PEER);
                 step("drain, 3 replicas", () -> drainThree(), Metric.DRAIN_THREE_REPLICAS);
                 step("scale, pool", () -> scalePool(), Metric.SCALE_POOL);
                 step("pickup latency", () -> pickupLatency(), Metric.PICKUP_P50, Metric.PICKUP_P99);
@@ -187,14 +185,14 @@ final class BenchPlan {
         }
     }
 
-    /** One replica's drain alone, right after the ceiling and the peer: the headline ratios and nothing else. */
+    /** One replica's drain paired with the peer's, right after the ceilings: the headline ratios and nothing else. */
     private void headlineDrain() throws Exception {
         db.reset();
         progress("starting replica-1");
         try (Replica primary = startReplica("replica-1", Map.of())) {
             Optional<String> poolMissing = Capabilities.poolMissing(primary);
             if (poolMissing.isPresent()) {
-                results.skipRemaining(poolMissing.get(), Metric.DRAIN_ONE_REPLICA);
+                results.skipRemaining(poolMissing.get(), PAIRED_WITH_PEER);
                 return;
             }
             drainOne(primary);
@@ -226,18 +224,58 @@ final class BenchPlan {
                 options.idleSeconds()));
     }
 
+    /**
+     * One replica's drain and db-scheduler's, measured back to back in {@link #pairs()} pairs: pool, peer, pool,
+     * peer. Each figure is the median of its pairs, and the ratio the median of the pairs' own ratios, so that
+     * a minute when the shared machine is slower weighs on both sides of one pair rather than on one side of
+     * the ratio. The peer has a table of its own; the replica stays up and idle during the peer's drains.
+     */
     private void drainOne(Replica replica) throws Exception {
         warmUpUntilSettled(replica);
-        progress("drain, 1 replica: " + options.rows() + " conflicts");
+        DbSchedulerPeer peer = new DbSchedulerPeer(db, options.workers());
+        progress("db-scheduler: warming up on " + options.warmUpRows() + " tasks");
+        peer.drain(options.warmUpRows());
+        List<PairedDrain> pairs = new ArrayList<>();
+        for (int pair = 1; pair <= pairs(); pair++) {
+            db.reset();
+            progress("drain, 1 replica: " + options.rows() + " conflicts (pair " + pair + " of " + pairs() + ")");
+            DrainBenchmark.Drained pool = drainPool(replica, pair == 1);
+            db.reset();
+            progress("db-scheduler: " + options.rows() + " no-op one-time tasks (pair " + pair + " of " + pairs()
+                    + ")");
+            DbSchedulerPeer.Drained other = peer.drain(options.rows());
+            pairs.add(new PairedDrain(pool.perSecond(), other.perSecond(), pool.cpu(), other.cpu()));
+        }
+        results.put(Metric.DRAIN_ONE_REPLICA, median(pairs, PairedDrain::pool));
+        results.put(Metric.PEER, median(pairs, PairedDrain::peer));
+        results.put(Metric.POOL_TO_PEER, median(pairs, PairedDrain::ratio));
+        putCpu(pairs, PairedDrain::poolCpu, options.rows(), Metric.DRAIN_JVM_CPU, Metric.DRAIN_POSTGRES_CPU);
+        putCpu(pairs, PairedDrain::peerCpu, options.rows(), Metric.PEER_JVM_CPU, Metric.PEER_POSTGRES_CPU);
+        List<String> each = new ArrayList<>();
+        for (PairedDrain pair : pairs) {
+            each.add(ReportTable.format(pair.pool()) + " / " + ReportTable.format(pair.peer()) + " = "
+                    + ReportTable.format(pair.ratio()));
+        }
+        results.note("pool_and_db_scheduler_pairs", "one replica's drain / db-scheduler's, conflicts or tasks per"
+                + " second, in the order measured (each figure above is the median): " + String.join("; ", each));
+    }
+
+    /** Back-to-back pairs of the pool's and the peer's drains: one for a smoke run, three otherwise. */
+    private int pairs() {
+        return options.quick() ? 1 : PAIRS;
+    }
+
+    /** One timed drain of the pool; the first of the pairs carries the JFR recording and the statement costs. */
+    private DrainBenchmark.Drained drainPool(Replica replica, boolean first) throws Exception {
         CpuTime cpu = CpuTime.ofReplica(replica.pid(), db);
-        StatementCosts statements = options.statements() ? StatementCosts.on(db) : null;
+        StatementCosts statements = first && options.statements() ? StatementCosts.on(db) : null;
         DrainBenchmark.Drained drained;
-        if (options.jfr()) {
+        if (first && options.jfr()) {
             Path file = options.out().resolve("drain-1.jfr");
             try (JfrRecording recording = JfrRecording.start(replica.pid(), file)) {
                 drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu, statements);
             }
-            results.note("jfr", "the replica's JFR recording of the timed drain: " + file.getFileName()
+            results.note("jfr", "the replica's JFR recording of the first timed drain: " + file.getFileName()
                     + " beside this file");
         } else {
             drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu, statements);
@@ -245,24 +283,40 @@ final class BenchPlan {
         if (statements != null) {
             Path file = options.out().resolve("statements-drain-1.txt");
             statements.write(file, options.rows());
-            results.note("statements", "what each statement cost the database over the timed drain, per conflict: "
-                    + file.getFileName() + " beside this file");
+            results.note("statements", "what each statement cost the database over the first timed drain, per"
+                    + " conflict: " + file.getFileName() + " beside this file");
         }
-        results.put(Metric.DRAIN_ONE_REPLICA, drained.perSecond());
-        putCpu(drained.cpu(), options.rows(), Metric.DRAIN_JVM_CPU, Metric.DRAIN_POSTGRES_CPU);
+        return drained;
     }
 
-    /** CPU milliseconds per unit of work on each side, or skipped with the reason a side was not measured. */
-    private void putCpu(CpuTime.Spent spent, long units, Metric jvm, Metric postgres) {
-        Double jvmMillis = spent.jvmMillisPer(units);
-        if (jvmMillis != null) {
-            results.put(jvm, jvmMillis);
+    /** The pool's and the peer's drains of one pair. */
+    private record PairedDrain(double pool, double peer, CpuTime.Spent poolCpu, CpuTime.Spent peerCpu) {
+        double ratio() {
+            return pool / peer;
+        }
+    }
+
+    private static <T> double median(List<T> of, ToDoubleFunction<T> value) {
+        double[] sorted = of.stream().mapToDouble(value).sorted().toArray();
+        int mid = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    }
+
+    /**
+     * The median over the pairs of one side's CPU milliseconds per unit of work, JVM and PostgreSQL, or skipped
+     * with the reason that side was not measured.
+     */
+    private void putCpu(List<PairedDrain> pairs, Function<PairedDrain, CpuTime.Spent> side, long units, Metric jvm,
+                        Metric postgres) {
+        List<Double> jvmMillis = pairs.stream().map(side).map(s -> s.jvmMillisPer(units)).toList();
+        if (jvmMillis.stream().noneMatch(Objects::isNull)) {
+            results.put(jvm, median(jvmMillis, Double::doubleValue));
         } else {
             results.skip(jvm, "not measured: the process's CPU time cannot be read here");
         }
-        Double postgresMillis = spent.postgresMillisPer(units);
-        if (postgresMillis != null) {
-            results.put(postgres, postgresMillis);
+        List<Double> postgresMillis = pairs.stream().map(side).map(s -> s.postgresMillisPer(units)).toList();
+        if (postgresMillis.stream().noneMatch(Objects::isNull)) {
+            results.put(postgres, median(postgresMillis, Double::doubleValue));
         } else {
             String why = CpuTime.postgresUnmeasuredReason(db);
             results.skip(postgres, why.isEmpty() ? "not measured" : why);

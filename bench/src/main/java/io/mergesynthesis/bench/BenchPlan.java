@@ -235,11 +235,17 @@ final class BenchPlan {
         DbSchedulerPeer peer = new DbSchedulerPeer(db, options.workers());
         progress("db-scheduler: warming up on " + options.warmUpRows() + " tasks");
         peer.drain(options.warmUpRows());
+        if (options.jfr() || options.statements()) {
+            db.reset();
+            progress("drain, 1 replica: " + options.rows() + " conflicts, profiled (not one of the pairs)");
+            profiledDrain(replica);
+        }
         List<PairedDrain> pairs = new ArrayList<>();
         for (int pair = 1; pair <= pairs(); pair++) {
             db.reset();
             progress("drain, 1 replica: " + options.rows() + " conflicts (pair " + pair + " of " + pairs() + ")");
-            DrainBenchmark.Drained pool = drainPool(replica, pair == 1);
+            DrainBenchmark.Drained pool = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(),
+                    CpuTime.ofReplica(replica.pid(), db));
             db.reset();
             progress("db-scheduler: " + options.rows() + " no-op one-time tasks (pair " + pair + " of " + pairs()
                     + ")");
@@ -265,28 +271,29 @@ final class BenchPlan {
         return options.quick() ? 1 : PAIRS;
     }
 
-    /** One timed drain of the pool; the first of the pairs carries the JFR recording and the statement costs. */
-    private DrainBenchmark.Drained drainPool(Replica replica, boolean first) throws Exception {
+    /**
+     * A drain of its own for the JFR recording and the statement costs, kept out of the pairs: recording slows
+     * the replica, and tracking statements slows the database.
+     */
+    private void profiledDrain(Replica replica) throws Exception {
         CpuTime cpu = CpuTime.ofReplica(replica.pid(), db);
-        StatementCosts statements = first && options.statements() ? StatementCosts.on(db) : null;
-        DrainBenchmark.Drained drained;
-        if (first && options.jfr()) {
+        StatementCosts statements = options.statements() ? StatementCosts.on(db) : null;
+        if (options.jfr()) {
             Path file = options.out().resolve("drain-1.jfr");
             try (JfrRecording recording = JfrRecording.start(replica.pid(), file)) {
-                drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu, statements);
+                new DrainBenchmark(db, seeder).drain("drain-profiled", options.rows(), cpu, statements);
             }
-            results.note("jfr", "the replica's JFR recording of the first timed drain: " + file.getFileName()
-                    + " beside this file");
+            results.note("jfr", "the replica's JFR recording of a profiled drain before the pairs: "
+                    + file.getFileName() + " beside this file");
         } else {
-            drained = new DrainBenchmark(db, seeder).drain("drain-1", options.rows(), cpu, statements);
+            new DrainBenchmark(db, seeder).drain("drain-profiled", options.rows(), cpu, statements);
         }
         if (statements != null) {
             Path file = options.out().resolve("statements-drain-1.txt");
             statements.write(file, options.rows());
-            results.note("statements", "what each statement cost the database over the first timed drain, per"
-                    + " conflict: " + file.getFileName() + " beside this file");
+            results.note("statements", "what each statement cost the database over a profiled drain before the"
+                    + " pairs, per conflict: " + file.getFileName() + " beside this file");
         }
-        return drained;
     }
 
     /** The pool's and the peer's drains of one pair. */

@@ -52,8 +52,9 @@ record Options(
                                                                   [--out DIR] [--product-root DIR] [--wipe]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
               --quick             tiny sizes for a smoke run (about two minutes)
-              --headline          only the two headline ratios: the ceiling, the peer and one replica's
-                                  drain, side by side (a few minutes; for comparing two builds)
+              --headline          only the two headline ratios: the ceiling, then one replica's drain and
+                                  the peer's in three back-to-back pairs (a few minutes; for comparing
+                                  two builds)
               --token-cache       only GET /v1/conflicts/{id} with the token cache on and off, side by
                                   side (about a minute)
               --provider-bound    only the LLM synthesizer against a rate-limited stand-in provider: three
@@ -67,11 +68,11 @@ record Options(
                                   run the embedded database with synchronous_commit off (commits
                                   do not wait for the disk); by default it is on, a durable
                                   database, as in production
-              --jfr               record a JFR profile of the replica during the timed one-replica
-                                  drain (drain-1.jfr under --out)
+              --jfr               record a JFR profile of the replica during a one-replica drain of
+                                  its own, before the timed pairs (drain-1.jfr under --out)
               --statements        load pg_stat_statements into the embedded database and write what each
-                                  statement cost it over the timed one-replica drain
-                                  (statements-drain-1.txt under --out)
+                                  statement cost it over a one-replica drain of its own, before the
+                                  timed pairs (statements-drain-1.txt under --out)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)

@@ -140,7 +140,6 @@ final class BenchPlan {
         results.put(Metric.CEILING, drained.perSecond());
     }
 
-
     private void scaleCeiling() throws Exception {
         db.reset();
         double first = 0;
@@ -185,7 +184,7 @@ final class BenchPlan {
         }
     }
 
-    /** One replica's drain paired with the peer's, right after the ceilings: the headline ratios and nothing else. */
+    /** One replica's drains paired with the peer's, right after the ceilings: the headline ratios, nothing else. */
     private void headlineDrain() throws Exception {
         db.reset();
         progress("starting replica-1");

@@ -86,8 +86,9 @@ final class BenchPlan {
         }
         step("scale, ceiling", this::scaleCeiling, Metric.SCALE_CEILING);
         step("replica steps", this::withPrimaryReplica, Metric.IDLE, Metric.DRAIN_ONE_REPLICA,
-                Metric.DRAIN_JVM_CPU, Metric.DRAIN_POSTGRES_CPU,
-                Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL, Metric.PICKUP_P50, Metric.PICKUP_P99,
+                Metric.DRAIN_JVM_CPU, Metric.DRAIN_POSTGRES_CPU, Metric.PEER, Metric.PEER_JVM_CPU,
+                Metric.PEER_POSTGRES_CPU, Metric.POOL_TO_PEER, Metric.DRAIN_THREE_REPLICAS, Metric.SCALE_POOL,
+                Metric.PICKUP_P50, Metric.PICKUP_P99,
                 Metric.RECOVERY_P50, Metric.RECOVERY_P99,
                 Metric.INBOX_P50, Metric.INBOX_P99, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED,
                 Metric.CONFLICT_READ_TX, Metric.CONFLICT_READ_UNCACHED_TX,
@@ -105,9 +106,6 @@ final class BenchPlan {
         results.ratio(Metric.TOKEN_CACHE_GAIN, Metric.CONFLICT_READS, Metric.CONFLICT_READS_UNCACHED);
         results.ratio(Metric.POOL_TO_CEILING, Metric.DRAIN_ONE_REPLICA, Metric.CEILING);
         results.ratio(Metric.POOL_TO_CEILING_IN_HAND, Metric.DRAIN_ONE_REPLICA, Metric.CEILING_IN_HAND);
-        if (!results.has(Metric.POOL_TO_PEER)) {
-            results.ratio(Metric.POOL_TO_PEER, Metric.DRAIN_ONE_REPLICA, Metric.PEER);
-        }
     }
 
     /**

@@ -38,10 +38,6 @@ final class Results {
         }
     }
 
-    boolean has(Metric metric) {
-        return figures.containsKey(metric);
-    }
-
     Double value(Metric metric) {
         Figure f = figures.get(metric);
         return f == null ? null : f.value();

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What each statement cost the database over a timed drain, from {@code pg_stat_statements}: how often it ran
+ * What each statement cost the database over a profiled drain, from {@code pg_stat_statements}: how often it ran
  * and how long it executed, per conflict drained. CPU figures say how much the database spent; this says on
  * what, so that a change to the pool's SQL can be weighed statement by statement. The server must have the
  * module loaded ({@code --statements} starts the embedded one so); execution time is the executor's, and does
@@ -45,7 +45,7 @@ final class StatementCosts {
         return costs;
     }
 
-    /** Forgets everything counted so far: called right before the drain is released. */
+    /** Forgets everything counted so far: called right before the profiled drain is released. */
     void reset() throws SQLException {
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("SELECT pg_stat_statements_reset()");
@@ -76,7 +76,7 @@ final class StatementCosts {
     /** {@code lines} as a table per unit of work ({@code units} conflicts), for a person to read. */
     static String table(List<Line> lines, long units) {
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                "pg_stat_statements over the timed drain of %d conflicts, per conflict; execution time only%n",
+                "pg_stat_statements over a profiled drain of %d conflicts, per conflict; execution time only%n",
                 units));
         out.append(String.format(Locale.ROOT, "%10s %10s %12s %12s  %s%n", "calls", "rows", "exec ms",
                 "ms per call", "statement"));

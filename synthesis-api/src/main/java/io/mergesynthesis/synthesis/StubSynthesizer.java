@@ -51,28 +51,24 @@ public final class StubSynthesizer implements MergeSynthesizer {
     }
 
     /**
-     * What to do with one losing rule. The order of the checks matters: a rule that agrees with the winner is
-     * never touched, and a broader loser is narrowed rather than removed, because outside the winner's target
-     * it still says something nobody contradicted.
+     * What to do with one losing rule, and why in words. A rule that agrees with the winner is never touched, and
+     * a broader loser is narrowed rather than removed, because outside the winner's target it still says
+     * something nobody contradicted.
      */
     static LoserAction decide(PolicyRule winner, PolicyRule loser) {
         String id = loser.policyId();
-        if (loser.effect() == winner.effect()) {
-            return new LoserAction(id, LoserAction.Kind.KEEP,
-                    "same effect (" + words(winner.effect()) + ") as the winner " + winner.policyId()
-                            + ", no contradiction");
-        }
-        if (TargetPattern.strictlyCovers(loser.target(), winner.target())) {
-            return new LoserAction(id, LoserAction.Kind.NARROW,
+        // The action is the check's: one rule decides what is right, so the stub's merges always pass it.
+        return switch (MergeCheck.expectedAction(winner, loser)) {
+            case KEEP -> new LoserAction(id, LoserAction.Kind.KEEP, loser.effect() == winner.effect()
+                    ? "same effect (" + words(winner.effect()) + ") as the winner " + winner.policyId()
+                            + ", no contradiction"
+                    : "targets do not overlap (" + loser.target() + " and " + winner.target() + ")");
+            case NARROW -> new LoserAction(id, LoserAction.Kind.NARROW,
                     "exclude " + winner.target() + " from " + loser.target()
                             + ", leaving that target to the winner " + winner.policyId());
-        }
-        if (TargetPattern.covers(winner.target(), loser.target())) {
-            return new LoserAction(id, LoserAction.Kind.REMOVE,
+            case REMOVE -> new LoserAction(id, LoserAction.Kind.REMOVE,
                     "fully shadowed by " + winner.policyId() + " (" + describe(winner) + ")");
-        }
-        return new LoserAction(id, LoserAction.Kind.KEEP,
-                "targets do not overlap (" + loser.target() + " and " + winner.target() + ")");
+        };
     }
 
     private static String rationale(Action action, PolicyRule winner, List<PolicyRule> losers,

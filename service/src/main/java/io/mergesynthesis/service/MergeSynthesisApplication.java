@@ -49,8 +49,10 @@ import io.mergesynthesis.service.resources.UsageResource;
 import io.mergesynthesis.service.synthesis.ConfiguredModels;
 import io.mergesynthesis.service.synthesis.ConfiguredRouter;
 import io.mergesynthesis.service.synthesis.LlmSynthesizerProvider;
+import io.mergesynthesis.service.synthesis.OrgModelCheck;
 import io.mergesynthesis.service.web.WebInbox;
 import io.mergesynthesis.service.worker.config.CircuitHealthCheck;
+import io.mergesynthesis.service.worker.config.OrgModelsHealthCheck;
 import io.mergesynthesis.service.worker.config.SynthesizerCatalog;
 import io.mergesynthesis.service.worker.config.SynthesizerHealthCheck;
 import io.mergesynthesis.service.worker.pool.BudgetWaker;
@@ -156,10 +158,13 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 new ConflictRequeue(transactions)));
 
         ModelCatalog models = ConfiguredModels.of(config.getLlm());
-        // The stub, or a synthesizer of one's own with no model configured, keeps the stub's fixed route.
-        Router router = config.getSynthesis().stubSynthesizer() || models.primary() == null ? new StubRouter()
+        // The stub, or a synthesizer of one's own with no model configured, keeps the stub's fixed route and
+        // ignores org models.
+        boolean orgModelsServed = !config.getSynthesis().stubSynthesizer() && models.primary() != null;
+        Router router = !orgModelsServed ? new StubRouter()
                 : new ConfiguredRouter(models, org -> transactions.inOrg(org,
                         handle -> OrgSynthesisSettings.of(handle, org).model()), ORG_SETTINGS_REMEMBERED);
+        OrgModelCheck orgModels = orgModelsServed ? OrgModelCheck.of(models) : OrgModelCheck.NONE;
         Consumer<UUID> settingsChanged = org -> {
             if (router instanceof ConfiguredRouter configured) {
                 configured.forget(org);
@@ -173,7 +178,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         WebInbox.install(environment, transactions, json, models, settingsChanged, Clock.systemUTC());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
-        manageSynthesisPool(config, environment, transactions, router, metrics);
+        manageSynthesisPool(config, environment, transactions, router, orgModels, metrics);
 
         if (embedded.isPresent() && config.isLoadSamples()) {
             Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);
@@ -194,7 +199,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
     /** The worker pool, when this replica runs one, and its health check either way. */
     private static void manageSynthesisPool(MergeSynthesisConfiguration config, Environment environment,
                                             ScopedTransactions transactions, Router router,
-                                            CollectorRegistry metrics) {
+                                            OrgModelCheck orgModels, CollectorRegistry metrics) {
         if (!config.getSynthesis().isEnabled()) {
             environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.disabled());
             return;
@@ -204,8 +209,12 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 .with(new LlmSynthesizerProvider(config.getLlm(), metrics,
                         config.getSynthesis().getInvokeTimeout().toJavaDuration())), clock);
         SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), synthesizer, router,
-                metrics, clock);
+                orgModels, metrics, clock);
         environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));
+        if (orgModels != OrgModelCheck.NONE) {
+            environment.healthChecks().register(OrgModelsHealthCheck.NAME,
+                    new OrgModelsHealthCheck(transactions, orgModels));
+        }
         for (CircuitStatus circuit : synthesizer.circuits()) {
             environment.healthChecks().register(CircuitHealthCheck.nameFor(circuit.provider()),
                     new CircuitHealthCheck(synthesizer, circuit.provider()));

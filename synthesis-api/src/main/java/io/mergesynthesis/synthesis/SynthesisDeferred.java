@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * The synthesizer could not try this conflict now for a reason that is not the conflict's: the provider
- * answered with a rate limit or an overload, asked to wait, is down, or cannot be used at all (a rejected key). The
+ * answered with a rate limit or an overload, asked to wait, is down, or cannot be used at all (a rejected or
+ * missing key). The
  * worker hands the conflict back without counting an attempt, claimable again after {@link #retryAfter()}.
  */
 public final class SynthesisDeferred extends SynthesisException {
@@ -19,6 +20,12 @@ public final class SynthesisDeferred extends SynthesisException {
         OVERLOADED,
         /** The provider refused the key (401, 403): a configuration problem, not the conflict's. */
         REFUSED_KEY,
+        /**
+         * The provider has no key on this replica, so no request is sent: a configuration problem, not the
+         * conflict's. Only a model outside the route can meet it (the route's providers must have keys to start),
+         * so other conflicts, on other models, go on.
+         */
+        MISSING_KEY,
         /** The provider says the account's own spend limit is reached: no retry helps until someone acts. */
         PROVIDER_SPEND_LIMIT,
         /**
@@ -43,7 +50,7 @@ public final class SynthesisDeferred extends SynthesisException {
          * false when only this one call was put off.
          */
         public boolean pausesProvider() {
-            return this != AT_CONCURRENCY_LIMIT && this != OUTAGE_SUSPECTED;
+            return this != AT_CONCURRENCY_LIMIT && this != OUTAGE_SUSPECTED && this != MISSING_KEY;
         }
     }
 

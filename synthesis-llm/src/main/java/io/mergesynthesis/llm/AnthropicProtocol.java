@@ -31,7 +31,7 @@ final class AnthropicProtocol implements WireProtocol {
         }
         return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/v1/messages"))
                 .timeout(provider.getRequestTimeout())
-                .header("x-api-key", provider.getApiKey())
+                .header("x-api-key", provider.requireKey())
                 .header("anthropic-version", provider.getAnthropicVersion())
                 .header("content-type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString()))

@@ -57,6 +57,13 @@ public final class LlmSynthesizer implements MergeSynthesizer {
             throw new IllegalArgumentException("the llm settings cannot be used: " + String.join("; ", problems));
         }
         this.settings = settings;
+        if (settings.getPrimaryModel().equals(settings.getEscalationModel())) {
+            // The router never escalates to the model that just answered; without this line a low confidence
+            // (a stand-in's --confidence 0.5, say) would pass without escalation and without a word.
+            LOG.info("llm.escalationModel is the same model as llm.primaryModel ({}): escalation is off, and "
+                    + "answers below llm.escalateBelow ({}) are kept as they are; set another escalation model to "
+                    + "turn it on", settings.getPrimaryModel(), settings.getEscalateBelow());
+        }
         Map<String, ProviderGate> gates = new LinkedHashMap<>();
         settings.getProviders().forEach((name, provider) -> gates.put(name,
                 new ProviderGate(name, provider.keyVariable(), provider.getMaxConcurrency(), settings.getCircuit(),

@@ -50,7 +50,7 @@ final class OpenAiProtocol implements WireProtocol {
         }
         return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/chat/completions"))
                 .timeout(provider.getRequestTimeout())
-                .header("authorization", "Bearer " + provider.getApiKey())
+                .header("authorization", "Bearer " + provider.requireKey())
                 .header("content-type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
                 .build();

@@ -40,6 +40,8 @@ final class ProviderClient {
     static final Duration THROTTLE_FALLBACK = Duration.ofSeconds(1);
     /** A provider asking for more than this is more likely misreporting than meaning it. */
     static final Duration THROTTLE_CAP = Duration.ofSeconds(60);
+    /** A key is only set by a restart: a conflict that met none is not looked at again for a while. */
+    static final Duration MISSING_KEY_RETRY = Duration.ofSeconds(60);
     /** A call that found no free slot comes back soon: slots free up at the pace of calls, seconds at most. */
     static final Duration AT_LIMIT_RETRY = Duration.ofMillis(250);
 
@@ -80,6 +82,11 @@ final class ProviderClient {
                    PolicyRule winner, List<ProviderCall> calls) throws SynthesisException, InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before calling provider '" + name + "'");
+        }
+        if (!settings.hasKey()) {
+            throw new SynthesisDeferred(SynthesisDeferred.Cause.MISSING_KEY, name, MISSING_KEY_RETRY,
+                    "provider '" + name + "' has no API key on this replica: set " + settings.keyVariable()
+                            + " and restart; no call made", calls);
         }
         deferIfPaused(calls);
         ProviderCircuit.Ticket ticket = admit(calls);

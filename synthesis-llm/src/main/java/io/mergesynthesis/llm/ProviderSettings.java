@@ -43,6 +43,19 @@ public final class ProviderSettings {
         return apiKey != null && !apiKey.isBlank();
     }
 
+    /**
+     * The key, for a request header. A request is never built without one: an empty or missing key would reach
+     * the provider as a malformed header or none.
+     *
+     * @throws IllegalStateException naming {@link #keyVariable()} when no key is set
+     */
+    String requireKey() {
+        if (!hasKey()) {
+            throw new IllegalStateException("provider of type " + type + " has no API key: set " + keyVariable());
+        }
+        return apiKey;
+    }
+
     /** The base URL without a trailing slash, so paths can be appended as they are documented. */
     public String trimmedBaseUrl() {
         String url = baseUrl == null ? "" : baseUrl.trim();

@@ -46,6 +46,16 @@ public final class OrgSynthesisSettings {
                 .list();
     }
 
+    /** How many orgs have each model override; runs cross-tenant, for the health check. */
+    public static java.util.Map<String, Long> orgsByModel(Handle handle) {
+        java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+        handle.createQuery("SELECT model, count(*) AS orgs FROM org_synthesis_settings WHERE model IS NOT NULL "
+                        + "GROUP BY model")
+                .map((rs, ctx) -> counts.put(rs.getString("model"), rs.getLong("orgs")))
+                .list();
+        return counts;
+    }
+
     private static Settings settings(java.sql.ResultSet rs) throws java.sql.SQLException {
         return new Settings(rs.getObject("org_id", UUID.class), rs.getString("model"),
                 Money.readable(rs.getBigDecimal("monthly_budget_usd")), rs.getTimestamp("updated_at").toInstant());

@@ -104,9 +104,17 @@ public class OrgSynthesisResource {
         if (node == null || node.isNull()) {
             return null;
         }
-        if (!node.isTextual() || models.find(node.textValue()).isEmpty()) {
+        Optional<ModelCatalog.Unusable> unusable = node.isTextual() ? models.unusable(node.textValue())
+                : Optional.empty();
+        if (!node.isTextual() || unusable.filter(u -> !u.configured()).isPresent()) {
             problems.add(new FieldProblem("model", "must be null or one of the configured models: "
                     + (models.names().isEmpty() ? "(none are configured)" : String.join(", ", models.names()))));
+            return null;
+        }
+        if (unusable.isPresent()) {
+            // Stored, it would only hold the org's conflicts back: refused now, with what would make it usable.
+            problems.add(new FieldProblem("model", unusable.get().describe()
+                    + "; GET /v1/models says which models are usable"));
             return null;
         }
         return node.textValue();

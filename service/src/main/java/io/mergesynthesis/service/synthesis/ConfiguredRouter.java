@@ -20,7 +20,8 @@ import java.util.function.Function;
 public final class ConfiguredRouter implements Router {
 
     private final ModelCatalog catalog;
-    private final LoadingCache<UUID, Optional<String>> orgModels;
+    private final OrgModelCheck orgModels;
+    private final LoadingCache<UUID, Optional<String>> orgSettings;
 
     /**
      * @param orgModel reads an org's model override (null when none); called at most once per org per
@@ -31,7 +32,8 @@ public final class ConfiguredRouter implements Router {
             throw new IllegalArgumentException("llm.primaryModel is not set: the router has no model to send to");
         }
         this.catalog = catalog;
-        this.orgModels = Caffeine.newBuilder()
+        this.orgModels = OrgModelCheck.of(catalog);
+        this.orgSettings = Caffeine.newBuilder()
                 .expireAfterWrite(remember)
                 .maximumSize(100_000)
                 .build(org -> Optional.ofNullable(orgModel.apply(org)));
@@ -50,7 +52,7 @@ public final class ConfiguredRouter implements Router {
     public ResolvedModel resolve(String functionKey, UUID orgId) throws RouterException {
         Optional<String> setting;
         try {
-            setting = orgModels.get(orgId);
+            setting = orgSettings.get(orgId);
         } catch (RuntimeException e) {
             throw new RouterException("could not read the model setting of org " + orgId, e);
         }
@@ -61,9 +63,13 @@ public final class ConfiguredRouter implements Router {
         if (!MERGE_SYNTHESIS.equals(functionKey)) {
             throw new RouterException("no model is configured for function " + functionKey);
         }
-        // An override naming a model no longer configured falls back to the primary rather than failing
-        // every conflict of the org; the settings view shows which model is in effect.
-        String chosen = orgModelSetting.filter(name -> catalog.find(name).isPresent()).orElse(catalog.primary());
+        // An override this replica cannot serve is refused rather than swapped for the primary behind the
+        // platform's back; the worker asks the same check first and holds such an org's conflicts back.
+        Optional<ModelCatalog.Unusable> unservable = orgModels.unservable(orgModelSetting.orElse(null));
+        if (unservable.isPresent()) {
+            throw new RouterException("the org's " + unservable.get().describe());
+        }
+        String chosen = orgModelSetting.orElse(catalog.primary());
         String escalation = catalog.escalation();
         ResolvedModel behind = escalation == null || escalation.equals(chosen) ? null
                 : model(functionKey, escalation, null);
@@ -72,7 +78,7 @@ public final class ConfiguredRouter implements Router {
 
     /** Forgets what this replica remembers of an org's settings, after they changed. */
     public void forget(UUID orgId) {
-        orgModels.invalidate(orgId);
+        orgSettings.invalidate(orgId);
     }
 
     private static ResolvedModel model(String functionKey, String qualified, ResolvedModel escalation) {

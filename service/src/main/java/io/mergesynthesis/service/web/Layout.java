@@ -2,7 +2,8 @@ package io.mergesynthesis.service.web;
 
 /**
  * What every page's frame shows: the title, which part of the site is open, who is signed in, and a notice
- * from the action just taken. Notices are fixed texts chosen by code, never text taken from a request.
+ * from the action just taken. Notices are fixed texts chosen by code, or the service's own words about its
+ * configuration, never text taken from a request.
  */
 record Layout(String title, String section, WebSession session, String notice, boolean noticeIsProblem) {
 
@@ -12,6 +13,14 @@ record Layout(String title, String section, WebSession session, String notice, b
 
     Layout withNotice(Notice notice) {
         return notice == null ? this : new Layout(title, section, session, notice.text(), notice.problem());
+    }
+
+    /**
+     * A problem the service words itself from its own configuration (a model's name, a variable to set), shown on
+     * the page that answers the form rather than carried across a redirect.
+     */
+    Layout withProblem(String text) {
+        return new Layout(title, section, session, text, true);
     }
 
     boolean signedIn() {

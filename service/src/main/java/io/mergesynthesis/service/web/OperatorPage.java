@@ -1,12 +1,14 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.core.ModelCatalog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** The values of the operator page. */
 record OperatorPage(List<StateCount> states, long total, List<FleetOverview.ReasonCount> marked,
-                    List<FleetOverview.ReasonCount> recent, List<OrgRow> orgs, List<String> models, String viewing) {
+                    List<FleetOverview.ReasonCount> recent, List<OrgRow> orgs, ModelCatalog models, String viewing) {
 
     record StateCount(String state, String label, long count) {
     }
@@ -16,7 +18,16 @@ record OperatorPage(List<StateCount> states, long total, List<FleetOverview.Reas
 
     record OrgRow(String org, long conflicts, long waitingBudget, long failed, long calls, String cost, String budget,
                   String budgetInput, String model, List<ModelOption> modelOptions, boolean overBudget,
-                  boolean viewing) {
+                  boolean viewing, String modelProblem) {
+    }
+
+    /** The orgs whose own model this replica cannot serve: their conflicts wait, uncounted, until it can. */
+    long unservable() {
+        return orgs.stream().filter(o -> o.modelProblem() != null).count();
+    }
+
+    boolean hasUnservable() {
+        return unservable() > 0;
     }
 
     boolean hasMarked() {
@@ -35,7 +46,7 @@ record OperatorPage(List<StateCount> states, long total, List<FleetOverview.Reas
         return options(models, null);
     }
 
-    static OperatorPage of(FleetOverview fleet, List<String> models, String viewing) {
+    static OperatorPage of(FleetOverview fleet, ModelCatalog models, String viewing) {
         List<StateCount> states = new ArrayList<>();
         long total = 0;
         for (Map.Entry<String, Long> e : fleet.byState().entrySet()) {
@@ -48,19 +59,26 @@ record OperatorPage(List<StateCount> states, long total, List<FleetOverview.Reas
                 o.monthlyBudgetUsd() == null ? "" : o.monthlyBudgetUsd().stripTrailingZeros().toPlainString(),
                 o.model(), options(models, o.model()),
                 o.monthlyBudgetUsd() != null && o.costUsd().compareTo(o.monthlyBudgetUsd()) >= 0,
-                o.org().toString().equals(viewing))).toList();
+                o.org().toString().equals(viewing), problem(models, o.model()))).toList();
         return new OperatorPage(states, total, fleet.markedByReason(), fleet.recentByReason(), orgs, models, viewing);
     }
 
+    private static String problem(ModelCatalog models, String model) {
+        Optional<ModelCatalog.Unusable> unusable = model == null ? Optional.empty() : models.unusable(model);
+        return unusable.map(u -> "Its conflicts wait: " + u.describe() + ".").orElse(null);
+    }
+
     /**
-     * The default choice, then every configured model. A stored model no longer configured stays selectable, so
-     * saving a budget does not silently change the model.
+     * The default choice, then every configured model, those this replica cannot call marked so. A stored model
+     * no longer configured stays selectable, so saving a budget does not silently change the model.
      */
-    private static List<ModelOption> options(List<String> models, String current) {
+    private static List<ModelOption> options(ModelCatalog models, String current) {
         List<ModelOption> options = new ArrayList<>();
         options.add(new ModelOption("", "default (configured primary)", current == null));
-        models.forEach(m -> options.add(new ModelOption(m, m, m.equals(current))));
-        if (current != null && !models.contains(current)) {
+        models.models().forEach(m -> options.add(new ModelOption(m.name(), m.usable() ? m.name()
+                : m.name() + (m.keyVariable() == null ? " (not usable)" : " (not usable: set " + m.keyVariable() + ")"),
+                m.name().equals(current))));
+        if (current != null && models.find(current).isEmpty()) {
             options.add(new ModelOption(current, current + " (not configured)", true));
         }
         return options;

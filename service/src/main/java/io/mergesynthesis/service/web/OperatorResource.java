@@ -59,13 +59,17 @@ public final class OperatorResource {
         if (!session.platform()) {
             return operatorsOnly(session);
         }
+        Layout layout = Layout.of("Operator", "operator", session).withNotice(Notice.fromCode(notice).orElse(null));
+        return page(200, session, layout);
+    }
+
+    private Response page(int status, WebSession session, Layout layout) {
         Instant now = pages.clock().instant();
         FleetOverview fleet = transactions.crossTenant(handle -> FleetOverview.read(handle,
                 UsageLedger.monthStart(handle), now.minus(RECENT)));
-        OperatorPage page = OperatorPage.of(fleet, models.names(),
+        OperatorPage page = OperatorPage.of(fleet, models,
                 session.viewingOrg() == null ? null : session.viewingOrg().toString());
-        Layout layout = Layout.of("Operator", "operator", session).withNotice(Notice.fromCode(notice).orElse(null));
-        return pages.render(200, "operator", layout, page);
+        return pages.render(status, "operator", layout, page);
     }
 
     @POST
@@ -91,8 +95,14 @@ public final class OperatorResource {
             return back(Notice.INVALID_ORG);
         }
         String model = modelParam == null || modelParam.isBlank() ? null : modelParam.strip();
-        if (model != null && models.find(model).isEmpty()) {
+        Optional<ModelCatalog.Unusable> unusable = model == null ? Optional.empty() : models.unusable(model);
+        if (unusable.isPresent() && !unusable.get().configured()) {
             return back(Notice.INVALID_MODEL);
+        }
+        if (unusable.isPresent()) {
+            // The same rule as the API's: a model this replica cannot call is refused, saying what would fix it.
+            return page(422, session, Layout.of("Operator", "operator", session)
+                    .withProblem("Not saved: " + unusable.get().describe() + "."));
         }
         BigDecimal budget;
         try {

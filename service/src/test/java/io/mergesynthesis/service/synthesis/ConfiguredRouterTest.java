@@ -42,9 +42,22 @@ class ConfiguredRouterTest {
     }
 
     @Test
-    void aSettingNamingAModelNoLongerConfiguredFallsBackToThePrimary() throws Exception {
-        assertThat(router.resolve(Router.MERGE_SYNTHESIS, ORG, "openai/retired").qualifiedName())
-                .isEqualTo("anthropic/small");
+    void aSettingNamingAModelNoLongerConfiguredIsRefusedNotSwappedForThePrimary() {
+        assertThatThrownBy(() -> router.resolve(Router.MERGE_SYNTHESIS, ORG, "openai/retired"))
+                .isInstanceOf(Router.RouterException.class)
+                .hasMessageContaining("openai/retired");
+    }
+
+    @Test
+    void aSettingNamingAModelWithoutItsKeyIsRefused() {
+        ConfiguredRouter keyless = new ConfiguredRouter(new ModelCatalog(List.of(model("anthropic/small"),
+                new ModelCatalog.Model("openai/other", "openai", BigDecimal.ONE, BigDecimal.ONE, BigDecimal.ZERO,
+                        BigDecimal.ZERO, false, "cannot be used on this replica: set OPENAI_API_KEY",
+                        "OPENAI_API_KEY")), "anthropic/small", null), org -> null, Duration.ofMinutes(5));
+
+        assertThatThrownBy(() -> keyless.resolve(Router.MERGE_SYNTHESIS, ORG, "openai/other"))
+                .isInstanceOf(Router.RouterException.class)
+                .hasMessageContaining("OPENAI_API_KEY");
     }
 
     @Test

@@ -36,9 +36,15 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class WebInboxBrowserTest {
 
-    /** Two configured models, so that the operator page has models to choose from. */
+    /** Two configured models, usable here (their providers have keys), so the operator page has models to choose. */
     static final TestApp APP = TestApp.create(
             io.dropwizard.testing.ConfigOverride.config("synthesis.enabled", "false"),
+            io.dropwizard.testing.ConfigOverride.config("llm.providers.anthropic.type", "anthropic"),
+            io.dropwizard.testing.ConfigOverride.config("llm.providers.anthropic.baseUrl", "http://127.0.0.1:9/"),
+            io.dropwizard.testing.ConfigOverride.config("llm.providers.anthropic.apiKey", "unused"),
+            io.dropwizard.testing.ConfigOverride.config("llm.providers.openai.type", "openai"),
+            io.dropwizard.testing.ConfigOverride.config("llm.providers.openai.baseUrl", "http://127.0.0.1:9/v1"),
+            io.dropwizard.testing.ConfigOverride.config("llm.providers.openai.apiKey", "unused"),
             io.dropwizard.testing.ConfigOverride.config("llm.models.anthropic/model-large.inputPerMillionUsd", "3"),
             io.dropwizard.testing.ConfigOverride.config("llm.models.anthropic/model-large.outputPerMillionUsd", "15"),
             io.dropwizard.testing.ConfigOverride.config("llm.models.openai/model-small.inputPerMillionUsd", "0.4"),

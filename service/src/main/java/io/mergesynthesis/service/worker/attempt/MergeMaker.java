@@ -3,7 +3,9 @@ package io.mergesynthesis.service.worker.attempt;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.synthesis.OrgModelCheck;
 import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.FailureReason;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
@@ -18,26 +20,39 @@ import io.mergesynthesis.synthesis.Synthesis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
  * The part of an attempt that makes the merge, and holds no connection: the leased row read as the
  * synthesizer's snapshot, the model the router picks for the org, the synthesizer's call, and the answer checked
  * against the schema and written as the text to store. Each step tags what it throws with its
- * {@link FailureReason}.
+ * {@link FailureReason}; an org model this replica cannot serve defers the attempt instead.
  */
 public final class MergeMaker {
+
+    /**
+     * How long a conflict of an org whose model cannot be served waits before it is looked at again: a key is
+     * set by a restart, a model by the platform, neither within seconds.
+     */
+    static final Duration UNSERVABLE_MODEL_RETRY = Duration.ofSeconds(60);
+
+    /** The history's reason for an attempt held back by {@link #UNSERVABLE_MODEL_RETRY}. */
+    static final String UNSERVABLE_MODEL = "model_unusable";
 
     private static final TypeReference<List<PolicyRule>> RULES = new TypeReference<>() {
     };
 
     private final Router router;
+    private final OrgModelCheck orgModels;
     private final SynthesisCall call;
     private final SuggestedMergeJson mergeJson;
     private final ObjectMapper json = JsonMapper.builder().findAndAddModules().build();
 
-    public MergeMaker(Router router, SynthesisCall call, SuggestedMergeJson mergeJson) {
+    /** @param orgModels whether an org's own model can be served here; {@link OrgModelCheck#NONE} for the stub */
+    public MergeMaker(Router router, OrgModelCheck orgModels, SynthesisCall call, SuggestedMergeJson mergeJson) {
         this.router = router;
+        this.orgModels = orgModels;
         this.call = call;
         this.mergeJson = mergeJson;
     }
@@ -55,7 +70,12 @@ public final class MergeMaker {
     record Prepared(ConflictSnapshot snapshot, ResolvedModel model) {
     }
 
-    Prepared prepare(LeasedRow row) throws AttemptFailure {
+    Prepared prepare(LeasedRow row) throws AttemptFailure, AttemptDeferred {
+        Optional<ModelCatalog.Unusable> unservable = orgModels.unservable(row.orgModel());
+        if (unservable.isPresent()) {
+            throw new AttemptDeferred(UNSERVABLE_MODEL, UNSERVABLE_MODEL_RETRY, false,
+                    "the org's " + unservable.get().describe() + "; no call made", List.of());
+        }
         ConflictSnapshot snapshot;
         try {
             snapshot = new ConflictSnapshot(row.id(), row.orgId(), row.dedupKey(),

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.util.Duration;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.synthesis.OrgModelCheck;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.drill.FaultsFactory;
 import io.mergesynthesis.service.worker.pool.PoolSettings;
@@ -103,10 +104,12 @@ public class SynthesisFactory {
 
     /**
      * A pool for this replica running {@code synthesizer} (as {@link #synthesizer} made it) with models from
-     * {@code router}, registering its metrics in {@code registry}. Refuses an unsafe configuration.
+     * {@code router}, which holds back conflicts of orgs whose own model {@code orgModels} says it cannot serve,
+     * registering its metrics in {@code registry}. Refuses an unsafe configuration.
      */
     public SynthesisPool build(ScopedTransactions transactions, DataSourceFactory database,
-                               MergeSynthesizer synthesizer, Router router, CollectorRegistry registry, Clock clock) {
+                               MergeSynthesizer synthesizer, Router router, OrgModelCheck orgModels,
+                               CollectorRegistry registry, Clock clock) {
         PoolSettings settings = settings(replicaName());
         MergeSynthesizer chosen = faults.journal(synthesizer, settings.owner(), clock);
         SynthesisMetrics metrics = new SynthesisMetrics(registry);
@@ -114,6 +117,7 @@ public class SynthesisFactory {
                 handle -> ConflictLeases.countWaiting(handle, WAITING_CAP)));
         return SynthesisPool.builder(settings, transactions, chosen, metrics)
                 .router(router)
+                .orgModels(orgModels)
                 .clock(clock)
                 .listenConnection(() -> DriverManager.getConnection(database.getUrl(), connectionProperties(database)))
                 .build();

@@ -17,6 +17,7 @@ package io.mergesynthesis.service.worker.pool;
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.synthesis.OrgModelCheck;
 import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.FailureStreak;
 import io.mergesynthesis.service.worker.Outcome;
@@ -117,7 +118,7 @@ public final class SynthesisPool implements Managed {
         this.completer = new AttemptCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
                 AttemptCompleter.Gathering.forPool(settings.workers(), COMPLETER_WRITERS), builder.clock,
                 new StoreRefill());
-        this.runner = new AttemptRunner(builder.transactions, new MergeMaker(builder.router, call, builder.mergeJson),
+        this.runner = new AttemptRunner(builder.transactions, new MergeMaker(builder.router, builder.orgModels, call, builder.mergeJson),
                 counter, completer, metrics, builder.clock, new RunnerSide(builder.orgScope, builder.retries));
         this.listener = settings.listen() && builder.listenConnection != null
                 ? Optional.of(new PendingListener(builder.listenConnection, waiter, builder.clock)) : Optional.empty();
@@ -433,6 +434,7 @@ public final class SynthesisPool implements Managed {
         private final MergeSynthesizer synthesizer;
         private final SynthesisMetrics metrics;
         private Router router = new StubRouter();
+        private OrgModelCheck orgModels = OrgModelCheck.NONE;
         private Clock clock = Clock.systemUTC();
         private SuggestedMergeJson mergeJson = new SuggestedMergeJson();
         private DedicatedConnection listenConnection;
@@ -449,6 +451,12 @@ public final class SynthesisPool implements Managed {
 
         public Builder router(Router router) {
             this.router = router;
+            return this;
+        }
+
+        /** Whether this replica can serve an org's own model; the default ignores org models, as the stub does. */
+        public Builder orgModels(OrgModelCheck orgModels) {
+            this.orgModels = orgModels;
             return this;
         }
 

@@ -4,38 +4,45 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.Tuple.Tuple2;
 
 /**
- * Generated conflicts for property tests. Targets come from a small alphabet so that generated rules nest, overlap
- * and miss each other often. The winner always covers the conflict's target (the engine chose it there); losers
- * may cover it, be covered by the winner, or miss the winner entirely, which takes in all five shapes the golden
- * files lock and the combinations between them.
+ * Generated conflicts for the check's property tests. Targets come from a small alphabet so that generated rules
+ * nest, overlap and miss each other often. The winner always covers the conflict's target (the engine chose it
+ * there); losers may cover it, be covered by the winner, or miss the winner entirely, which takes in all five
+ * shapes the golden files lock and the combinations between them.
+ *
+ * <p>Every conflict comes from a seed, so a failure names the seed that reproduces it.
  */
 final class Conflicts {
 
     static final UUID ORG = UUID.fromString("66149ad9-b0fe-4981-b3a0-ea0d94e58b4f");
     private static final List<String> SEGMENTS = List.of("jira", "github", "x");
 
+    /** Seeds start here unless {@code -Dmergecheck.seed=N} asks for another run of the same size. */
+    static final long FIRST_SEED = Long.getLong("mergecheck.seed", 20261125L);
+
     private Conflicts() {
     }
 
     /** An exact name of one to three segments, such as {@code jira.x}. */
-    static Arbitrary<String> names() {
-        return Arbitraries.of(SEGMENTS).list().ofMinSize(1).ofMaxSize(3).map(parts -> String.join(".", parts));
+    static String name(Random random) {
+        int segments = 1 + random.nextInt(3);
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            parts.add(SEGMENTS.get(random.nextInt(SEGMENTS.size())));
+        }
+        return String.join(".", parts);
     }
 
-    /** Any target: {@code *}, {@code name.*} or an exact name. */
-    static Arbitrary<String> targets() {
-        return Arbitraries.frequencyOf(
-                Tuple.of(1, Arbitraries.just("*")),
-                Tuple.of(3, names().map(name -> name + ".*")),
-                Tuple.of(3, names()));
+    /** Any target: {@code *} (one in seven), {@code name.*} or an exact name. */
+    static String target(Random random) {
+        int pick = random.nextInt(7);
+        if (pick == 0) {
+            return "*";
+        }
+        return pick <= 3 ? name(random) + ".*" : name(random);
     }
 
     /** Every target that covers {@code inner}, {@code inner} included. */
@@ -56,37 +63,29 @@ final class Conflicts {
         return out.stream().filter(t -> TargetPattern.covers(t, inner)).distinct().toList();
     }
 
-    static Arbitrary<ConflictSnapshot> conflicts() {
-        Arbitrary<String> conflictTarget = Arbitraries.frequencyOf(
-                Tuple.of(4, names()),
-                Tuple.of(1, names().map(name -> name + ".*")));
-        return conflictTarget.flatMap(target -> {
-            Arbitrary<PolicyRule> winner = Combinators.combine(
-                    Arbitraries.of(coveringTargets(target)), Arbitraries.of(Scope.class), Arbitraries.of(Effect.class))
-                    .as((t, scope, effect) -> rule("w-1", scope, effect, t));
-            Arbitrary<List<PolicyRule>> losers = Combinators.combine(
-                            Arbitraries.frequencyOf(
-                                    Tuple.of(3, Arbitraries.of(coveringTargets(target))),
-                                    Tuple.of(2, targets())),
-                            Arbitraries.of(Scope.class), Arbitraries.of(Effect.class))
-                    .as((t, scope, effect) -> rule("l", scope, effect, t))
-                    .list().ofMinSize(0).ofMaxSize(4);
-            Arbitrary<Tuple2<PolicyRule, List<PolicyRule>>> pair =
-                    Combinators.combine(winner, losers).as(Tuple::of);
-            return Combinators.combine(pair, Arbitraries.of(Action.class), Arbitraries.integers().between(0, 4))
-                    .as((p, action, winnerAt) -> conflict(target, action, p.get1(), p.get2(), winnerAt));
-        });
+    static <T> T pick(Random random, List<T> from) {
+        return from.get(random.nextInt(from.size()));
     }
 
-    private static ConflictSnapshot conflict(String target, Action action, PolicyRule winner, List<PolicyRule> losers,
-                                             int winnerAt) {
+    static <E extends Enum<E>> E pick(Random random, Class<E> type) {
+        E[] values = type.getEnumConstants();
+        return values[random.nextInt(values.length)];
+    }
+
+    /** The conflict for {@code seed}: zero to four losers, the winner at any position. */
+    static ConflictSnapshot conflict(long seed) {
+        Random random = new Random(seed);
+        String target = random.nextInt(5) == 0 ? name(random) + ".*" : name(random);
+        PolicyRule winner = rule("w-1", pick(random, Scope.class), pick(random, Effect.class),
+                pick(random, coveringTargets(target)));
         List<PolicyRule> rules = new ArrayList<>();
-        for (int i = 0; i < losers.size(); i++) {
-            PolicyRule l = losers.get(i);
-            rules.add(rule("l-" + (i + 1), l.scope(), l.effect(), l.target()));
+        int losers = random.nextInt(5);
+        for (int i = 0; i < losers; i++) {
+            String loserTarget = random.nextInt(5) < 3 ? pick(random, coveringTargets(target)) : target(random);
+            rules.add(rule("l-" + (i + 1), pick(random, Scope.class), pick(random, Effect.class), loserTarget));
         }
-        rules.add(Math.min(winnerAt, rules.size()), winner);
-        return new ConflictSnapshot(UUID.nameUUIDFromBytes((target + rules).getBytes()), ORG, "k", action, target,
+        rules.add(random.nextInt(rules.size() + 1), winner);
+        return new ConflictSnapshot(new UUID(seed, seed), ORG, "k-" + seed, pick(random, Action.class), target,
                 rules, winner.policyId(), Instant.parse("2026-11-20T10:15:00Z"));
     }
 

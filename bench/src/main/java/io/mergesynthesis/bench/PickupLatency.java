@@ -60,7 +60,7 @@ final class PickupLatency {
                 insert.setString(3, "latency-" + i + "-" + id);
                 insert.setString(4, fixture.action());
                 insert.setString(5, fixture.target());
-                insert.setString(6, fixture.rulesJson());
+                insert.setString(6, fixture.rulesJson(org));
                 insert.setString(7, fixture.winnerPolicyId());
                 insert.executeUpdate();
                 event.setObject(1, org);

@@ -73,9 +73,10 @@ final class Seeder {
                 INSERT INTO policy_conflicts
                     (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at, received_at,
                      synthesis_state, attempts, lease_owner, lease_expires_at, not_before)
-                SELECT gen_random_uuid(), %s, ? || '-' || g, ?, ?, CAST(? AS jsonb), ?, now() - interval '1 hour',
-                       now(), 'in_progress', 1, ?, expiry, expiry
+                SELECT gen_random_uuid(), o.org, ? || '-' || g, ?, ?, CAST(replace(?, ?, o.org::text) AS jsonb), ?,
+                       now() - interval '1 hour', now(), 'in_progress', 1, ?, expiry, expiry
                 FROM generate_series(0, ? - 1) g,
+                     LATERAL (SELECT %s AS org) o,
                      LATERAL (SELECT now() + (? + g * ?) * interval '1 millisecond' AS expiry) e"""
                 .formatted(orgIdSql("g % " + DEFAULT_ORGS)))) {
             int i = 1;
@@ -88,12 +89,17 @@ final class Seeder {
         }
     }
 
-    /** Binds the dedup-key prefix and the fixture's conflict from parameter {@code i}; returns the next one. */
+    /**
+     * Binds the dedup-key prefix and the fixture's conflict from parameter {@code i}; returns the next one. The
+     * rules are the fixture's with its org's id as a placeholder for the row's org ({@code o.org}), so that the
+     * org rule is owned by the org of its conflict, as ingest requires.
+     */
     private int bindConflict(PreparedStatement s, int i, String batch) throws SQLException {
         s.setString(i++, batch);
         s.setString(i++, fixture.action());
         s.setString(i++, fixture.target());
         s.setString(i++, fixture.rulesJson());
+        s.setString(i++, fixture.orgId());
         s.setString(i++, fixture.winnerPolicyId());
         return i;
     }
@@ -151,19 +157,21 @@ final class Seeder {
                         INSERT INTO policy_conflicts
                             (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at,
                              received_at, not_before, synthesis_state, attempts, suggested_merge, synthesized_at)
-                        SELECT gen_random_uuid(), %s, ? || '-' || g, ?, ?, CAST(? AS jsonb), ?,
-                               now() - interval '1 hour', now() - (g * interval '1 millisecond'), %s,
+                        SELECT gen_random_uuid(), o.org, ? || '-' || g, ?, ?, CAST(replace(?, ?, o.org::text) AS jsonb),
+                               ?, now() - interval '1 hour', now() - (g * interval '1 millisecond'), %s,
                                CASE WHEN ? THEN 'done' ELSE 'pending' END,
                                CASE WHEN ? THEN 1 ELSE 0 END,
-                               CASE WHEN ? THEN CAST(? AS jsonb) END,
+                               CASE WHEN ? THEN CAST(replace(?, ?, o.org::text) AS jsonb) END,
                                CASE WHEN ? THEN now() END
-                        FROM generate_series(?, ?) g""".formatted(orgIdSql("g % " + orgs), notBefore))) {
+                        FROM generate_series(?, ?) g, LATERAL (SELECT %s AS org) o"""
+                        .formatted(notBefore, orgIdSql("g % " + orgs)))) {
                     int i = 1;
                     i = bindConflict(s, i, batch);
                     s.setBoolean(i++, done);
                     s.setBoolean(i++, done);
                     s.setBoolean(i++, done);
                     s.setString(i++, fixture.mergeJson());
+                    s.setString(i++, fixture.orgId());
                     s.setBoolean(i++, done);
                     s.setInt(i++, from);
                     s.setInt(i, to);

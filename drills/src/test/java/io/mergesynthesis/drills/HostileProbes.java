@@ -86,6 +86,12 @@ final class HostileProbes {
             "${jndi:ldap://x/a}", "../../etc/passwd", "{{7*7}}", "%00", "%s%s%n", "null", "true", "[]",
     };
 
+    /** Targets the grammar allows although they look odd: its every punctuation mark, digits, case, length. */
+    static final String[] ODD_VALID_TARGETS = {
+            "arn:aws:s3:::bucket/key@v1", "a-b_c:d/e@f.*", "X", "0.0.0.*", "UPPER.lower.MiXeD",
+            "https://example.com/api", "@/:-_", "t".repeat(300), "a.b.c.d.e.f.g.h.i.j.k.*",
+    };
+
     /** Text every string field refuses. */
     static final String[] INVALID_TEXT = {
             "", "   ", "\t", "a\u0000b", "\u0000", "a\nb", "\r", "\u001b[31mred", "\u007f", "\u0085", "\ud800",
@@ -348,7 +354,16 @@ final class HostileProbes {
         void oddButValid(ObjectNode conflict) {
             String odd = pick(ODD_VALID_TEXT);
             switch (r.nextInt(4)) {
-                case 0 -> conflict.put("target", odd);
+                case 0 -> {
+                    // Free text is no target; an awkward target is one the grammar still allows.
+                    String target = pick(ODD_VALID_TARGETS);
+                    conflict.put("target", target);
+                    ArrayNode rules = usableRules(conflict);
+                    if (rules != null) {
+                        ((ObjectNode) rules.get(0)).put("target", "*");
+                        ((ObjectNode) rules.get(1)).put("target", target);
+                    }
+                }
                 case 1 -> conflict.put("dedup_key", conflict.path("dedup_key").asText("k") + odd);
                 case 2 -> {
                     ArrayNode rules = usableRules(conflict);
@@ -1065,14 +1080,21 @@ final class HostileProbes {
         n.put("action", action);
         n.put("target", target);
         ArrayNode rules = n.putArray("rules");
-        rules.add(rule("pol-org-1", "org", org.toString(), "deny", "jira.*"));
-        rules.add(rule("pol-mbr-2", "member", member, "allow", "jira.create_issue"));
+        // Both rules apply to the target, as the engine reports them: the org's on its family, the member's on it.
+        rules.add(rule("pol-org-1", "org", org.toString(), "deny", family(target)));
+        rules.add(rule("pol-mbr-2", "member", member, "allow", target));
         if (platformRule) {
             rules.add(rule("pol-plat-3", "platform", null, "require_approval", "*"));
         }
         n.put("winner_policy_id", "pol-org-1");
         n.put("detected_at", "2026-11-20T10:15:00Z");
         return n;
+    }
+
+    /** {@code jira.*} for {@code jira.create_issue} and for {@code jira.*}; {@code *} for a one-word target. */
+    static String family(String target) {
+        int dot = target.indexOf('.');
+        return dot > 0 ? target.substring(0, dot) + ".*" : "*";
     }
 
     /** The seeded conflicts, varied by {@code n} in action and target. */

@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class TargetPatternTest {
 
@@ -49,6 +50,49 @@ class TargetPatternTest {
     })
     void strictlyCovers(String outer, String inner, boolean expected) {
         assertThat(TargetPattern.strictlyCovers(outer, inner)).isEqualTo(expected);
+    }
+
+    @ParameterizedTest(name = "{0} is a target")
+    @ValueSource(strings = {"*", "jira", "jira.*", "jira.create_issue", "jira.admin.*", "kb.finance.payroll",
+            "ORG-B.tool_2", "arn:aws:s3/bucket@eu-west-1.*", "a.b.c.d.e"})
+    void wellFormedTargetsHaveNoProblem(String target) {
+        assertThat(TargetPattern.problem(target)).isNull();
+    }
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+            "jira create_issue              | a space at position 5",
+            "jira.\"x\"                      | a quote at position 6",
+            "jira.{x}                       | a bracket or brace ({) at position 6",
+            "<img>                          | a bracket or brace (<) at position 1",
+            "jira.*.create                  | a * that is not the whole target nor its final .* at position 6",
+            "*.*                            | a * that is not the whole target nor its final .* at position 1",
+            "jira*                          | a * that is not the whole target nor its final .* at position 5",
+            "**                             | a * that is not the whole target nor its final .* at position 1",
+            "jira;drop                      | the character ; at position 5",
+            "kb.gehälter                    | the character U+00E4 at position 7",
+            ".*                             | an empty segment",
+            "jira..*                        | an empty segment",
+            ".jira                          | an empty segment",
+            "jira.                          | an empty segment",
+            "jira..x                        | an empty segment",
+    })
+    void targetsOutsideTheGrammarSayWhy(String target, String why) {
+        assertThat(TargetPattern.problem(target)).contains(why);
+    }
+
+    @Test
+    void aSpaceOrQuoteOfAnyKindIsNamed() {
+        assertThat(TargetPattern.problem("jira.create_issue\u00a0")).isEqualTo("has a space at position 18");
+        assertThat(TargetPattern.problem("jira.\tx")).isEqualTo("has a space at position 6");
+        assertThat(TargetPattern.problem("jira.'x'")).isEqualTo("has a quote at position 6");
+        assertThat(TargetPattern.problem("jira.`x`")).isEqualTo("has a quote at position 6");
+    }
+
+    @Test
+    void emptyOrMissingIsNoTarget() {
+        assertThat(TargetPattern.problem("")).isEqualTo("is empty");
+        assertThat(TargetPattern.problem(null)).isEqualTo("is empty");
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.Effect;
 import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.Scope;
+import io.mergesynthesis.synthesis.TargetPattern;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -31,6 +32,8 @@ public final class ReportParser {
     static final int MAX_TARGET_LENGTH = 300;
     static final int MAX_POLICY_ID_LENGTH = 200;
     static final int MAX_RULES = 50;
+    static final String TARGET_GRAMMAR = "a target is *, a name, or a name followed by .*, where a name is "
+            + "dot-separated segments of letters, digits and _ - : / @";
 
     private static final Set<String> CONFLICT_FIELDS = Set.of(
             "org_id", "dedup_key", "action", "target", "rules", "winner_policy_id", "detected_at");
@@ -110,10 +113,10 @@ public final class ReportParser {
         }
         String dedupKey = text(node, "dedup_key", at, MAX_KEY_LENGTH, errors);
         Action action = choice(node, "action", at, Action.values(), Action::wireName, errors);
-        String target = text(node, "target", at, MAX_TARGET_LENGTH, errors);
+        String target = target(node, at, errors);
         String winner = text(node, "winner_policy_id", at, MAX_POLICY_ID_LENGTH, errors);
         Instant detectedAt = instant(node, "detected_at", at, errors);
-        List<PolicyRule> rules = rules(node, at, errors);
+        List<PolicyRule> rules = rules(node, at, org, target, errors);
 
         if (winner != null && node.path("rules").isArray()
                 && node.get("rules").findValuesAsText("policy_id").stream().noneMatch(winner::equals)) {
@@ -125,7 +128,11 @@ public final class ReportParser {
         return new Maybe(new ConflictReport(org, dedupKey, action, target, rules, winner, detectedAt));
     }
 
-    private List<PolicyRule> rules(JsonNode node, String at, List<FieldError> errors) {
+    /**
+     * @param org    the conflict's org, or null when it is not known
+     * @param target the conflict's target, or null when it is not a target
+     */
+    private List<PolicyRule> rules(JsonNode node, String at, UUID org, String target, List<FieldError> errors) {
         JsonNode rules = node.get("rules");
         if (rules == null || rules.isNull()) {
             errors.add(new FieldError(at + "rules", "is required"));
@@ -149,20 +156,56 @@ public final class ReportParser {
             String policyId = text(rule, "policy_id", ruleAt, MAX_POLICY_ID_LENGTH, errors);
             Scope scope = choice(rule, "scope", ruleAt, Scope.values(), Scope::wireName, errors);
             Effect effect = choice(rule, "effect", ruleAt, Effect.values(), Effect::wireName, errors);
-            String target = text(rule, "target", ruleAt, MAX_TARGET_LENGTH, errors);
-            String scopeId = null;
-            JsonNode scopeIdNode = rule.get("scope_id");
-            if (scopeIdNode != null && !scopeIdNode.isNull()) {
-                scopeId = text(rule, "scope_id", ruleAt, MAX_POLICY_ID_LENGTH, errors);
-            } else if (scope != null && scope != Scope.PLATFORM) {
-                errors.add(new FieldError(ruleAt + "scope_id", "is required for a " + scope.wireName() + " rule"));
+            String ruleTarget = target(rule, ruleAt, errors);
+            if (ruleTarget != null && target != null && !TargetPattern.covers(ruleTarget, target)) {
+                errors.add(new FieldError(ruleAt + "target", "does not cover the conflict's target " + target
+                        + " (the engine reports only rules that apply to it)"));
             }
+            String scopeId = scopeId(rule, ruleAt, scope, org, errors);
             if (policyId != null && !ids.add(policyId)) {
                 errors.add(new FieldError(ruleAt + "policy_id", "repeats another rule's policy_id: " + policyId));
             }
-            parsed.add(new PolicyRule(policyId, scope, scopeId, effect, target));
+            parsed.add(new PolicyRule(policyId, scope, scopeId, effect, ruleTarget));
         }
         return errors.size() > before ? null : parsed;
+    }
+
+    private static String target(JsonNode node, String at, List<FieldError> errors) {
+        String target = text(node, "target", at, MAX_TARGET_LENGTH, errors);
+        if (target == null) {
+            return null;
+        }
+        String problem = TargetPattern.problem(target);
+        if (problem != null) {
+            errors.add(new FieldError(at + "target", problem + "; " + TARGET_GRAMMAR));
+            return null;
+        }
+        return target;
+    }
+
+    /** A platform rule belongs to no org, and an org rule in a conflict can only be that conflict's org's. */
+    private static String scopeId(JsonNode rule, String at, Scope scope, UUID org, List<FieldError> errors) {
+        JsonNode node = rule.get("scope_id");
+        boolean present = node != null && !node.isNull();
+        if (scope == Scope.PLATFORM) {
+            if (present) {
+                errors.add(new FieldError(at + "scope_id", "must be null for a platform rule (it belongs to no org)"));
+            }
+            return null;
+        }
+        if (!present) {
+            if (scope != null) {
+                errors.add(new FieldError(at + "scope_id", "is required for a " + scope.wireName() + " rule"));
+            }
+            return null;
+        }
+        String scopeId = text(rule, "scope_id", at, MAX_POLICY_ID_LENGTH, errors);
+        if (scopeId != null && scope == Scope.ORG && org != null && !scopeId.equals(org.toString())) {
+            errors.add(new FieldError(at + "scope_id", "must be the conflict's org_id " + org
+                    + " for an org rule (got \"" + scopeId + "\")"));
+            return null;
+        }
+        return scopeId;
     }
 
     private static void rejectUnknown(JsonNode node, Set<String> known, String at, List<FieldError> errors) {

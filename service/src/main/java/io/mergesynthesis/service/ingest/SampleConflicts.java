@@ -1,9 +1,10 @@
 package io.mergesynthesis.service.ingest;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.service.core.ConflictReport;
 import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.synthesis.ConflictSnapshot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -33,6 +34,18 @@ public final class SampleConflicts {
     private SampleConflicts() {
     }
 
+    /** Through the ingest rules, as any report: a sample that could not be ingested is a broken build. */
+    private static ConflictReport asReport(String shape, JsonNode input) {
+        ObjectNode body = (ObjectNode) input.deepCopy();
+        body.remove("conflict_id");
+        body.put("dedup_key", "sample-" + shape);
+        ReportParser.Parsed parsed = new ReportParser(1).parse(body, null);
+        if (!parsed.valid()) {
+            throw new IllegalStateException("sample " + shape + " is not a valid conflict report: " + parsed.errors());
+        }
+        return parsed.reports().get(0);
+    }
+
     /** Loads the samples if no conflict is stored yet; returns the orgs they belong to. */
     public static Set<UUID> loadIfEmpty(ScopedTransactions transactions, ConflictIntake intake, ObjectMapper json) {
         boolean empty = transactions.crossTenant(handle ->
@@ -47,9 +60,7 @@ public final class SampleConflicts {
                     LOG.warn("Sample {} is missing from the jar; skipping it", shape);
                     continue;
                 }
-                ConflictSnapshot s = json.readValue(in, ConflictSnapshot.class);
-                reports.add(new ConflictReport(s.orgId(), "sample-" + shape, s.action(), s.target(), s.rules(),
-                        s.winnerPolicyId(), s.detectedAt()));
+                reports.add(asReport(shape, json.readTree(in)));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read sample " + shape, e);
             }

@@ -9,11 +9,14 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.testing.TestApp;
+import io.mergesynthesis.synthesis.TargetPattern;
 import jakarta.ws.rs.Path;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import org.glassfish.jersey.server.model.Resource;
 import org.glassfish.jersey.server.model.ResourceMethod;
 import org.junit.jupiter.api.Test;
@@ -61,6 +64,20 @@ class OpenApiDocumentTest {
         assertThat(served).as("served routes").contains("POST /v1/conflicts/{id}/resolve", "GET /v1/events");
         assertThat(documented).as("documented but not served").isSubsetOf(served);
         assertThat(served).as("served but not documented").isSubsetOf(documented);
+    }
+
+    @Test
+    void theDocumentedTargetPatternAcceptsWhatIngestAccepts() throws Exception {
+        JsonNode document = new ObjectMapper(new YAMLFactory()).readTree(APP.get(null, "/v1/openapi.yaml").body());
+        Pattern documented = Pattern.compile(document.at("/components/schemas/Target/pattern").asText());
+
+        for (String target : List.of("*", "jira", "jira.*", "jira.create_issue", "kb.finance.*", "arn:aws:s3/b@v1.*",
+                "ORG-B.tool_2", "", ".*", "*.*", "**", "jira*", "jira.*.*", "jira..x", ".jira", "jira.", "a b",
+                "a\"b", "a'b", "a{b}", "a<b>", "a;b", "k\u00e4", "jira.*x")) {
+            assertThat(documented.matcher(target).matches()).as(target)
+                    .isEqualTo(TargetPattern.problem(target) == null);
+        }
+        assertThat(document.at("/components/schemas/Target/maxLength").asInt()).isEqualTo(300);
     }
 
     private static void collect(Resource resource, String parent, Set<String> into) {

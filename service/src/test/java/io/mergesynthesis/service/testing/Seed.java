@@ -20,10 +20,10 @@ public final class Seed {
     public static String report(UUID org, String dedupKey, String target) {
         return """
                 {"org_id": "%s", "dedup_key": %s, "action": "tool_call", "target": %s,
-                 "rules": [{"policy_id": "p1", "scope": "org", "scope_id": "o", "effect": "deny", "target": "*"},
+                 "rules": [{"policy_id": "p1", "scope": "org", "scope_id": "%s", "effect": "deny", "target": "*"},
                            {"policy_id": "p2", "scope": "member", "scope_id": "m", "effect": "allow", "target": %s}],
                  "winner_policy_id": "p1", "detected_at": "2026-11-20T10:15:00Z"}"""
-                .formatted(org, quote(dedupKey), quote(target), quote(target));
+                .formatted(org, quote(dedupKey), quote(target), org, quote(target));
     }
 
     /** Ingests one conflict with an ingest token of its org and returns its id. */

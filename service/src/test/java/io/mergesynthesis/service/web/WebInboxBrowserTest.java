@@ -110,7 +110,8 @@ class WebInboxBrowserTest {
             WebSeed.call(superuser, ORG_A, failed, attempt, "primary", "openai", "model-small", 900, 210, "0.0004",
                     "discarded");
         }
-        markup = WebSeed.one(APP, platform, ORG_A, "markup", MARKUP);
+        markup = WebSeed.one(APP, platform, ORG_A, "markup", "markup");
+        WebSeed.retarget(superuser, markup, MARKUP);
         WebSeed.synthesized(superuser, markup, WebSeed.merge(markup, ORG_A, MARKUP,
                 "<script>alert(2)</script> is what the engine sent as a target."));
         withMerge = WebSeed.one(APP, platform, ORG_A, "with-merge", "jira.create_issue");

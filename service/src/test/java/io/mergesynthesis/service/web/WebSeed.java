@@ -91,6 +91,18 @@ final class WebSeed {
                 .bind("id", conflict).bind("merge", mergeJson).execute());
     }
 
+    /**
+     * Gives a conflict of {@link #report} another target, in the row and in the member rule, as a row stored
+     * before ingest had a target grammar may hold: the pages must still show it as text.
+     */
+    static void retarget(Jdbi superuser, UUID conflict, String target) {
+        superuser.useHandle(h -> h.createUpdate("""
+                        UPDATE policy_conflicts SET target = :target,
+                               rules = jsonb_set(rules, '{1,target}', to_jsonb(CAST(:target AS text)))
+                         WHERE id = :id""")
+                .bind("id", conflict).bind("target", target).execute());
+    }
+
     static void failed(Jdbi superuser, UUID conflict, String reason) {
         superuser.useHandle(h -> h.createUpdate("""
                         UPDATE policy_conflicts SET synthesis_state = 'max_attempts_exceeded', attempts = 3,

@@ -76,7 +76,7 @@ class ExactlyOnceTest {
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
 
             ObjectMapper mapper = new ObjectMapper();
-            List<PolicyRule> rules = mapper.readValue(WorkerFixture.RULES,
+            List<PolicyRule> rules = mapper.readValue(fixture.column(id, "rules"),
                     mapper.getTypeFactory().constructCollectionType(List.class, PolicyRule.class));
             Instant detectedAt = fixture.admin.withHandle(handle -> handle.createQuery(
                     "SELECT detected_at FROM policy_conflicts WHERE id = :id").bind("id", id).mapTo(Instant.class).one());

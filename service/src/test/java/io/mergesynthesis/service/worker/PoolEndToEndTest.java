@@ -32,9 +32,9 @@ class PoolEndToEndTest {
         UUID org = UUID.randomUUID();
         String body = """
                 {"org_id": "%s", "dedup_key": "e2e-1", "action": "tool_call", "target": "jira.create_issue",
-                 "rules": [{"policy_id": "p1", "scope": "org", "scope_id": "o", "effect": "deny", "target": "jira.*"},
+                 "rules": [{"policy_id": "p1", "scope": "org", "scope_id": "%s", "effect": "deny", "target": "jira.*"},
                            {"policy_id": "p2", "scope": "member", "scope_id": "m", "effect": "allow", "target": "jira.create_issue"}],
-                 "winner_policy_id": "p1", "detected_at": "2026-11-20T10:15:00Z"}""".formatted(org);
+                 "winner_policy_id": "p1", "detected_at": "2026-11-20T10:15:00Z"}""".formatted(org, org);
         var created = APP.post(APP.token(Role.INGEST, org), "/v1/conflicts", body);
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         String id = json.readTree(created.body()).get("id").asText();

@@ -29,9 +29,18 @@ import org.jdbi.v3.core.Jdbi;
 public final class WorkerFixture implements AutoCloseable {
 
     public static final Clock FIXED = Clock.fixed(Instant.parse("2026-11-20T12:00:00Z"), ZoneOffset.UTC);
-    static final String RULES = """
-            [{"policy_id": "p1", "scope": "org", "scope_id": "o1", "effect": "deny", "target": "jira.*"},
-             {"policy_id": "p2", "scope": "member", "scope_id": "m1", "effect": "allow", "target": "jira.create_issue"}]""";
+    /**
+     * An org rule denying the target's family over a member rule allowing the target itself; the org rule's
+     * owner is filled in by SQL with the row's org, as ingest would require of it.
+     */
+    static String rules(String target) {
+        int dot = target.indexOf('.');
+        String family = dot > 0 ? target.substring(0, dot) + ".*" : "*";
+        return """
+                [{"policy_id": "p1", "scope": "org", "scope_id": null, "effect": "deny", "target": "%s"},
+                 {"policy_id": "p2", "scope": "member", "scope_id": "m1", "effect": "allow", "target": "%s"}]"""
+                .formatted(family, target);
+    }
 
     final TestDatabase database = TestDatabase.fresh();
     /** Logged in as the superuser, which row-level security does not hold: for setup and checks only. */
@@ -155,12 +164,12 @@ public final class WorkerFixture implements AutoCloseable {
         admin.useHandle(handle -> handle.createUpdate("""
                         INSERT INTO policy_conflicts
                             (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at)
-                        SELECT gen_random_uuid(), md5('org-' || (i % 3))::uuid, :prefix || i, 'tool_call', :target,
-                               CAST(:rules AS jsonb), 'p1', now()
-                        FROM generate_series(1, :count) AS i""")
+                        SELECT gen_random_uuid(), o.org, :prefix || i, 'tool_call', :target,
+                               jsonb_set(CAST(:rules AS jsonb), '{0,scope_id}', to_jsonb(o.org::text)), 'p1', now()
+                        FROM generate_series(1, :count) AS i, LATERAL (SELECT md5('org-' || (i % 3))::uuid AS org) o""")
                 .bind("prefix", target + "-" + UUID.randomUUID() + "-")
                 .bind("target", target)
-                .bind("rules", RULES)
+                .bind("rules", rules(target))
                 .bind("count", count)
                 .execute());
     }
@@ -176,13 +185,14 @@ public final class WorkerFixture implements AutoCloseable {
         admin.useHandle(handle -> handle.createUpdate("""
                         INSERT INTO policy_conflicts
                             (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at, not_before)
-                        VALUES (:id, md5(:orgSeed)::uuid, :key, 'tool_call', :target, CAST(:rules AS jsonb), 'p1',
-                                now(), clock_timestamp())""")
+                        VALUES (:id, md5(:orgSeed)::uuid, :key, 'tool_call', :target,
+                                jsonb_set(CAST(:rules AS jsonb), '{0,scope_id}', to_jsonb(md5(:orgSeed)::uuid::text)),
+                                'p1', now(), clock_timestamp())""")
                 .bind("id", id)
                 .bind("orgSeed", orgSeed)
                 .bind("key", id.toString())
                 .bind("target", target)
-                .bind("rules", RULES)
+                .bind("rules", rules(target))
                 .execute());
         return id;
     }

@@ -113,7 +113,7 @@ final class WebSeed {
         return r.toString();
     }
 
-    /** What the check lets a synthesizer store for {@link #memberWinsReport}: the member rule, the org rule narrowed. */
+    /** What passes the check for {@link #memberWinsReport}: the member rule stands, the org rule is narrowed. */
     static String memberWinsMerge(UUID conflict, UUID org, String target) {
         ObjectNode m = JSON.createObjectNode();
         m.put("schema_version", 1);

@@ -29,12 +29,12 @@ public record ConflictView(
         @JsonProperty("inbox") Inbox inbox) {
 
     /**
-     * Where the worker pool is with this conflict. Written only by the workers. {@code calls} and
+     * Where the worker pool is with this conflict. Written only by the workers. {@code check}, {@code calls} and
      * {@code attempt_history} are shown for one conflict, not in pages of them.
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     @JsonPropertyOrder({"state", "attempts", "last_failure_reason", "failure_marker", "synthesized_at", "suggested_merge",
-            "calls", "attempt_history"})
+            "check", "calls", "attempt_history"})
     public record Synthesis(
             @JsonProperty("state") String state,
             @JsonProperty("attempts") int attempts,
@@ -42,6 +42,7 @@ public record ConflictView(
             @JsonProperty("failure_marker") String failureMarker,
             @JsonProperty("synthesized_at") Instant synthesizedAt,
             @JsonProperty("suggested_merge") @JsonRawValue String suggestedMerge,
+            @JsonProperty("check") @JsonInclude(JsonInclude.Include.NON_NULL) MergeCheckView check,
             @JsonProperty("calls") @JsonInclude(JsonInclude.Include.NON_NULL) List<Call> calls,
             @JsonProperty("attempt_history") @JsonInclude(JsonInclude.Include.NON_NULL) List<HistoryLine> history) {
     }
@@ -102,12 +103,13 @@ public record ConflictView(
         return of(c, null, null);
     }
 
-    /** One conflict on its own, with its provider calls and attempt history, oldest first. */
+    /** One conflict on its own, with what the merge check says of it, its provider calls and attempt history. */
     public static ConflictView of(StoredConflict c, List<UsageLedger.Call> calls, List<AttemptHistory.Line> history) {
         return new ConflictView(c.id(), c.orgId(), c.dedupKey(), c.action(), c.target(), c.rulesJson(),
                 c.winnerPolicyId(), c.detectedAt(), c.receivedAt(),
                 new Synthesis(c.synthesisState(), c.attempts(), c.lastFailureReason(), c.failureMarker(),
                         c.synthesizedAt(), c.suggestedMergeJson(),
+                        calls == null ? null : MergeCheckView.of(c),
                         calls == null ? null : calls.stream().map(Call::of).toList(),
                         history == null ? null : history.stream().map(HistoryLine::of).toList()),
                 new Inbox(c.inboxStatus(), c.acknowledgedAt(), c.resolvedAt(), c.resolution(), c.resolutionNote()));

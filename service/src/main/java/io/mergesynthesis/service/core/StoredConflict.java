@@ -6,6 +6,9 @@ import java.util.UUID;
 /**
  * A row of {@code policy_conflicts} as the API reads it. JSON columns stay as text: the API passes them
  * through and never reinterprets what the engine or the synthesizer wrote.
+ *
+ * @param mergeCheckVersion the version of the merge check the stored merge passed; {@code null} when no merge is
+ *                          stored, or when it was stored before the check existed
  */
 public record StoredConflict(
         UUID id,
@@ -22,6 +25,7 @@ public record StoredConflict(
         String lastFailureReason,
         String failureMarker,
         String suggestedMergeJson,
+        Integer mergeCheckVersion,
         Instant synthesizedAt,
         String inboxStatus,
         Instant acknowledgedAt,

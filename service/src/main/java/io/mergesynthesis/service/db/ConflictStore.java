@@ -28,8 +28,8 @@ public final class ConflictStore {
     private static final String COLUMNS = """
             id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
             received_at, synthesis_state, attempts, last_failure_reason, failure_marker,
-            suggested_merge::text AS suggested_merge, synthesized_at, inbox_status, acknowledged_at,
-            resolved_at, resolution, resolution_note""";
+            suggested_merge::text AS suggested_merge, merge_check_version, synthesized_at, inbox_status,
+            acknowledged_at, resolved_at, resolution, resolution_note""";
 
     private ConflictStore() {
     }
@@ -172,6 +172,7 @@ public final class ConflictStore {
                 rs.getString("failure_marker"),
                 // jsonb keeps its keys sorted by length: back to the schema's order, here, for every reader.
                 MergeFieldOrder.inSchemaOrder(rs.getString("suggested_merge")),
+                rs.getObject("merge_check_version", Integer.class),
                 instant(rs, "synthesized_at"),
                 rs.getString("inbox_status"),
                 instant(rs, "acknowledged_at"),

@@ -8,13 +8,22 @@ import io.mergesynthesis.service.db.EventStream.StoredEvent;
 /**
  * ArcSight Common Event Format, version 0: {@code CEF:0|vendor|product|version|class|name|severity|extensions}.
  * Standard extension keys where one fits (rt, externalId, act, outcome, cat, msg, reason, suid, suser), the
- * custom string pairs cs1..cs6 with their labels for the rest. Every header field and extension value
- * goes through the format's escaping, so no value can end a field, add a key or break the line.
+ * custom string pairs cs1..cs6 with their labels for the conflict's fields, and keys of our own for a merge's.
+ * Every header field and extension value goes through the format's escaping, so no value can end a field, add a
+ * key or break the line.
  */
 final class CefLines implements EventLines {
 
     static final String VENDOR = "merge-synthesis";
     static final String PRODUCT = "merge-synthesis";
+
+    /** The keys of a merge's fields, ours because the custom strings are taken (see {@link #mergedRule}). */
+    static final String MERGED_EFFECT = "mergeSynthesisMergedEffect";
+    static final String MERGED_TARGET = "mergeSynthesisMergedTarget";
+    static final String MERGED_SCOPE = "mergeSynthesisMergedScope";
+    static final String MERGED_SCOPE_ID = "mergeSynthesisMergedScopeId";
+    static final String CHECK_RESULT = "mergeSynthesisCheckResult";
+    static final String CHECK_VERSION = "mergeSynthesisCheckVersion";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -54,7 +63,24 @@ final class CefLines implements EventLines {
         ext.add("suid", text(details, "token_id"));
         // Who asked, where no token did: the operator's command line.
         ext.add("suser", "cli".equals(text(details, "requested_by")) ? "cli" : null);
+        mergedRule(ext, details);
         return line.toString();
+    }
+
+    /**
+     * What a stored merge makes of the rules, and the check it passed. The six custom strings are taken by the
+     * conflict's own fields, so these are keys of our own, named for the product as CEF asks of vendor keys; a
+     * collector that keeps only the standard keys needs a mapping for them (ADR 0010).
+     */
+    private static void mergedRule(Extensions ext, JsonNode details) {
+        JsonNode rule = details.path("merged_rule");
+        JsonNode check = details.path("check");
+        ext.add(MERGED_EFFECT, text(rule, "effect"));
+        ext.add(MERGED_TARGET, text(rule, "target"));
+        ext.add(MERGED_SCOPE, text(rule, "scope"));
+        ext.add(MERGED_SCOPE_ID, text(rule, "scope_id"));
+        ext.add(CHECK_RESULT, text(check, "result"));
+        ext.add(CHECK_VERSION, text(check, "version"));
     }
 
     /** CEF has no place for a cursor inside the stream; it travels in the header (and on standard error). */

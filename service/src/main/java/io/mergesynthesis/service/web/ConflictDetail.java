@@ -19,9 +19,10 @@ import java.util.Map;
  * a field that is missing shows as empty, so a page never fails on what another system wrote.
  */
 record ConflictDetail(String id, String dedupKey, String action, String target, String winnerPolicyId,
-                      Moment detected, Moment received, List<RuleRow> rules,
+                      Moment detected, Moment received, List<RuleRow> rules, List<String> cautions,
                       String state, String stateLabel, int attempts, String lastFailureReason, String failureMarker,
-                      Moment synthesized, Merge merge, List<CallRow> calls, String callsCost, List<AttemptRow> history,
+                      Moment synthesized, Merge merge, CheckPanel check, List<CallRow> calls, String callsCost,
+                      List<AttemptRow> history,
                       String inboxStatus, Moment acknowledged, Moment resolved, String resolution,
                       String resolutionLabel, String note, boolean mayChange, boolean mayRequeue,
                       List<ResolutionOption> resolutions) {
@@ -69,11 +70,16 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
             options.add(new ResolutionOption(r.wireName(), Labels.resolution(r.wireName()), needsMerge));
         }
         return new ConflictDetail(c.id().toString(), c.dedupKey(), c.action(), c.target(), c.winnerPolicyId(),
-                Moment.of(c.detectedAt(), now), Moment.of(c.receivedAt(), now), rules, c.synthesisState(),
-                Labels.state(c.synthesisState()), c.attempts(), c.lastFailureReason(), c.failureMarker(),
-                Moment.of(c.synthesizedAt(), now), merge, callRows, Dollars.usd(cost), attempts, c.inboxStatus(),
-                Moment.of(c.acknowledgedAt(), now), Moment.of(c.resolvedAt(), now), c.resolution(),
-                Labels.resolution(c.resolution()), c.resolutionNote(), mayChange, mayRequeue, options);
+                Moment.of(c.detectedAt(), now), Moment.of(c.receivedAt(), now), rules, LayerCautions.of(rules),
+                c.synthesisState(), Labels.state(c.synthesisState()), c.attempts(), c.lastFailureReason(),
+                c.failureMarker(), Moment.of(c.synthesizedAt(), now), merge, CheckPanel.of(c), callRows,
+                Dollars.usd(cost), attempts, c.inboxStatus(), Moment.of(c.acknowledgedAt(), now),
+                Moment.of(c.resolvedAt(), now), c.resolution(), Labels.resolution(c.resolution()), c.resolutionNote(),
+                mayChange, mayRequeue, options);
+    }
+
+    boolean hasCautions() {
+        return !cautions.isEmpty();
     }
 
     boolean pending() {

@@ -8,11 +8,13 @@ import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.db.EventStream.Position;
+import io.mergesynthesis.service.db.EventStream.StoredEvent;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -117,6 +119,52 @@ class EventFormatTest {
         assertThat(resolved.ext).containsEntry("act", "conflict-resolved").containsEntry("msg", NOTE)
                 .containsEntry("cs6Label", "resolution").containsEntry("cs6", "manual");
         assertThat(parsed.get(0).ext).doesNotContainKeys("cs6", "cs6Label", "msg");
+    }
+
+    /** A merge's event with an owner and a target chosen to break both formats, as a policy author could write them. */
+    private static StoredEvent mergeEvent(String details) {
+        return new StoredEvent(41, 700, ORG, UUID.randomUUID(), "merge_synthesized", Instant.now(), details,
+                "engine-key", "tool_call", "jira.create_issue", "pol-org");
+    }
+
+    static final String MERGE_DETAILS = """
+            {"attempt": 1, "synthesizer": "llm", "provider": "anthropic", "model": "m", "resolved_effect": "deny",
+             "merged_rule": {"effect": "deny", "target": %s, "scope": "org", "scope_id": %s,
+                             "based_on_policy_id": "pol-org"},
+             "check": {"result": "passed", "version": 1}}""".formatted(Seed.quote(TARGET), Seed.quote(DEDUP_KEY));
+
+    @Test
+    void aMergesEffectTargetLayerOwnerAndCheckReachCefAsTheirOwnKeysIntact() {
+        Cef cef = Cef.parse(EventFormat.CEF.lines().line(mergeEvent(MERGE_DETAILS)));
+        assertThat(cef.ext)
+                .containsEntry("mergeSynthesisMergedEffect", "deny")
+                .containsEntry("mergeSynthesisMergedTarget", TARGET)
+                .containsEntry("mergeSynthesisMergedScope", "org")
+                .containsEntry("mergeSynthesisMergedScopeId", DEDUP_KEY)
+                .containsEntry("mergeSynthesisCheckResult", "passed")
+                .containsEntry("mergeSynthesisCheckVersion", "1")
+                .containsEntry("act", "merge-synthesized");
+        assertThat(cef.ext.keySet()).doesNotContain("forged");
+    }
+
+    @Test
+    void aMergesFieldsSitUnderMergeSynthesisInNdjsonBesideTheConflictsOwnTarget() {
+        JsonNode e = Seed.parse(EventFormat.NDJSON.lines().line(mergeEvent(MERGE_DETAILS)));
+        assertThat(e.at("/merge_synthesis/target").asText()).as("the conflict's target").isEqualTo("jira.create_issue");
+        assertThat(e.at("/merge_synthesis/resolved_effect").asText()).isEqualTo("deny");
+        assertThat(e.at("/merge_synthesis/merged_rule/effect").asText()).isEqualTo("deny");
+        assertThat(e.at("/merge_synthesis/merged_rule/target").asText()).isEqualTo(TARGET);
+        assertThat(e.at("/merge_synthesis/merged_rule/scope").asText()).isEqualTo("org");
+        assertThat(e.at("/merge_synthesis/merged_rule/scope_id").asText()).isEqualTo(DEDUP_KEY);
+        assertThat(e.at("/merge_synthesis/check/result").asText()).isEqualTo("passed");
+        assertThat(e.at("/merge_synthesis/check/version").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void aMergeEventWrittenBeforeTheCheckCarriesNoMergeKeysInCef() {
+        Cef cef = Cef.parse(EventFormat.CEF.lines().line(mergeEvent(
+                "{\"attempt\":1,\"synthesizer\":\"stub\",\"provider\":\"stub\",\"model\":\"stub-merge-v1\"}")));
+        assertThat(cef.ext.keySet()).noneMatch(key -> key.startsWith("mergeSynthesis"));
     }
 
     @Test

@@ -8,6 +8,8 @@ import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.TestApp;
+import io.mergesynthesis.synthesis.MergeCheck;
+import io.mergesynthesis.synthesis.MergeFinding;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -75,6 +77,8 @@ class WebInboxBrowserTest {
     static UUID toResolve;
     static UUID ofB;
     static UUID toRetry;
+    static UUID unchecked;
+    static UUID memberWins;
 
     @BeforeAll
     static void seed() {
@@ -134,6 +138,14 @@ class WebInboxBrowserTest {
             WebSeed.attempt(superuser, ORG_B, toRetry, attempt, attempt < 3 ? "transient_failure" : "permanent_failure",
                     "synthesizer", "provider answered 503");
         }
+        // Org B's as well, for the same reason: a merge stored before the merge check existed, and a member rule
+        // the engine chose over the org's.
+        unchecked = WebSeed.one(APP, platform, ORG_B, "b-unchecked", "wiki.edit_page");
+        WebSeed.synthesizedBeforeTheCheck(superuser, unchecked, WebSeed.merge(unchecked, ORG_B, "wiki.edit_page",
+                "The org rule pol-org-17 denies wiki.*; the member rule is shadowed."));
+        memberWins = WebSeed.ingest(APP, platform, WebSeed.memberWinsReport(ORG_B, "b-member-wins",
+                "github.delete_repo")).get(0);
+        WebSeed.synthesized(superuser, memberWins, WebSeed.memberWinsMerge(memberWins, ORG_B, "github.delete_repo"));
         browser = Browser.start();
         driver = browser.driver();
     }
@@ -194,11 +206,25 @@ class WebInboxBrowserTest {
                 .contains("remove").contains("fully shadowed by pol-org-17");
         assertThat(driver.getPageSource()).contains("0.86").contains("anthropic/model-large");
         assertThat(text(".rationale")).contains("Tool calls on jira.* stay denied");
+        // Every field of the merged rule, its owner too, and what the check proved of it, in words.
+        assertThat(text("dl.merged-rule")).contains("Layer\norg").contains("Owner (scope id)\n" + ORG_A)
+                .contains("Effect\ndeny").contains("Target\njira.*").contains("Based on\npol-org-17");
+        assertThat(text("dl.facts .badge.checked")).isEqualTo("checked");
+        String check = text(".check.passed");
+        assertThat(check).contains("passed the merge check (version " + MergeCheck.VERSION + ")");
+        for (MergeFinding.Property property : MergeFinding.Property.values()) {
+            assertThat(check).contains(property.description());
+        }
+        assertThat(check).contains("proves the merge's structure")
+                .contains("does not prove the rationale or the details, which are the model's own words");
+        assertThat(driver.findElements(By.cssSelector(".notice.caution, .check.not-checked"))).isEmpty();
         assertThat(text("#calls-heading + table")).contains("escalation").contains("$0.0125").contains("1620");
         assertThat(text("#history-heading + table")).contains("synthesizer").contains("provider answered 503");
         WebElement time = driver.findElement(By.cssSelector("dl.facts time"));
         assertThat(time.getAttribute("title")).endsWith("UTC");
         browser.screenshot("conflict");
+        driver.executeScript("document.getElementById('merge-heading').scrollIntoView()");
+        browser.screenshot("conflict-checked");
     }
 
     @Test
@@ -293,6 +319,41 @@ class WebInboxBrowserTest {
         assertThat(driver.findElements(By.cssSelector("#history-heading + table tbody tr"))).hasSize(3);
         assertThat(APP.get(adminB, "/v1/conflicts/" + toRetry).body()).contains("\"state\":\"pending\"");
         browser.screenshot("conflict-requeued");
+    }
+
+    @Test
+    void aMergeStoredBeforeTheCheckExistedIsFlaggedNotChecked() {
+        signIn(adminB);
+        open(unchecked);
+        assertThat(text("dl.facts .badge.not-checked")).isEqualTo("not checked");
+        String flag = text(".check.not-checked");
+        assertThat(flag).startsWith("Not checked.").contains("stored before the merge check existed")
+                .contains(MergeFinding.Property.GRANTS_NO_NEW_ACCESS.description());
+        assertThat(driver.findElements(By.cssSelector(".check.passed, .badge.checked"))).isEmpty();
+        assertThat(text("dl.merged-rule")).contains("Owner (scope id)\n" + ORG_B);
+        // The screenshot shows the merge with its flag, below the rules.
+        driver.executeScript("document.getElementById('merge-heading').scrollIntoView()");
+        browser.screenshot("conflict-not-checked");
+    }
+
+    @Test
+    void aWinnerOverAStrongerLayersRuleIsACautionNotARefusal() {
+        signIn(adminB);
+        open(memberWins);
+        String caution = text("#rules-heading ~ .notice.caution");
+        assertThat(caution).startsWith("Caution:")
+                .contains("chose pol-mbr-42 (member rule: allow on github.delete_repo) over pol-org-17 (org rule:"
+                        + " deny on github.*), although the org layer is stronger than the member layer");
+        // The merge is there, checked, and may be accepted as any other.
+        assertThat(text(".check.passed")).contains("passed the merge check");
+        assertThat(text("dl.merged-rule")).contains("Layer\nmember").contains("Owner (scope id)\nmember-31")
+                .contains("Based on\npol-mbr-42");
+        assertThat(driver.findElement(By.id("resolution-accepted_suggestion")).isEnabled()).isTrue();
+        browser.screenshot("conflict-caution");
+
+        // The engine's usual order draws no caution.
+        open(unchecked);
+        assertThat(driver.findElements(By.cssSelector(".notice.caution"))).isEmpty();
     }
 
     @Test

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
+import io.mergesynthesis.synthesis.MergeCheck;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,12 +84,54 @@ final class WebSeed {
         return m.toString();
     }
 
+    /** A merge as the worker stores it now: with the version of the merge check it passed. */
     static void synthesized(Jdbi superuser, UUID conflict, String mergeJson) {
+        stored(superuser, conflict, mergeJson, MergeCheck.VERSION);
+    }
+
+    /** A merge stored before the merge check existed: no check version. */
+    static void synthesizedBeforeTheCheck(Jdbi superuser, UUID conflict, String mergeJson) {
+        stored(superuser, conflict, mergeJson, null);
+    }
+
+    private static void stored(Jdbi superuser, UUID conflict, String mergeJson, Integer checkVersion) {
         superuser.useHandle(h -> h.createUpdate("""
                         UPDATE policy_conflicts SET synthesis_state = 'done', attempts = attempts + 1,
-                               suggested_merge = CAST(:merge AS jsonb), synthesized_at = now()
+                               suggested_merge = CAST(:merge AS jsonb), merge_check_version = :checkVersion,
+                               synthesized_at = now()
                          WHERE id = :id""")
-                .bind("id", conflict).bind("merge", mergeJson).execute());
+                .bind("id", conflict).bind("merge", mergeJson).bind("checkVersion", checkVersion).execute());
+    }
+
+    /**
+     * A member rule that allows {@code target}, chosen by the engine over the org's rule that denies
+     * {@code family.*}: the winner overrides a stronger layer.
+     */
+    static String memberWinsReport(UUID org, String dedupKey, String target) {
+        ObjectNode r = (ObjectNode) Seed.parse(report(org, dedupKey, target));
+        r.put("winner_policy_id", "pol-mbr-42");
+        return r.toString();
+    }
+
+    /** What passes the check for {@link #memberWinsReport}: the member rule stands, the org rule is narrowed. */
+    static String memberWinsMerge(UUID conflict, UUID org, String target) {
+        ObjectNode m = JSON.createObjectNode();
+        m.put("schema_version", 1);
+        m.put("conflict_id", conflict.toString());
+        m.putObject("winner").put("policy_id", "pol-mbr-42").put("scope", "member").put("effect", "allow")
+                .put("target", target);
+        m.putArray("losers").addObject().put("policy_id", "pol-org-17").put("scope", "org").put("effect", "deny")
+                .put("target", family(target));
+        m.put("resolved_effect", "allow");
+        m.putObject("merged_rule").put("scope", "member").put("scope_id", "member-31").put("effect", "allow")
+                .put("target", target).put("based_on_policy_id", "pol-mbr-42");
+        m.putArray("loser_actions").addObject().put("policy_id", "pol-org-17").put("action", "narrow")
+                .put("detail", "deny " + family(target) + " except " + target);
+        m.put("rationale", "The engine chose the member rule; the org rule is narrowed around it.");
+        m.put("confidence", 0.74);
+        m.putObject("produced_by").put("synthesizer", "llm").put("provider", "anthropic").put("model", "model-large");
+        m.put("generated_at", "2026-11-20T12:00:00Z");
+        return m.toString();
     }
 
     /**

@@ -10,6 +10,7 @@ import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.TestApp;
+import io.mergesynthesis.synthesis.MergeCheck;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The whole service with its pool: a conflict ingested over HTTP comes back with a suggested merge. */
+/**
+ * The whole service with its pool: a conflict ingested over HTTP comes back with a suggested merge, the check it
+ * passed, and an event that says what the merge does.
+ */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class PoolEndToEndTest {
 
@@ -54,6 +58,31 @@ class PoolEndToEndTest {
         assertThat(merge.path("conflict_id").asText()).isEqualTo(id);
         assertThat(merge.path("produced_by").path("synthesizer").asText()).isEqualTo("stub");
         assertThat(conflict[0].path("synthesis").path("attempts").asInt()).isEqualTo(1);
+        JsonNode check = conflict[0].path("synthesis").path("check");
+        assertThat(check.path("result").asText()).as(check.toString()).isEqualTo("passed");
+        assertThat(check.path("version").asInt()).isEqualTo(MergeCheck.VERSION);
+        assertThat(check.path("current_version").asInt()).isEqualTo(MergeCheck.VERSION);
+        assertThat(check.findValuesAsText("name")).containsExactly("matches_the_conflict", "keeps_the_winner",
+                "grants_no_new_access", "removes_the_conflict", "precise");
+
+        // What a SIEM receives of the merge: its rule, layer, owner, and the check it passed.
+        String siem = APP.token(Role.SIEM, org);
+        JsonNode event = json.readTree(APP.get(siem, "/v1/events?format=ndjson").body().lines()
+                .filter(line -> line.contains("merge-synthesized")).findFirst().orElseThrow())
+                .path("merge_synthesis");
+        assertThat(event.path("resolved_effect").asText()).isEqualTo("deny");
+        assertThat(event.path("merged_rule").path("effect").asText()).isEqualTo("deny");
+        assertThat(event.path("merged_rule").path("target").asText()).isEqualTo("jira.*");
+        assertThat(event.path("merged_rule").path("scope").asText()).isEqualTo("org");
+        assertThat(event.path("merged_rule").path("scope_id").asText()).isEqualTo("o");
+        assertThat(event.path("merged_rule").path("based_on_policy_id").asText()).isEqualTo("p1");
+        assertThat(event.path("check").path("result").asText()).isEqualTo("passed");
+        assertThat(event.path("check").path("version").asInt()).isEqualTo(MergeCheck.VERSION);
+        String cef = APP.get(siem, "/v1/events?format=cef").body().lines()
+                .filter(line -> line.contains("|merge_synthesized|")).findFirst().orElseThrow();
+        assertThat(cef).contains(" mergeSynthesisMergedEffect=deny ", " mergeSynthesisMergedTarget=jira.* ",
+                " mergeSynthesisMergedScope=org ", " mergeSynthesisMergedScopeId=o ",
+                " mergeSynthesisCheckResult=passed ").endsWith(" mergeSynthesisCheckVersion=" + MergeCheck.VERSION);
 
         String metrics = APP.getAdmin("/metrics").body();
         assertThat(metrics).contains("synthesis_attempts_total{outcome=\"success\",} 1.0");

@@ -3,6 +3,8 @@ package io.mergesynthesis.service.worker.attempt;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.core.MergeCheckResult;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.synthesis.OrgModelCheck;
@@ -12,10 +14,13 @@ import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.Effect;
+import io.mergesynthesis.synthesis.MergeCheck;
 import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.SuggestedMerge.MergedRule;
 import io.mergesynthesis.synthesis.Synthesis;
 import java.time.Duration;
 import java.util.List;
@@ -125,12 +130,32 @@ public final class MergeMaker {
         return checked.json();
     }
 
+    /**
+     * The "merge synthesized" event's details: who wrote the merge, what it makes of the rules, and the check it
+     * passed, so that a SIEM can alert on a merge's effect, layer, owner or target without reading the conflict.
+     * Only a merge that passed {@link MergeCheck} gets this far.
+     */
     private String eventDetails(SuggestedMerge merge, int attempt) {
-        return json.createObjectNode()
+        ObjectNode details = json.createObjectNode()
                 .put("attempt", attempt)
                 .put("synthesizer", merge.producedBy().synthesizer())
                 .put("provider", merge.producedBy().provider())
                 .put("model", merge.producedBy().model())
-                .toString();
+                .put("resolved_effect", wireName(merge.resolvedEffect()));
+        MergedRule rule = merge.mergedRule();
+        details.putObject("merged_rule")
+                .put("effect", wireName(rule.effect()))
+                .put("target", rule.target())
+                .put("scope", rule.scope() == null ? null : rule.scope().wireName())
+                .put("scope_id", rule.scopeId())
+                .put("based_on_policy_id", rule.basedOnPolicyId());
+        details.putObject("check")
+                .put("result", MergeCheckResult.PASSED.wireName())
+                .put("version", MergeCheck.VERSION);
+        return details.toString();
+    }
+
+    private static String wireName(Effect effect) {
+        return effect == null ? null : effect.wireName();
     }
 }

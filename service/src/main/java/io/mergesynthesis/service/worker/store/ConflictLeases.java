@@ -5,6 +5,7 @@ import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.synthesis.MergeCheck;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -22,7 +23,7 @@ import org.jdbi.v3.core.Handle;
 /**
  * The worker pool's SQL on {@code policy_conflicts}, all of it. The worker writes only the synthesis columns
  * ({@code synthesis_state}, {@code not_before}, the lease, {@code attempts}, {@code last_failure_reason},
- * {@code failure_marker}, {@code suggested_merge}, {@code synthesized_at}); the HTTP API
+ * {@code failure_marker}, {@code suggested_merge}, {@code merge_check_version}, {@code synthesized_at}); the HTTP API
  * ({@code db.ConflictStore}) writes only the inbox columns. The two never write the same column, so neither
  * can undo the other. The one exception, a re-queue ({@code db.MarkedConflicts}), changes only marked rows,
  * which hold no lease, so it cannot cross any write below.
@@ -209,11 +210,15 @@ public final class ConflictLeases {
      * event is inserted from the rows the fenced update returned, so it exists exactly when the merge was
      * stored. Added to a tenant batch under {@code scopeOrg}; its result is 1 when stored, 0 when the lease is no
      * longer this worker's (then neither is written).
+     *
+     * <p>A merge reaches the store only once it has passed {@link MergeCheck}, so the row records
+     * {@link MergeCheck#VERSION} beside it: one more parameter of the same statement.
      */
     public static OneTripBatch.Result<Integer> storeMerge(OneTripBatch batch, UUID scopeOrg, Lease lease,
                                                           String mergeJson, String eventDetailsJson) {
         return batch.update(scopeOrg, STORE_MERGE, Map.of(
                 "merge", mergeJson,
+                "checkVersion", MergeCheck.VERSION,
                 "id", lease.conflictId(),
                 "owner", lease.owner(),
                 "attempts", lease.attempts(),
@@ -227,6 +232,7 @@ public final class ConflictLeases {
             WITH stored AS (
                 UPDATE policy_conflicts
                 SET suggested_merge = CAST(:merge AS jsonb),
+                    merge_check_version = :checkVersion,
                     synthesis_state = 'done',
                     synthesized_at = now(),
                     last_failure_reason = NULL,
@@ -253,6 +259,7 @@ public final class ConflictLeases {
                 calls));
         params.putAll(Map.of(
                 "merge", mergeJson,
+                "checkVersion", MergeCheck.VERSION,
                 "id", lease.conflictId(),
                 "owner", lease.owner(),
                 "attempts", lease.attempts(),

@@ -7,6 +7,7 @@ import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.worker.WorkerFixture;
+import io.mergesynthesis.synthesis.MergeCheck;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -148,6 +149,29 @@ class ConflictLeasesTest {
             assertThat(outcomes(fixture, lost)).as("paid for, though nothing was stored").containsExactly("discarded");
             assertThat(fixture.column(lost, "suggested_merge")).isNull();
             assertThat(fixture.events("merge_synthesized")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aStoredMergeRecordsTheVersionOfTheCheckItPassedOnBothStorePaths() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID free = fixture.insertConflict("jira.a");
+            UUID paid = fixture.insertConflict("jira.b");
+            UUID waiting = fixture.insertConflict("jira.c");
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 2, Duration.ofSeconds(10)));
+            Lease freeLease = lease(leases, free);
+            Lease paidLease = lease(leases, paid);
+            OneTripBatch trip = OneTripBatch.tenant();
+            ConflictLeases.storeMerge(trip, freeLease.orgId(), freeLease, "{\"schema_version\": 1}",
+                    "{\"attempt\": 1}");
+            ConflictLeases.storeMerge(trip, paidLease.orgId(), paidLease, "{\"schema_version\": 1}",
+                    "{\"attempt\": 1}", 1, List.of(entry("primary", UsageLedger.ANSWER)));
+            trip.run(tx);
+
+            assertThat(fixture.column(free, "merge_check_version")).isEqualTo(String.valueOf(MergeCheck.VERSION));
+            assertThat(fixture.column(paid, "merge_check_version")).isEqualTo(String.valueOf(MergeCheck.VERSION));
+            assertThat(fixture.column(waiting, "merge_check_version")).as("no merge, no check").isNull();
         }
     }
 

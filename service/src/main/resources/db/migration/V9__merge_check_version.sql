@@ -1,0 +1,12 @@
+-- merge-synthesis schema, version 9: which version of the merge check a stored merge passed.
+--
+-- From this version on, the worker stores a merge only after the merge check (MergeCheck in the synthesis seam)
+-- found nothing wrong with it, and writes the check's version with the merge, in the same fenced update. NULL means
+-- either that no merge is stored or that the merge was stored before the check existed; the API and the web page
+-- show the latter as "not checked". The version is raised whenever a rule of the check changes, so a merge can say
+-- which rules it was held to.
+--
+-- No table constraint: PostgreSQL prepares every CHECK of the table again on each update of a row, and the worker
+-- updates each conflict twice (docs/adr/0030-cheaper-statements-per-conflict.md); only the worker writes the column.
+-- Adding a nullable column without a default changes no row and takes its lock only for a moment.
+ALTER TABLE policy_conflicts ADD COLUMN merge_check_version integer;

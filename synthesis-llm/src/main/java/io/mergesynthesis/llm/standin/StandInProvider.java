@@ -34,9 +34,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A local provider that speaks both protocols ({@code POST /v1/messages} and {@code POST /v1/chat/completions})
  * and answers valid merges by itself (or, when told to, unsafe ones: {@link UnsafeMerge}), for tests and
- * benchmarks where no real provider may be called. It binds
- * the loopback address only. Latency is served by a scheduler rather than a sleeping thread, so a slow
- * stand-in still answers hundreds of requests per second on a small machine.
+ * benchmarks where no real provider may be called. It binds the loopback address only. Latency is served by a
+ * scheduler rather than a sleeping thread, so a slow stand-in still answers hundreds of requests per second on a
+ * small machine.
  */
 public final class StandInProvider implements AutoCloseable {
 

@@ -58,7 +58,11 @@ public record ProviderCall(
                 costUsd, latency, other, requestId, startedAt);
     }
 
-    /** The two passes of one attempt: the primary model, then the escalation model below the threshold. */
+    /**
+     * The two passes of one attempt: the primary model, then a second pass when the primary's answer is unsure
+     * (below the threshold) or refused by the {@link MergeCheck}; that second pass goes to the escalation model,
+     * or to the primary model again when the route has none.
+     */
     public enum Pass {
         PRIMARY("primary"),
         ESCALATION("escalation");
@@ -84,6 +88,11 @@ public record ProviderCall(
         /** Answered, but with nothing usable: an error status, or output that failed the checks. */
         FAILED,
         /** Answered with a rate limit or an overload. */
-        RATE_LIMITED
+        RATE_LIMITED,
+        /**
+         * Answered with a well-formed merge that the {@link MergeCheck} refused: paid for and never stored, and the
+         * ledger says it was the check that threw it away.
+         */
+        REFUSED
     }
 }

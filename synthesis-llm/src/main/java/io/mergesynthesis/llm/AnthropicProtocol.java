@@ -1,6 +1,7 @@
 package io.mergesynthesis.llm;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import java.net.URI;
@@ -11,14 +12,22 @@ import java.net.http.HttpRequest;
 final class AnthropicProtocol implements WireProtocol {
 
     @Override
-    public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict) {
+    public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
+                               Repair repair) {
         ObjectNode body = WireJson.MAPPER.createObjectNode();
         body.put("model", model);
         body.put("max_tokens", provider.getMaxOutputTokens());
         body.put("system", prompt.system());
-        ObjectNode message = body.putArray("messages").addObject();
+        ArrayNode messages = body.putArray("messages");
+        ObjectNode message = messages.addObject();
         message.put("role", "user");
         message.put("content", prompt.userMessage(conflict));
+        if (repair != null) {
+            // The refused answer goes back as text even when a tool was forced: a tool_use turn would need a
+            // tool_result to follow it, and what follows is the check's findings.
+            messages.addObject().put("role", "assistant").put("content", repair.refusedAnswer());
+            messages.addObject().put("role", "user").put("content", prompt.repairMessage(repair.findings()));
+        }
         // Anthropic has no structured-output switch in this API version: json_schema falls back to text.
         if (provider.getAnswerMode() == AnswerMode.TOOL) {
             ObjectNode tool = body.putArray("tools").addObject();

@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm;
 
+import io.mergesynthesis.synthesis.MergeFinding;
 import io.prometheus.client.Collector;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
@@ -19,6 +20,7 @@ final class LlmMetrics {
     private final Counter cost;
     private final Counter escalations;
     private final Histogram duration;
+    private final MergeCheckRefusals refusals;
 
     LlmMetrics(CollectorRegistry registry, Map<String, ProviderGate> gates) {
         calls = Counter.build("llm_calls_total", "Provider calls by outcome.")
@@ -34,6 +36,7 @@ final class LlmMetrics {
                 .buckets(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60)
                 .register(registry);
         new GateReadings(gates).register(registry);
+        refusals = MergeCheckRefusals.in(registry);
         // Every configured provider shows up with zeroes from the start, so a dashboard's rate() has a baseline.
         for (String provider : gates.keySet()) {
             for (CallOutcome outcome : CallOutcome.values()) {
@@ -58,6 +61,11 @@ final class LlmMetrics {
 
     void escalation() {
         escalations.inc();
+    }
+
+    /** A model's answer the merge check refused, whether or not a second pass then repaired it. */
+    void refused(List<MergeFinding> findings) {
+        refusals.refused(findings);
     }
 
     /**

@@ -3,6 +3,9 @@ package io.mergesynthesis.llm;
 import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.InvalidAnswerException;
+import io.mergesynthesis.synthesis.MergeCheck;
+import io.mergesynthesis.synthesis.MergeFinding;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.ProviderCall;
@@ -26,10 +29,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes suggested merges by asking a model provider. One attempt is up to two passes: the route's primary
- * model, then, when the primary answered with a confidence below {@code llm.escalateBelow}, its escalation
- * model. The escalation's answer replaces the primary's only when it is valid; an escalation that fails in any
- * way leaves the primary's answer, already paid for, as the result.
+ * Writes suggested merges by asking a model provider. One attempt is up to two passes, each a paid call:
+ *
+ * <ul>
+ *   <li>the route's primary model answers, and its merge goes through the {@link MergeCheck} at once;</li>
+ *   <li>a merge the check refused goes to a second pass that is also its repair: the escalation model gets the
+ *       conflict, the refused answer as the model's own turn and the check's findings, and answers again. A route
+ *       without an escalation model sends the repair to the primary model itself, since a model told why its
+ *       answer was refused often corrects it, and no attempt should end without that chance. The repaired merge
+ *       is checked too; if it is refused as well, or the repair pass cannot be made at all (deferred, failed,
+ *       unreadable), the attempt fails with an {@link InvalidAnswerException} naming the findings and carrying
+ *       every paid call. A refused merge is never returned, whatever confidence came with it;</li>
+ *   <li>a merge that passed the check but came with a confidence below {@code llm.escalateBelow} goes to the
+ *       escalation model, as a plain second opinion. The escalation's answer replaces the primary's only when it
+ *       is valid and passes the check; an escalation that fails in any way leaves the primary's answer, already
+ *       paid for and checked, as the result.</li>
+ * </ul>
+ *
+ * <p>Refused calls are marked {@link Disposition#REFUSED} and counted in {@link MergeCheckRefusals}.
  *
  * <p>Thread-safe: the per-provider state lives in {@link ProviderGate}s shared by every worker thread.
  */
@@ -101,7 +118,11 @@ public final class LlmSynthesizer implements MergeSynthesizer {
                 "conflict " + conflict.conflictId() + " names winner_policy_id " + conflict.winnerPolicyId()
                         + ", but none of its " + conflict.rules().size() + " rules has that policy id"));
         List<ProviderCall> calls = new ArrayList<>();
-        PassAnswer primary = ask(Pass.PRIMARY, model, conflict, winner, calls);
+        PassAnswer primary = ask(Pass.PRIMARY, model, conflict, winner, calls, null);
+        List<MergeFinding> refused = MergeCheck.check(conflict, primary.merge());
+        if (!refused.isEmpty()) {
+            return repair(conflict, model, winner, primary, refused, calls, early);
+        }
         ResolvedModel escalation = model.escalation();
         if (escalation == null || primary.confidence() >= settings.getEscalateBelow()) {
             return new Synthesis(primary.merge(), calls);
@@ -110,20 +131,73 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         metrics.escalation();
         // On record before the second call: a replica killed during the escalation loses that call alone.
         early.answered(calls.get(primary.callIndex()));
+        PassAnswer better;
         try {
-            PassAnswer better = ask(Pass.ESCALATION, escalation, conflict, winner, calls);
-            calls.set(primary.callIndex(), calls.get(primary.callIndex()).withDisposition(Disposition.DISCARDED));
-            return new Synthesis(better.merge(), calls);
+            better = ask(Pass.ESCALATION, escalation, conflict, winner, calls, null);
         } catch (SynthesisException e) {
-            // Deferred, failed, invalid: the primary's answer is valid and paid for, so it stands.
+            // Deferred, failed, invalid: the primary's answer is valid, checked and paid for, so it stands.
             LOG.info("escalation to '{}' for conflict {} failed, keeping the primary answer: {}",
                     escalation.qualifiedName(), conflict.conflictId(), e.getMessage());
             return new Synthesis(primary.merge(), calls);
         }
+        List<MergeFinding> findings = MergeCheck.check(conflict, better.merge());
+        if (!findings.isEmpty()) {
+            refuse(better, findings, calls);
+            LOG.info("the merge check refused the escalation's answer from '{}' for conflict {} ({}), keeping the"
+                    + " primary answer", escalation.qualifiedName(), conflict.conflictId(), codes(findings));
+            return new Synthesis(primary.merge(), calls);
+        }
+        calls.set(primary.callIndex(), calls.get(primary.callIndex()).withDisposition(Disposition.DISCARDED));
+        return new Synthesis(better.merge(), calls);
+    }
+
+    /** The second pass after the check refused the primary's merge: the repaired merge, or the attempt fails. */
+    private Synthesis repair(ConflictSnapshot conflict, ResolvedModel model, PolicyRule winner, PassAnswer primary,
+                             List<MergeFinding> refused, List<ProviderCall> calls, CallRecorder early)
+            throws SynthesisException, InterruptedException {
+        refuse(primary, refused, calls);
+        ResolvedModel second = model.escalation() != null ? model.escalation() : model;
+        String first = "the merge check refused the answer of '" + model.qualifiedName() + "' " + codes(refused);
+        // On record before the second call, as before an escalation.
+        early.answered(calls.get(primary.callIndex()));
+        PassAnswer repaired;
+        try {
+            repaired = ask(Pass.ESCALATION, second, conflict, winner, calls,
+                    new Repair(primary.answerJson(), refused));
+        } catch (SynthesisException e) {
+            throw new InvalidAnswerException(first + " and its repair by '" + second.qualifiedName()
+                    + "' could not be made (" + shortened(e.getMessage()) + "): " + sentences(refused), calls);
+        }
+        List<MergeFinding> again = MergeCheck.check(conflict, repaired.merge());
+        if (again.isEmpty()) {
+            return new Synthesis(repaired.merge(), calls);
+        }
+        refuse(repaired, again, calls);
+        throw new InvalidAnswerException(first + " and its repair by '" + second.qualifiedName() + "' "
+                + codes(again) + ": " + sentences(again), calls);
+    }
+
+    private void refuse(PassAnswer answer, List<MergeFinding> findings, List<ProviderCall> calls) {
+        metrics.refused(findings);
+        calls.set(answer.callIndex(), calls.get(answer.callIndex()).withDisposition(Disposition.REFUSED));
+    }
+
+    /** The codes first, so that a history detail cut at its length limit still names them. */
+    private static String codes(List<MergeFinding> findings) {
+        return findings.stream().map(f -> f.code().wireName()).distinct()
+                .collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    private static String sentences(List<MergeFinding> findings) {
+        return findings.stream().map(MergeFinding::toString).collect(Collectors.joining("; "));
+    }
+
+    private static String shortened(String message) {
+        return message == null || message.length() <= 200 ? message : message.substring(0, 200) + "...";
     }
 
     private PassAnswer ask(Pass pass, ResolvedModel model, ConflictSnapshot conflict, PolicyRule winner,
-                           List<ProviderCall> calls) throws SynthesisException, InterruptedException {
+                           List<ProviderCall> calls, Repair repair) throws SynthesisException, InterruptedException {
         ProviderClient client = clients.get(model.provider());
         if (client == null) {
             throw new SynthesisException("model '" + model.qualifiedName() + "' names provider '" + model.provider()
@@ -136,7 +210,7 @@ public final class LlmSynthesizer implements MergeSynthesizer {
             throw new SynthesisException("model '" + model.qualifiedName() + "' has no price under llm.models; "
                     + "not calling it", null, calls);
         }
-        return client.ask(pass, model.model(), price, conflict, winner, calls);
+        return client.ask(pass, model.model(), price, conflict, winner, calls, repair);
     }
 
     /** The providers that cannot be used until someone acts (a refused key, a spend limit), for the health check. */

@@ -12,7 +12,8 @@ import java.net.http.HttpRequest;
 final class OpenAiProtocol implements WireProtocol {
 
     @Override
-    public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict) {
+    public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
+                               Repair repair) {
         ObjectNode body = WireJson.MAPPER.createObjectNode();
         body.put("model", model);
         body.put("max_completion_tokens", provider.getMaxOutputTokens());
@@ -23,6 +24,10 @@ final class OpenAiProtocol implements WireProtocol {
         ObjectNode user = messages.addObject();
         user.put("role", "user");
         user.put("content", prompt.userMessage(conflict));
+        if (repair != null) {
+            messages.addObject().put("role", "assistant").put("content", repair.refusedAnswer());
+            messages.addObject().put("role", "user").put("content", prompt.repairMessage(repair.findings()));
+        }
         switch (provider.getAnswerMode()) {
             case TOOL -> {
                 ObjectNode function = body.putArray("tools").addObject()

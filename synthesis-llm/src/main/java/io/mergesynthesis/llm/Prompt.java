@@ -3,34 +3,42 @@ package io.mergesynthesis.llm;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.MergeFinding;
 import io.mergesynthesis.synthesis.PolicyRule;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * What the model is told. The words live in two versioned resources beside this class, the system prompt
  * ({@code merge-synthesis-prompt.md}) and the schema of the answer ({@code merge-answer.schema.json}), so that a
  * change to them is a reviewable diff rather than an edit to string literals. The schema's title and
- * description double as the tool's name and description.
+ * description double as the tool's name and description. A third resource, {@code merge-repair-message.md},
+ * holds what a model is told when the merge check refused its answer.
  */
 public final class Prompt {
 
     static final String PROMPT_RESOURCE = "merge-synthesis-prompt.md";
     static final String SCHEMA_RESOURCE = "merge-answer.schema.json";
+    static final String REPAIR_RESOURCE = "merge-repair-message.md";
     private static final String SCHEMA_PLACEHOLDER = "{{answer_schema}}";
+    private static final String FINDINGS_PLACEHOLDER = "{{findings}}";
 
     private final String system;
     private final ObjectNode answerSchema;
     private final String toolName;
     private final String toolDescription;
+    private final String repair;
 
-    private Prompt(String system, ObjectNode answerSchema, String toolName, String toolDescription) {
+    private Prompt(String system, ObjectNode answerSchema, String toolName, String toolDescription, String repair) {
         this.system = system;
         this.answerSchema = answerSchema;
         this.toolName = toolName;
         this.toolDescription = toolDescription;
+        this.repair = repair;
     }
 
     /** The prompt as shipped in this module's resources. */
@@ -41,7 +49,7 @@ public final class Prompt {
             String description = schema.remove("description").asText();
             String system = resource(PROMPT_RESOURCE).replace(SCHEMA_PLACEHOLDER,
                     WireJson.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(schema));
-            return new Prompt(system, schema, name, description);
+            return new Prompt(system, schema, name, description, resource(REPAIR_RESOURCE).strip());
         } catch (IOException e) {
             throw new UncheckedIOException("the prompt resources of the LLM synthesizer cannot be read", e);
         }
@@ -90,5 +98,14 @@ public final class Prompt {
         }
         root.put("winner_policy_id", conflict.winnerPolicyId());
         return root.toString();
+    }
+
+    /**
+     * What the model is told after its answer (sent back to it as its own turn) was refused by the merge check:
+     * the check's findings, one a line as {@code code: message}, and a request to answer again.
+     */
+    public String repairMessage(List<MergeFinding> findings) {
+        String lines = findings.stream().map(finding -> "- " + finding).collect(Collectors.joining("\n"));
+        return repair.replace(FINDINGS_PLACEHOLDER, lines);
     }
 }

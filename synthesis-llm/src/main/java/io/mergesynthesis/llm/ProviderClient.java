@@ -77,9 +77,12 @@ final class ProviderClient {
     /**
      * Asks {@code model} for a merge of {@code conflict}. Every answered call is appended to {@code calls};
      * exceptions carry a copy of the list as it stands.
+     *
+     * @param repair null for a first answer; otherwise the refused answer and the check's findings to repair
      */
     PassAnswer ask(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
-                   PolicyRule winner, List<ProviderCall> calls) throws SynthesisException, InterruptedException {
+                   PolicyRule winner, List<ProviderCall> calls, Repair repair)
+            throws SynthesisException, InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before calling provider '" + name + "'");
         }
@@ -102,7 +105,7 @@ final class ProviderClient {
                 // Again: a call that waited for its slot or its turn may have waited into a pause another call
                 // started.
                 deferIfPaused(calls);
-                return send(pass, model, price, conflict, winner, calls, ticket, turn);
+                return send(pass, model, price, conflict, winner, calls, ticket, turn, repair);
             } finally {
                 gate.limit().release();
             }
@@ -169,9 +172,9 @@ final class ProviderClient {
 
     private PassAnswer send(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
                             PolicyRule winner, List<ProviderCall> calls, ProviderCircuit.Ticket ticket,
-                            long turn)
+                            long turn, Repair repair)
             throws SynthesisException, InterruptedException {
-        HttpRequest request = protocol.request(settings, model, prompt, conflict);
+        HttpRequest request = protocol.request(settings, model, prompt, conflict, repair);
         Instant startedAt = clock.instant();
         long started = System.nanoTime();
         HttpResponse<byte[]> response = exchange(request, model, conflict, calls, started, ticket);
@@ -250,7 +253,7 @@ final class ProviderClient {
             return new PassAnswer(
                     answer.toMerge(conflict, winner, new ProducedBy(LlmSynthesizer.NAME, name, call.model()),
                             clock.instant()),
-                    answer.confidence(), calls.size() - 1);
+                    answer.confidence(), calls.size() - 1, AnswerCheck.parse(reply.answerText()).toString());
         } catch (AnswerRejected e) {
             metrics.call(name, CallOutcome.INVALID_OUTPUT, latency);
             calls.add(call.withDisposition(Disposition.FAILED));

@@ -18,8 +18,19 @@ interface WireProtocol {
         };
     }
 
-    /** The complete request, key included; it must never be logged. */
-    HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict);
+    /** The complete request for a first answer, key included; it must never be logged. */
+    default HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict) {
+        return request(provider, model, prompt, conflict, null);
+    }
+
+    /**
+     * The complete request, key included; it must never be logged.
+     *
+     * @param repair null for a first answer; otherwise the refused answer goes back as the model's own turn,
+     *               followed by {@link Prompt#repairMessage} with the check's findings
+     */
+    HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
+                        Repair repair);
 
     /** Reads any answer, success or error, whatever the answer mode asked for. Never throws. */
     ProviderReply read(int status, HttpHeaders headers, byte[] body);

@@ -50,6 +50,27 @@ final class Fixtures {
                 Instant.parse("2026-11-20T10:15:00Z"));
     }
 
+    /**
+     * A conflict every kind of unsafe merge can break: an org require_approval that wins, a member allow it
+     * covers (removed), and a platform deny broader and stricter than it (narrowed).
+     */
+    static ConflictSnapshot conflictWithAStricterLoser() {
+        String org = "66149ad9-b0fe-4981-b3a0-ea0d94e58b4f";
+        return new ConflictSnapshot(
+                UUID.fromString("0c5e7a51-3d0e-4a8e-9a56-1f1b8f0a2b77"),
+                UUID.fromString(org),
+                "tool_call|jira.create_issue|pol-org-1|pol-mbr-2|pol-plat-3",
+                Action.TOOL_CALL,
+                "jira.create_issue",
+                List.of(
+                        new PolicyRule("pol-org-1", Scope.ORG, org, Effect.REQUIRE_APPROVAL, "jira.create_issue"),
+                        new PolicyRule("pol-mbr-2", Scope.MEMBER, "8933773f-aa0d-458e-813c-8213ff0584c1", Effect.ALLOW,
+                                "jira.create_issue"),
+                        new PolicyRule("pol-plat-3", Scope.PLATFORM, null, Effect.DENY, "jira.*")),
+                "pol-org-1",
+                Instant.parse("2026-11-20T10:15:00Z"));
+    }
+
     /** The same conflict under another id, as another conflict of the backlog would be. */
     static ConflictSnapshot anotherConflict() {
         ConflictSnapshot c = conflict();

@@ -30,6 +30,9 @@ public final class UsageLedger {
      */
     public static final String ANSWER = "answer";
 
+    /** The outcome of a call whose well-formed answer the merge check refused: paid for, never stored. */
+    public static final String REFUSED = "refused";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private UsageLedger() {

@@ -1,15 +1,19 @@
 package io.mergesynthesis.service.worker;
 
+import io.mergesynthesis.llm.MergeCheckRefusals;
+import io.mergesynthesis.synthesis.MergeFinding;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
 import io.prometheus.client.Gauge;
 import io.prometheus.client.Histogram;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * The pool's Prometheus metrics. Label values come only from {@link Outcome} and {@link FailureReason}, so
- * there are exactly 4 + 8 labelled series; every one exists from the start, at zero.
+ * The pool's Prometheus metrics. Label values come only from {@link Outcome}, {@link FailureReason} and the
+ * merge check's finding codes, so there are exactly 4 + 8 + 19 labelled series; every one exists from the start,
+ * at zero.
  */
 public final class SynthesisMetrics {
 
@@ -23,6 +27,7 @@ public final class SynthesisMetrics {
     private final Gauge inFlight;
     private final Counter leaseRecoveries;
     private final Counter deferrals;
+    private final MergeCheckRefusals refusals;
 
     public SynthesisMetrics(CollectorRegistry registry) {
         attempts = new FixedLabelCounter<>("synthesis_attempts_total", "Attempts at writing a suggested merge, by outcome.",
@@ -42,6 +47,8 @@ public final class SynthesisMetrics {
                         "Conflicts handed back uncounted because the provider asked to wait, the replica was at its "
                         + "concurrency limit towards it, or the lease was too short for a call.")
                 .register(registry);
+        // Shared with the LLM synthesizer when it reports into the same registry: one counter, two places refusing.
+        refusals = MergeCheckRefusals.in(registry);
     }
 
     /**
@@ -79,6 +86,11 @@ public final class SynthesisMetrics {
 
     public void deferred() {
         deferrals.inc();
+    }
+
+    /** A synthesizer's merge the merge check refused before it could be stored. */
+    public void refused(List<MergeFinding> findings) {
+        refusals.refused(findings);
     }
 
     public void leaseRecovered() {

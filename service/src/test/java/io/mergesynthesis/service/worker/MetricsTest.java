@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.MergeFinding;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
@@ -50,13 +51,19 @@ class MetricsTest {
         assertThat(buckets).containsExactlyElementsOf(expected);
         assertThat(buckets.get(16)).isEqualTo("65.536");
 
-        // Labels: only outcome and reason, plus the histogram's own le; at most 12 labelled series.
+        // Every finding code of the merge check, and nothing else, at zero.
+        assertThat(valuesOf(samples, "merge_check_refusals_total", "code")).containsExactlyInAnyOrderElementsOf(
+                Arrays.stream(MergeFinding.Code.values()).map(MergeFinding.Code::wireName).toList());
+        assertThat(samples).filteredOn(s -> s.name.equals("merge_check_refusals_total"))
+                .allSatisfy(s -> assertThat(s.value).isZero());
+
+        // Labels: only outcome, reason and code, plus the histogram's own le; 12 labelled series and one per code.
         Set<String> labelNames = new HashSet<>();
         samples.forEach(s -> labelNames.addAll(s.labelNames));
-        assertThat(labelNames).containsExactlyInAnyOrder("outcome", "reason", "le");
+        assertThat(labelNames).containsExactlyInAnyOrder("outcome", "reason", "code", "le");
         long labelled = samples.stream().filter(s -> !s.labelNames.isEmpty() && !s.labelNames.equals(List.of("le")))
                 .count();
-        assertThat(labelled).isEqualTo(12);
+        assertThat(labelled).isEqualTo(12 + MergeFinding.Code.values().length);
         assertThat(registry.getSampleValue("synthesis_pending_conflicts")).isEqualTo(7.0);
         assertThat(registry.getSampleValue("synthesis_in_flight")).isZero();
         assertThat(registry.getSampleValue("synthesis_lease_recoveries_total")).isZero();

@@ -17,11 +17,6 @@ final class AnthropicDialect implements Dialect {
     }
 
     @Override
-    public String userMessage(JsonNode request) {
-        return Dialect.lastUserMessage(request);
-    }
-
-    @Override
     public Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Behaviour behaviour, long serial) {
         ObjectNode body = mapper.createObjectNode();
         body.put("id", "msg_standin_" + serial);

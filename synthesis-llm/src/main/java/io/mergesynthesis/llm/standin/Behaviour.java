@@ -25,6 +25,8 @@ public final class Behaviour {
     private volatile long outputTokens = 180;
     private volatile long cacheReadTokens;
     private volatile long cacheWriteTokens;
+    private volatile UnsafeMerge unsafe;
+    private volatile boolean rightWhenToldWhy;
     private final Map<String, Double> confidenceByModel = new ConcurrentHashMap<>();
     private final Queue<Failure> nextFailures = new ConcurrentLinkedQueue<>();
     private final Queue<Scripted> script = new ConcurrentLinkedQueue<>();
@@ -161,6 +163,30 @@ public final class Behaviour {
 
     long cacheWriteTokens() {
         return cacheWriteTokens;
+    }
+
+    public UnsafeMerge unsafe() {
+        return unsafe;
+    }
+
+    /** The stand-in's own answers are unsafe this way from now on; null for correct answers. */
+    public Behaviour unsafe(UnsafeMerge kind) {
+        this.unsafe = kind;
+        return this;
+    }
+
+    public boolean rightWhenToldWhy() {
+        return rightWhenToldWhy;
+    }
+
+    /**
+     * With an {@link #unsafe(UnsafeMerge)} kind set: whether a request that carries the merge check's findings
+     * (the repair after a refused answer) gets the correct merge, as a model that learns from being told why
+     * would answer. Off, the repair is as unsafe as the first answer.
+     */
+    public Behaviour rightWhenToldWhy(boolean right) {
+        this.rightWhenToldWhy = right;
+        return this;
     }
 
     /** Queues answers given, in order, to the next requests that pass the key and rate checks. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /** What differs between the two protocols the stand-in speaks: where the key and the question are, and answer shapes. */
@@ -12,8 +14,19 @@ interface Dialect {
     /** The key the request carries, or null. */
     String key(Headers headers);
 
-    /** The text of the request's (last) user message, or null. */
-    String userMessage(JsonNode request);
+    /**
+     * The texts of the request's user messages, in order: the first is the conflict; any later one follows the
+     * model's own earlier answer, as a repair request does. Both protocols keep them in {@code messages}.
+     */
+    default List<String> userMessages(JsonNode request) {
+        List<String> texts = new ArrayList<>();
+        for (JsonNode message : request.path("messages")) {
+            if ("user".equals(message.path("role").asText())) {
+                texts.add(contentText(message.path("content")));
+            }
+        }
+        return texts;
+    }
 
     /**
      * A successful answer in the form the request asked for.
@@ -37,16 +50,6 @@ interface Dialect {
             text.append(part.path("text").asText(""));
         }
         return text.toString();
-    }
-
-    static String lastUserMessage(JsonNode request) {
-        String found = null;
-        for (JsonNode message : request.path("messages")) {
-            if ("user".equals(message.path("role").asText())) {
-                found = contentText(message.path("content"));
-            }
-        }
-        return found;
     }
 
     static ObjectNode objectOrNull(ObjectMapper mapper, String text) {

@@ -22,11 +22,6 @@ final class OpenAiDialect implements Dialect {
     }
 
     @Override
-    public String userMessage(JsonNode request) {
-        return Dialect.lastUserMessage(request);
-    }
-
-    @Override
     public Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Behaviour behaviour, long serial) {
         ObjectNode body = mapper.createObjectNode();
         body.put("id", "chatcmpl-standin-" + serial);

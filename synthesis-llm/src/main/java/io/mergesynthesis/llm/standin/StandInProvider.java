@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.mergesynthesis.llm.DurationText;
+import io.mergesynthesis.synthesis.MergeFinding;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -15,6 +16,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,9 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A local provider that speaks both protocols ({@code POST /v1/messages} and {@code POST /v1/chat/completions})
- * and answers valid merges by itself, for tests and benchmarks where no real provider may be called. It binds
- * the loopback address only. Latency is served by a scheduler rather than a sleeping thread, so a slow
- * stand-in still answers hundreds of requests per second on a small machine.
+ * and answers valid merges by itself (or, when told to, unsafe ones: {@link UnsafeMerge}), for tests and
+ * benchmarks where no real provider may be called. It binds the loopback address only. Latency is served by a
+ * scheduler rather than a sleeping thread, so a slow stand-in still answers hundreds of requests per second on a
+ * small machine.
  */
 public final class StandInProvider implements AutoCloseable {
 
@@ -308,17 +311,25 @@ public final class StandInProvider implements AutoCloseable {
     }
 
     private Reply answer(Dialect dialect, JsonNode request, Failure spoil, long n) {
-        String message = dialect.userMessage(request);
+        List<String> messages = dialect.userMessages(request);
+        boolean toldWhy = messages.size() > 1 && carriesFindings(messages.get(messages.size() - 1));
+        if (toldWhy) {
+            stats.repair();
+        }
         ObjectNode answer;
         try {
-            JsonNode conflict = message == null ? null : mapper.readTree(message);
+            JsonNode conflict = messages.isEmpty() ? null : mapper.readTree(messages.get(0));
             if (conflict == null || !conflict.isObject()) {
                 throw new IllegalArgumentException("no conflict");
             }
             answer = StandInAnswer.forConflict(mapper, conflict, behaviour.confidenceFor(request.path("model").asText()));
+            UnsafeMerge unsafe = behaviour.unsafe();
+            if (unsafe != null && !(toldWhy && behaviour.rightWhenToldWhy())) {
+                StandInAnswer.spoil(mapper, answer, conflict, unsafe);
+            }
         } catch (IOException | IllegalArgumentException e) {
             return dialect.error(mapper, 400, "invalid_request_error",
-                    "the stand-in reads a conflict as JSON from the user message", Map.of(), n);
+                    "the stand-in reads a conflict as JSON from the first user message", Map.of(), n);
         }
         if (spoil == Failure.NOT_JSON) {
             return dialect.answer(mapper, request, "I would keep the winner and remove the others.", behaviour, n);
@@ -330,6 +341,16 @@ public final class StandInProvider implements AutoCloseable {
             ((ObjectNode) answer.get("merged_rule")).put("based_on_policy_id", "pol-not-in-this-conflict");
         }
         return dialect.answer(mapper, request, answer.toString(), behaviour, n);
+    }
+
+    /** A repair request names at least one of the merge check's finding codes. */
+    private static boolean carriesFindings(String message) {
+        for (MergeFinding.Code code : MergeFinding.Code.values()) {
+            if (message.contains(code.wireName())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void send(HttpExchange exchange, Reply reply) {
@@ -366,7 +387,9 @@ public final class StandInProvider implements AutoCloseable {
      * Runs the stand-in until killed. Flags: {@code --port 9090}, {@code --latency 50ms}, {@code --rate-limit 20}
      * (per second, 0 = none), {@code --failure-rate 0.1}, {@code --failure-kind server_error},
      * {@code --confidence 0.9}, {@code --key test-key} (401 for any other), {@code --states-rate-limit false}
-     * (rate-limit headers on 429s only).
+     * (rate-limit headers on 429s only), {@code --unsafe flip_effect} (every answer unsafe that way, see
+     * {@link UnsafeMerge}), {@code --right-when-told-why true} (a repair request carrying the merge check's
+     * findings gets the correct merge).
      */
     public static void main(String[] args) throws Exception {
         int port = 9090;
@@ -386,9 +409,11 @@ public final class StandInProvider implements AutoCloseable {
                 case "--confidence" -> behaviour.confidence(Double.parseDouble(value));
                 case "--key" -> behaviour.expectedKey(value);
                 case "--states-rate-limit" -> behaviour.statesRateLimit(Boolean.parseBoolean(value));
+                case "--unsafe" -> behaviour.unsafe(UnsafeMerge.fromLabel(value));
+                case "--right-when-told-why" -> behaviour.rightWhenToldWhy(Boolean.parseBoolean(value));
                 default -> throw new IllegalArgumentException("unknown flag " + flag
                         + " (known: --port --latency --rate-limit --states-rate-limit --failure-rate "
-                        + "--failure-kind --confidence --key; outages are switched at runtime: POST "
+                        + "--failure-kind --confidence --key --unsafe --right-when-told-why; outages are switched at runtime: POST "
                         + OUTAGE_PATH + "?kind=status-503&for=30s)");
             }
         }

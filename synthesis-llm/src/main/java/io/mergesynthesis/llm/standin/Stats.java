@@ -6,19 +6,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What the stand-in has been asked so far: requests by path, by answered status and by model. Tests count
- * with it that a paused provider really received nothing.
+ * What the stand-in has been asked so far: requests by path, by answered status and by model, and how many
+ * were repairs of a refused answer. Tests count with it that a paused provider really received nothing.
  */
 public final class Stats {
 
     private final LongAdder requests = new LongAdder();
+    private final LongAdder repairs = new LongAdder();
     private final Map<String, LongAdder> byPath = new ConcurrentHashMap<>();
     private final Map<Integer, LongAdder> byStatus = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> byModel = new ConcurrentHashMap<>();
 
     /** A consistent-enough copy for assertions and the stats endpoint. */
+    /** @param repairs requests that carried the merge check's findings about an earlier answer */
     public record Snapshot(long requests, Map<String, Long> byPath, Map<Integer, Long> byStatus,
-                           Map<String, Long> byModel) {
+                           Map<String, Long> byModel, long repairs) {
 
         public long status(int status) {
             return byStatus.getOrDefault(status, 0L);
@@ -42,12 +44,16 @@ public final class Stats {
         byModel.computeIfAbsent(model, m -> new LongAdder()).increment();
     }
 
+    void repair() {
+        repairs.increment();
+    }
+
     void status(int status) {
         byStatus.computeIfAbsent(status, s -> new LongAdder()).increment();
     }
 
     Snapshot snapshot() {
-        return new Snapshot(requests.sum(), copy(byPath), copy(byStatus), copy(byModel));
+        return new Snapshot(requests.sum(), copy(byPath), copy(byStatus), copy(byModel), repairs.sum());
     }
 
     private static <K> Map<K, Long> copy(Map<K, LongAdder> counters) {

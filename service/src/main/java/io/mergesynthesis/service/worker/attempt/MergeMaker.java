@@ -10,12 +10,14 @@ import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.synthesis.OrgModelCheck;
 import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.FailureReason;
+import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.Effect;
 import io.mergesynthesis.synthesis.MergeCheck;
+import io.mergesynthesis.synthesis.MergeFinding;
 import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Router;
@@ -27,12 +29,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /**
  * The part of an attempt that makes the merge, and holds no connection: the leased row read as the
  * synthesizer's snapshot, the model the router picks for the org, the synthesizer's call, and the answer checked
- * against the schema and written as the text to store. Each step tags what it throws with its
- * {@link FailureReason}; an org model this replica cannot serve defers the attempt instead.
+ * against the schema and the {@link MergeCheck} and written as the text to store. Each step tags what it throws
+ * with its {@link FailureReason}; an org model this replica cannot serve defers the attempt instead.
  */
 public final class MergeMaker {
 
@@ -52,14 +55,20 @@ public final class MergeMaker {
     private final OrgModelCheck orgModels;
     private final SynthesisCall call;
     private final SuggestedMergeJson mergeJson;
+    private final SynthesisMetrics metrics;
     private final ObjectMapper json = JsonMapper.builder().findAndAddModules().build();
 
-    /** @param orgModels whether an org's own model can be served here; {@link OrgModelCheck#NONE} for the stub */
-    public MergeMaker(Router router, OrgModelCheck orgModels, SynthesisCall call, SuggestedMergeJson mergeJson) {
+    /**
+     * @param orgModels whether an org's own model can be served here; {@link OrgModelCheck#NONE} for the stub
+     * @param metrics   where a merge the check refuses is counted
+     */
+    public MergeMaker(Router router, OrgModelCheck orgModels, SynthesisCall call, SuggestedMergeJson mergeJson,
+                      SynthesisMetrics metrics) {
         this.router = router;
         this.orgModels = orgModels;
         this.call = call;
         this.mergeJson = mergeJson;
+        this.metrics = metrics;
     }
 
     /** A merge ready to store: its canonical text, its event's details, and the calls it cost. */
@@ -101,7 +110,7 @@ public final class MergeMaker {
     Made make(Prepared prepared, int attempt, CallRecorder early) throws AttemptFailure, AttemptDeferred {
         Synthesis synthesis = call.invoke(prepared.snapshot(), prepared.model(), early);
         List<UsageLedger.Entry> calls = PaidCalls.entries(synthesis.calls());
-        String stored = validate(synthesis.merge(), prepared.snapshot().conflictId(), calls);
+        String stored = validate(synthesis.merge(), prepared.snapshot(), calls);
         return new Made(stored, eventDetails(synthesis.merge(), attempt), calls);
     }
 
@@ -114,12 +123,16 @@ public final class MergeMaker {
         }
     }
 
-    /** The canonical text to store, once the merge has passed the schema and names this conflict. */
-    private String validate(SuggestedMerge merge, UUID conflictId, List<UsageLedger.Entry> calls)
+    /**
+     * The canonical text to store, once the merge has passed the schema, names this conflict and passes the
+     * merge check, whoever wrote it. A merge the check refuses fails the attempt as {@code invalid_json} with the
+     * findings as its detail, codes first, and the call that answered it is recorded as refused.
+     */
+    private String validate(SuggestedMerge merge, ConflictSnapshot conflict, List<UsageLedger.Entry> calls)
             throws AttemptFailure {
         SuggestedMergeJson.Checked checked;
         try {
-            checked = mergeJson.check(merge, conflictId);
+            checked = mergeJson.check(merge, conflict.conflictId());
         } catch (RuntimeException e) {
             throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge cannot be written as JSON", e, calls);
         }
@@ -127,7 +140,24 @@ public final class MergeMaker {
             throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge breaks the schema: " + checked.problems(),
                     null, calls);
         }
+        List<MergeFinding> findings = MergeCheck.check(conflict, merge);
+        if (!findings.isEmpty()) {
+            metrics.refused(findings);
+            throw new AttemptFailure(FailureReason.INVALID_JSON, "the merge check refused the merge of '"
+                    + merge.producedBy().synthesizer() + "' " + findings.stream().map(f -> f.code().wireName())
+                    .distinct().collect(Collectors.joining(", ", "[", "]")) + ": "
+                    + findings.stream().map(MergeFinding::toString).collect(Collectors.joining("; ")),
+                    null, refused(calls));
+        }
         return checked.json();
+    }
+
+    /** The calls with the one whose answer was the refused merge marked as refused. */
+    private static List<UsageLedger.Entry> refused(List<UsageLedger.Entry> calls) {
+        return calls.stream().map(call -> !UsageLedger.ANSWER.equals(call.outcome()) ? call
+                : new UsageLedger.Entry(call.id(), call.pass(), call.provider(), call.model(), call.inputTokens(),
+                        call.outputTokens(), call.cacheReadTokens(), call.cacheWriteTokens(), call.costUsd(),
+                        call.latencyMs(), UsageLedger.REFUSED, call.requestId())).toList();
     }
 
     /**

@@ -30,6 +30,7 @@ final class PaidCalls {
             case DISCARDED -> "discarded";
             case FAILED -> "failed";
             case RATE_LIMITED -> "rate_limited";
+            case REFUSED -> UsageLedger.REFUSED;
         };
     }
 }

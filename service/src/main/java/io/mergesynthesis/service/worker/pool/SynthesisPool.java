@@ -118,7 +118,8 @@ public final class SynthesisPool implements Managed {
         this.completer = new AttemptCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
                 AttemptCompleter.Gathering.forPool(settings.workers(), COMPLETER_WRITERS), builder.clock,
                 new StoreRefill());
-        this.runner = new AttemptRunner(builder.transactions, new MergeMaker(builder.router, builder.orgModels, call, builder.mergeJson),
+        this.runner = new AttemptRunner(builder.transactions,
+                new MergeMaker(builder.router, builder.orgModels, call, builder.mergeJson, metrics),
                 counter, completer, metrics, builder.clock, new RunnerSide(builder.orgScope, builder.retries));
         this.listener = settings.listen() && builder.listenConnection != null
                 ? Optional.of(new PendingListener(builder.listenConnection, waiter, builder.clock)) : Optional.empty();

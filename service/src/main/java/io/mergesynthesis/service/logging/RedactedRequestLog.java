@@ -27,8 +27,15 @@ public final class RedactedRequestLog extends ContainerLifeCycle implements Requ
     public static void install(Server server, SecretRedactor redactor) {
         RequestLog current = server.getRequestLog();
         if (current != null && !(current instanceof RedactedRequestLog)) {
+            RequestLogStatus.quiet(current);
             server.setRequestLog(new RedactedRequestLog(current, redactor));
         }
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        RequestLogStatus.report(delegate);
     }
 
     RequestLog delegate() {

@@ -51,6 +51,9 @@ class SecretsInLogsTest {
             "jdk.httpclient.HttpClient", "jdk.internal.httpclient.debug", "com.sun.net.httpserver",
             "io.mergesynthesis");
 
+    /** What logback's status printer writes while the application starts (it prints to standard output). */
+    static final java.io.ByteArrayOutputStream STATUSES = statusPrinterCaptured();
+
     static final StandInProvider STAND_IN = start(new Behaviour().expectedKey(PROVIDER_KEY));
     static final TestApp APP = TestApp.onStandIn("logs-to-files-config.yml", STAND_IN, PROVIDER_KEY,
             ConfigOverride.config("synthesis.maxAttempts", "1"),
@@ -64,6 +67,7 @@ class SecretsInLogsTest {
 
     @AfterAll
     static void quietAgain() {
+        ch.qos.logback.core.util.StatusPrinter.setPrintStream(System.out);
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
         TRACED.forEach(name -> context.getLogger(name).setLevel(name.equals("ROOT") ? Level.INFO : null));
         STAND_IN.close();
@@ -144,6 +148,20 @@ class SecretsInLogsTest {
         String random = secret.substring(prefix.length());
         return java.util.stream.IntStream.rangeClosed(0, random.length() - 12)
                 .mapToObj(i -> random.substring(i, i + 12)).toList();
+    }
+
+    @Test
+    void theRequestLogStartsWithoutVersionWarnings() {
+        String printed = STATUSES.toString(StandardCharsets.UTF_8);
+        assertThat(printed).doesNotContain("WARN in LogbackAccessRequestLog").doesNotContain("are different");
+        assertThat(read("app.log")).doesNotContain("request log: ");
+    }
+
+    private static java.io.ByteArrayOutputStream statusPrinterCaptured() {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ch.qos.logback.core.util.StatusPrinter.setPrintStream(new java.io.PrintStream(out, true,
+                StandardCharsets.UTF_8));
+        return out;
     }
 
     private static String state(String admin, UUID id) {

@@ -12,6 +12,8 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
+import io.mergesynthesis.llm.ProviderSettings;
+import io.mergesynthesis.service.admin.AdminToolsGuard;
 import io.mergesynthesis.service.api.BodyLimitFilter;
 import io.mergesynthesis.service.api.DatabaseUnavailableMapper;
 import io.mergesynthesis.service.api.ExactHeaderValues;
@@ -40,6 +42,9 @@ import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.ingest.ConflictIntake;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.ingest.SampleConflicts;
+import io.mergesynthesis.service.logging.LogRedaction;
+import io.mergesynthesis.service.logging.RedactedRequestLog;
+import io.mergesynthesis.service.logging.SecretRedactor;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.resources.ConflictResource;
 import io.mergesynthesis.service.resources.EventResource;
@@ -64,13 +69,17 @@ import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.servlet.jakarta.exporter.MetricsServlet;
+import jakarta.servlet.DispatcherType;
 import java.time.Clock;
+import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.postgres.PostgresPlugin;
@@ -111,6 +120,24 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
     @Override
     public void run(MergeSynthesisConfiguration config, Environment environment) {
+        // First, before anything logs: no logger at any level, nor the request log, writes a token or a key.
+        SecretRedactor redactor = SecretRedactor.withSecrets(config.getLlm().getProviders().values().stream()
+                .map(ProviderSettings::getApiKey).toList());
+        LogRedaction.install(redactor);
+        environment.lifecycle().addEventListener(new LifeCycle.Listener() {
+            @Override
+            public void lifeCycleStarting(LifeCycle event) {
+                if (event instanceof Server server) {
+                    RedactedRequestLog.install(server, redactor);
+                }
+            }
+        });
+        AdminToolsGuard adminTools = config.getAdminTools().build();
+        environment.admin().addFilter("admin-tools", adminTools)
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        LOG.info(adminTools.enabled() ? "Admin tools (/tasks, /threads, /pprof) are on, behind their token"
+                : "Admin tools (/tasks, /threads, /pprof) are off; set ADMIN_TOOLS_TOKEN_SHA256 to turn them on");
+
         Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(),
                 config.getEmbeddedDatabase());
         embedded.ifPresent(db -> environment.lifecycle().manage(new Managed() {

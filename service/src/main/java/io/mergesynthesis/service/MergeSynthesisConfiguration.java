@@ -5,6 +5,7 @@ import io.dropwizard.core.Configuration;
 import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.util.Duration;
 import io.mergesynthesis.llm.LlmSettings;
+import io.mergesynthesis.service.admin.AdminToolsFactory;
 import io.mergesynthesis.service.auth.AuthFactory;
 import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
 import io.mergesynthesis.service.ingest.IngestFactory;
@@ -51,9 +52,24 @@ public class MergeSynthesisConfiguration extends Configuration {
     @NotNull
     private SynthesisFactory synthesis = new SynthesisFactory();
 
+    /** The admin port's tasks, /threads and /pprof: off unless a token's hash is set. */
+    @Valid
+    @NotNull
+    private AdminToolsFactory adminTools = new AdminToolsFactory();
+
     /** The LLM synthesizer's providers, models, prices and route; checked only when it is selected. */
     @NotNull
     private LlmSettings llm = new LlmSettings();
+
+    @JsonProperty
+    public AdminToolsFactory getAdminTools() {
+        return adminTools;
+    }
+
+    @JsonProperty
+    public void setAdminTools(AdminToolsFactory adminTools) {
+        this.adminTools = adminTools;
+    }
 
     @JsonProperty
     public LlmSettings getLlm() {

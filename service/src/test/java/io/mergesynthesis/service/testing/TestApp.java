@@ -26,6 +26,8 @@ public final class TestApp {
     /** The key {@link #onStandIn} configures and {@link #standIn} expects. */
     public static final String STAND_IN_KEY = "test-key";
 
+    private static final String DEFAULT_CONFIG = "test-config.yml";
+
     private final TestDatabase database;
     private final DropwizardAppExtension<MergeSynthesisConfiguration> app;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -47,14 +49,23 @@ public final class TestApp {
      * overrides win.
      */
     public static TestApp onStandIn(StandInProvider standIn, ConfigOverride... overrides) {
-        return create(Stream.concat(Stream.of(
+        return onStandIn(DEFAULT_CONFIG, standIn, STAND_IN_KEY, overrides);
+    }
+
+    /**
+     * As {@link #onStandIn(StandInProvider, ConfigOverride...)}, from another configuration file of the tests and
+     * with another provider key (overrides are a set: two for one key would leave either in force).
+     */
+    public static TestApp onStandIn(String configResource, StandInProvider standIn, String apiKey,
+                                    ConfigOverride... overrides) {
+        return create(configResource, Stream.concat(Stream.of(
                 ConfigOverride.config("synthesis.synthesizer", "llm"),
                 ConfigOverride.config("synthesis.pollInterval", "200ms"),
                 ConfigOverride.config("synthesis.baseBackoff", "50ms"),
                 ConfigOverride.config("llm.primaryModel", "standin/small"),
                 ConfigOverride.config("llm.providers.standin.type", "openai"),
                 ConfigOverride.config("llm.providers.standin.baseUrl", standIn.openAiBaseUrl()),
-                ConfigOverride.config("llm.providers.standin.apiKey", STAND_IN_KEY),
+                ConfigOverride.config("llm.providers.standin.apiKey", apiKey),
                 ConfigOverride.config("llm.providers.standin.answerMode", "tool"),
                 ConfigOverride.config("llm.providers.standin.requestTimeout", "5s"),
                 ConfigOverride.config("llm.models.standin/small.inputPerMillionUsd", "1"),
@@ -72,12 +83,17 @@ public final class TestApp {
     }
 
     public static TestApp create(ConfigOverride... overrides) {
+        return create(DEFAULT_CONFIG, overrides);
+    }
+
+    /** The application from another configuration file of the tests' resources, plus overrides. */
+    public static TestApp create(String configResource, ConfigOverride... overrides) {
         TestDatabase database = TestDatabase.fresh();
         List<ConfigOverride> all = new ArrayList<>();
         all.add(ConfigOverride.config("database.url", database.url()));
         all.addAll(List.of(overrides));
         return new TestApp(database, new DropwizardAppExtension<>(MergeSynthesisApplication.class,
-                ResourceHelpers.resourceFilePath("test-config.yml"), all.toArray(ConfigOverride[]::new)));
+                ResourceHelpers.resourceFilePath(configResource), all.toArray(ConfigOverride[]::new)));
     }
 
     /** Register this with {@code @RegisterExtension} so JUnit starts and stops the application. */

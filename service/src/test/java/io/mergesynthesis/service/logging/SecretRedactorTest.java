@@ -1,0 +1,63 @@
+package io.mergesynthesis.service.logging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The shapes and names the redactor removes, in the forms libraries print them; and what it leaves alone. */
+class SecretRedactorTest {
+
+    private static final String TOKEN = "msk_Zk3v9QpL2mXc8RtY1uWb7NaE4sDf6GhJ0kLzXcVbNmQ";
+    private static final SecretRedactor REDACTOR = SecretRedactor.withSecrets(List.of("local",
+            "custom-provider-key-0123456789"));
+
+    @Test
+    void bearerHeadersInEveryFormLoseTheirCredential() {
+        assertThat(REDACTOR.redact("Authorization: Bearer " + TOKEN)).isEqualTo("Authorization: Bearer [redacted]");
+        assertThat(REDACTOR.redact("HttpFields[authorization=Bearer abc.def, host=x]"))
+                .isEqualTo("HttpFields[authorization=Bearer [redacted], host=x]");
+        assertThat(REDACTOR.redact("{\"x-api-key\":[\"opaque-value\"]}")).doesNotContain("opaque-value");
+        assertThat(REDACTOR.redact("Proxy-Authorization: Basic dXNlcjpwYXNz"))
+                .isEqualTo("Proxy-Authorization: Basic [redacted]");
+        // The JDK HTTP client's header log, one header per line.
+        assertThat(REDACTOR.redact("REQUEST HEADERS:\nPOST /v1/messages\n x-api-key: sk-ant-api03-AbCdEf123\n"))
+                .doesNotContain("AbCdEf123");
+    }
+
+    @Test
+    void tokensAndProviderKeysAreRemovedByShapeAnywhere() {
+        assertThat(REDACTOR.redact("token " + TOKEN + " refused")).isEqualTo("token msk_[redacted] refused");
+        assertThat(REDACTOR.redact("Incorrect API key provided: sk-proj-AbCdEfGhIjKlMn."))
+                .isEqualTo("Incorrect API key provided: sk-[redacted].");
+        assertThat(REDACTOR.redact("key sk-ant-RED...6789")).doesNotContain("RED");
+        assertThat(REDACTOR.redact("calling with custom-provider-key-0123456789 now"))
+                .isEqualTo("calling with [redacted] now");
+    }
+
+    @Test
+    void queryParametersNamedLikeSecretsLoseTheirValues() {
+        assertThat(REDACTOR.redact("GET /v1/conflicts?limit=5&access_token=abc123&api_key=zzz&cursor=c1 HTTP/1.1"))
+                .isEqualTo("GET /v1/conflicts?limit=5&access_token=[redacted]&api_key=[redacted]&cursor=c1 HTTP/1.1");
+        assertThat(REDACTOR.redact("/x?password=hunter2&key=k&client_secret=s"))
+                .isEqualTo("/x?password=[redacted]&key=[redacted]&client_secret=[redacted]");
+        assertThat(SecretRedactor.secretName("Access_Token")).isTrue();
+        assertThat(SecretRedactor.secretName("limit")).isFalse();
+    }
+
+    @Test
+    void jettyBufferViewsLoseTheirBytesWhereATokenTailCouldHide() {
+        String dump = "filled 180 HeapByteBuffer@1[p=0,l=180,c=8192,r=180]={<<<GET /v1/conflicts HTTP/1."
+                + "...lacXoukfFjH5O35gHlI\\r\\n\\r\\n>>>\\x00\\x00...\\x00} next";
+        assertThat(REDACTOR.redact(dump)).isEqualTo(
+                "filled 180 HeapByteBuffer@1[p=0,l=180,c=8192,r=180]={<<<[redacted]>>>} next");
+    }
+
+    @Test
+    void ordinaryTextIsLeftAlone() {
+        String text = "Conflict 8c04 is marked synthesis_max_attempts_exceeded after attempt 1; task-runner ok; "
+                + "no Authorization header; the local provider; dedup key logs-1";
+        assertThat(REDACTOR.redact(text)).isSameAs(text);
+        assertThat(REDACTOR.redact(null)).isNull();
+    }
+}

@@ -47,6 +47,11 @@ public final class TestApp {
      * overrides win.
      */
     public static TestApp onStandIn(StandInProvider standIn, ConfigOverride... overrides) {
+        return onStandIn(standIn, STAND_IN_KEY, overrides);
+    }
+
+    /** The same, calling the stand-in with {@code apiKey}; a second override of the key was not seen to take. */
+    public static TestApp onStandIn(StandInProvider standIn, String apiKey, ConfigOverride... overrides) {
         return create(Stream.concat(Stream.of(
                 ConfigOverride.config("synthesis.synthesizer", "llm"),
                 ConfigOverride.config("synthesis.pollInterval", "200ms"),
@@ -54,7 +59,7 @@ public final class TestApp {
                 ConfigOverride.config("llm.primaryModel", "standin/small"),
                 ConfigOverride.config("llm.providers.standin.type", "openai"),
                 ConfigOverride.config("llm.providers.standin.baseUrl", standIn.openAiBaseUrl()),
-                ConfigOverride.config("llm.providers.standin.apiKey", STAND_IN_KEY),
+                ConfigOverride.config("llm.providers.standin.apiKey", apiKey),
                 ConfigOverride.config("llm.providers.standin.answerMode", "tool"),
                 ConfigOverride.config("llm.providers.standin.requestTimeout", "5s"),
                 ConfigOverride.config("llm.models.standin/small.inputPerMillionUsd", "1"),

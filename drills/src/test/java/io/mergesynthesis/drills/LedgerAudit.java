@@ -102,7 +102,7 @@ final class LedgerAudit {
         Map<String, Long> counts = new LinkedHashMap<>();
         for (String[] row : database.rows("SELECT reason || CASE WHEN detail LIKE '%did not answer within%'"
                 + " THEN ' (timeout)' ELSE '' END, count(*) FROM synthesis_attempt_history"
-                + " WHERE outcome <> 'deferred' GROUP BY 1 ORDER BY 1")) {
+                + " WHERE outcome IN ('transient_failure', 'permanent_failure') GROUP BY 1 ORDER BY 1")) {
             counts.put(row[0], Long.parseLong(row[1]));
         }
         return counts;

@@ -24,6 +24,7 @@ import io.mergesynthesis.service.api.UndecodableTextMapper;
 import io.mergesynthesis.service.auth.BearerHeaderFilter;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
+import io.mergesynthesis.service.auth.RoleCheck;
 import io.mergesynthesis.service.auth.TokenAuthenticator;
 import io.mergesynthesis.service.auth.TokenStore;
 import io.mergesynthesis.service.cli.ExportEventsCommand;
@@ -80,7 +81,6 @@ import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnector;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.component.LifeCycle;
-import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.postgres.PostgresPlugin;
 import org.slf4j.Logger;
@@ -169,11 +169,12 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 .setRealm("merge-synthesis")
                 .setUnauthorizedHandler(new JsonUnauthorizedHandler())
                 .buildAuthFilter()));
-        environment.jersey().register(RolesAllowedDynamicFeature.class);
+        environment.jersey().register(new RoleCheck());
         environment.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
         environment.lifecycle().addEventListener(new ExactHeaderValues());
         JsonErrors.install(environment);
-        environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes()));
+        environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes(),
+                config.getIngest().getMaxBatchSize()));
         environment.jersey().register(new MalformedJsonMapper());
         environment.jersey().register(new DatabaseUnavailableMapper(Clock.systemUTC()));
         environment.jersey().register(new JsonLimitMapper());

@@ -13,4 +13,9 @@ public final class InvalidAnswerException extends SynthesisException {
     public InvalidAnswerException(String message, List<ProviderCall> calls) {
         super(message, null, calls);
     }
+
+    /** @param summary what was wrong with the answer's shape, by the synthesizer's own check (see the parent) */
+    public InvalidAnswerException(String message, String summary, List<ProviderCall> calls) {
+        super(message, summary, null, calls);
+    }
 }

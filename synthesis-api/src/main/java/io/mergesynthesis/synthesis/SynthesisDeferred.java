@@ -60,7 +60,13 @@ public final class SynthesisDeferred extends SynthesisException {
 
     public SynthesisDeferred(Cause deferral, String provider, Duration retryAfter, String message,
                              List<ProviderCall> calls) {
-        super(message, null, calls);
+        this(deferral, provider, retryAfter, message, null, calls);
+    }
+
+    /** @param summary the deferral as the conflict's org may read it (see {@link SynthesisException#summary()}) */
+    public SynthesisDeferred(Cause deferral, String provider, Duration retryAfter, String message, String summary,
+                             List<ProviderCall> calls) {
+        super(message, summary, null, calls);
         this.deferral = Objects.requireNonNull(deferral, "deferral");
         this.provider = Objects.requireNonNull(provider, "provider");
         this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");

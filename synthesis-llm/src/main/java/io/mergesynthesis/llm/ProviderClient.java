@@ -130,15 +130,15 @@ final class ProviderClient {
      * the conflict back uncounted.
      */
     private SynthesisException outageLike(ProviderCircuit.Ticket ticket, ConflictSnapshot conflict, String message,
-                                          Throwable cause, List<ProviderCall> calls) {
+                                          String summary, Throwable cause, List<ProviderCall> calls) {
         ProviderCircuit.Verdict verdict = gate.circuit().failed(ticket, conflict.conflictId(), message);
         if (verdict.counts()) {
-            return new SynthesisException(message, cause, calls);
+            return new SynthesisException(message, summary, cause, calls);
         }
         String why = verdict.deferral() == SynthesisDeferred.Cause.PROVIDER_OUTAGE
                 ? "the provider is down for every conflict" : "tried once more before it counts";
         return new SynthesisDeferred(verdict.deferral(), name, verdict.retryAfter(), message + " (" + why + ")",
-                calls);
+                summary + " (" + why + ")", calls);
     }
 
     /**
@@ -202,7 +202,8 @@ final class ProviderClient {
             metrics.call(name, CallOutcome.SERVER_ERROR, latency);
             calls.add(call.withDisposition(Disposition.FAILED));
             throw outageLike(ticket, conflict, "provider '" + name + "' model '" + model + "' answered HTTP "
-                    + reply.status() + " (" + describe(reply.error()) + ")", null, calls);
+                    + reply.status() + " (" + describe(reply.error()) + ")",
+                    "the model provider was unavailable (HTTP " + reply.status() + ")", null, calls);
         }
         return refuse(reply, call, calls, latency);
     }
@@ -233,8 +234,11 @@ final class ProviderClient {
             String what = cause instanceof HttpTimeoutException
                     ? "did not answer within " + settings.getRequestTimeout().toMillis() + " ms"
                     : "could not be reached (" + cause.getClass().getSimpleName() + ")";
+            String summary = cause instanceof HttpTimeoutException
+                    ? "the model provider did not answer within " + settings.getRequestTimeout().toMillis() + " ms"
+                    : "the model provider could not be reached";
             // The cause is kept for its stack, never its request: the JDK's exceptions do not carry headers.
-            throw outageLike(ticket, conflict, "provider '" + name + "' model '" + model + "' " + what,
+            throw outageLike(ticket, conflict, "provider '" + name + "' model '" + model + "' " + what, summary,
                     cause instanceof IOException ? cause : e, calls);
         }
     }
@@ -257,8 +261,10 @@ final class ProviderClient {
         } catch (AnswerRejected e) {
             metrics.call(name, CallOutcome.INVALID_OUTPUT, latency);
             calls.add(call.withDisposition(Disposition.FAILED));
+            // The check's own words, with at most a short excerpt of the answer: fit for the conflict's org.
             throw new InvalidAnswerException("provider '" + name + "' model '" + call.model()
-                    + "' gave an answer that cannot be used: " + e.getMessage(), calls);
+                    + "' gave an answer that cannot be used: " + e.getMessage(),
+                    "the answer was not a valid merge: " + e.getMessage(), calls);
         }
     }
 
@@ -273,14 +279,16 @@ final class ProviderClient {
             Duration wait = gate.refusedKey(status);
             // The provider's own message is left out on purpose: OpenAI's quotes part of the key.
             throw new SynthesisDeferred(SynthesisDeferred.Cause.REFUSED_KEY, name, wait,
-                    "provider '" + name + "' refused its key (HTTP " + status + "): check " + settings.keyVariable(), calls);
+                    "provider '" + name + "' refused its key (HTTP " + status + "): check " + settings.keyVariable(),
+                    "the model provider refused this service's key (HTTP " + status + ")", calls);
         }
         if (status == 429 && isSpendLimit(error)) {
             metrics.call(name, CallOutcome.RATE_LIMITED, latency);
             calls.add(call.withDisposition(Disposition.RATE_LIMITED));
             Duration wait = gate.spendLimitReached();
             throw new SynthesisDeferred(SynthesisDeferred.Cause.PROVIDER_SPEND_LIMIT, name, wait,
-                    "provider '" + name + "' says the spend limit is reached (" + describe(error) + ")", calls);
+                    "provider '" + name + "' says the spend limit is reached (" + describe(error) + ")",
+                    "the model provider says this service's spend limit is reached (HTTP " + status + ")", calls);
         }
         boolean overloaded = isOverload(reply);
         if (status == 429 || overloaded) {
@@ -291,12 +299,14 @@ final class ProviderClient {
             Duration wait = gate.throttled(cause,
                     RetryAfter.pause(reply.headers(), clock.instant(), THROTTLE_FALLBACK, THROTTLE_CAP));
             throw new SynthesisDeferred(cause, name, wait, "provider '" + name + "' model '" + model + "' answered HTTP "
-                    + status + " (" + describe(error) + "); pausing it for " + wait.toMillis() + " ms", calls);
+                    + status + " (" + describe(error) + "); pausing it for " + wait.toMillis() + " ms",
+                    (overloaded ? "the model provider was overloaded" : "the model provider asked to slow down")
+                            + " (HTTP " + status + "); tried again in " + wait.toMillis() + " ms", calls);
         }
         metrics.call(name, CallOutcome.SERVER_ERROR, latency);
         calls.add(call.withDisposition(Disposition.FAILED));
         throw new SynthesisException("provider '" + name + "' model '" + model + "' answered HTTP " + status + " ("
-                + describe(error) + ")", null, calls);
+                + describe(error) + ")", "the model provider refused the request (HTTP " + status + ")", null, calls);
     }
 
     /**
@@ -308,12 +318,14 @@ final class ProviderClient {
                 || error.message().toLowerCase(java.util.Locale.ROOT).contains("spend limit");
     }
 
+    /**
+     * The provider's error for the operator's log, with everything key-shaped taken out: providers quote keys
+     * back, whole or shortened. Never for a tenant's eyes (see {@link SynthesisException#summary()}).
+     */
     private String describe(ProviderError error) {
-        String type = error.type().isEmpty() ? error.code() : error.type();
-        String message = error.message();
-        if (settings.hasKey()) {
-            message = message.replace(settings.getApiKey(), "[key]");
-        }
+        String key = settings.hasKey() ? settings.getApiKey() : null;
+        String type = KeyShapes.removeFrom(error.type().isEmpty() ? error.code() : error.type(), key);
+        String message = KeyShapes.removeFrom(error.message(), key);
         if (message.length() > 300) {
             message = message.substring(0, 300) + "...";
         }

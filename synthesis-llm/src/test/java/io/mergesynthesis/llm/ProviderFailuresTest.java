@@ -292,6 +292,9 @@ class ProviderFailuresTest {
 
         assertThat(suspected.deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
         assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).hasMessageContaining("did not answer within 200 ms");
+        assertThat(failure.summary()).isEqualTo("the model provider did not answer within 200 ms");
+        assertThat(suspected.summary())
+                .isEqualTo("the model provider did not answer within 200 ms (tried once more before it counts)");
         assertThat(failure.calls()).isEmpty();
         assertThat(calls("anthropic", "timeout")).isEqualTo(2);
     }

@@ -61,10 +61,13 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
 
     private final long maxBytes;
     private final long drainLimit;
+    private final int maxBatchSize;
 
-    public BodyLimitFilter(long maxBytes) {
+    /** @param maxBatchSize the most conflicts one ingest request may report, for the ingest endpoint's 413 */
+    public BodyLimitFilter(long maxBytes, int maxBatchSize) {
         this.maxBytes = maxBytes;
         this.drainLimit = maxBytes * DRAIN_FACTOR;
+        this.maxBatchSize = maxBatchSize;
     }
 
     @Override
@@ -73,13 +76,14 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
         String declared = request.getHeaderString(HttpHeaders.CONTENT_LENGTH);
         long length = declared == null ? -1 : declaredLength(declared);
         boolean hasBody = length > 0 || request.getHeaderString("Transfer-Encoding") != null;
-        Bounded body = new Bounded(request.getEntityStream(), maxBytes, length);
+        String refusal = refusal(request.getMethod(), request.getUriInfo().getPath());
+        Bounded body = new Bounded(request.getEntityStream(), maxBytes, length, refusal);
         request.setProperty(BODY, hasBody ? body : null);
         if (length > maxBytes) {
             if (length <= drainLimit) {
                 body.drain();
             }
-            request.abortWith(tooLarge());
+            request.abortWith(tooLarge(refusal));
             return;
         }
         request.setEntityStream(body);
@@ -122,9 +126,33 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
         }
     }
 
-    private Response tooLarge() {
-        return ErrorBody.response(Response.Status.REQUEST_ENTITY_TOO_LARGE,
-                "request body is larger than " + maxBytes + " bytes: nothing was stored; send a smaller batch");
+    /**
+     * The 413's words for a request to {@code method} {@code path}: the limit and the endpoint it was hit on, and,
+     * for ingest alone, that a batch can be split and how many conflicts one may hold.
+     */
+    String refusal(String method, String path) {
+        String endpoint = method + " /" + (path.startsWith("/") ? path.substring(1) : path);
+        if (endpoint.length() > 200) {
+            endpoint = endpoint.substring(0, 200) + "...";
+        }
+        String said = "request body is larger than " + size(maxBytes) + ", the limit for " + endpoint
+                + ": nothing was stored";
+        if (endpoint.equals("POST /v1/conflicts")) {
+            said += "; send a smaller batch (at most " + maxBatchSize + " conflicts in a body of at most that size)";
+        }
+        return said;
+    }
+
+    private static String size(long bytes) {
+        long mib = 1024 * 1024;
+        if (bytes % mib == 0) {
+            return bytes / mib + " MiB (" + bytes + " bytes)";
+        }
+        return bytes % 1024 == 0 ? bytes / 1024 + " KiB (" + bytes + " bytes)" : bytes + " bytes";
+    }
+
+    private static Response tooLarge(String refusal) {
+        return ErrorBody.response(Response.Status.REQUEST_ENTITY_TOO_LARGE, refusal);
     }
 
     /**
@@ -157,14 +185,16 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
 
     private final class Bounded extends FilterInputStream {
         private final long declared;
+        private final String refusal;
         private long remaining;
         private long read;
         private boolean atEnd;
 
-        Bounded(InputStream in, long limit, long declared) {
+        Bounded(InputStream in, long limit, long declared, String refusal) {
             super(in);
             this.remaining = limit;
             this.declared = declared;
+            this.refusal = refusal;
         }
 
         /** Whether the whole body came off the connection: every declared byte, or the end of a chunked one. */
@@ -224,7 +254,7 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
             remaining -= n;
             if (remaining < 0) {
                 drain();
-                throw new WebApplicationException(tooLarge());
+                throw new WebApplicationException(tooLarge(refusal));
             }
         }
 

@@ -13,8 +13,10 @@ import org.jdbi.v3.core.Handle;
  * write: a marked row holds no lease, and every worker write is fenced on {@code synthesis_state = 'in_progress'}.
  *
  * <p>A re-queue puts the row back to pending with its attempts at zero, the marker and the last failure reason
- * cleared and claimable at once, and appends a {@code synthesis_requeued} event per row in the same statement, so
- * the event exists exactly for the rows that changed. The attempt history is left as it is.
+ * cleared and claimable at once, and appends a {@code synthesis_requeued} event and a {@code requeued} line of the
+ * attempt history per row in the same statement, so both exist exactly for the rows that changed. The history's
+ * earlier lines are left as they are: read in order, it tells the old failures, who re-queued and when, then the
+ * new attempts.
  */
 public final class MarkedConflicts {
 
@@ -28,7 +30,8 @@ public final class MarkedConflicts {
     /**
      * Picks marked rows of {@code :org} (the {@code %s} narrows them further), locks them, re-queues them and writes
      * their events. A row another transaction changed meanwhile is checked again once its lock is free and left
-     * out if it is no longer marked.
+     * out if it is no longer marked. The history line's {@code format} is written with {@code %%s}, as the whole
+     * statement is itself a Java format.
      */
     private static final String REQUEUE = """
             WITH marked AS (
@@ -55,6 +58,12 @@ public final class MarkedConflicts {
                 SELECT :org, id, :type, CAST(:requester AS jsonb)
                            || jsonb_build_object('previous_failure_reason', last_failure_reason,
                                                  'previous_attempts', attempts)
+                FROM requeued),
+            history AS (
+                INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail)
+                SELECT :org, id, 0, 'requeued', 'requeued',
+                       format('re-queued by %%s after %%s attempts (last failure: %%s)', CAST(:requestedBy AS text),
+                              attempts, coalesce(last_failure_reason, 'none recorded'))
                 FROM requeued)
             SELECT id, last_failure_reason, attempts FROM requeued""";
 
@@ -66,11 +75,13 @@ public final class MarkedConflicts {
      * Re-queues conflict {@code id} of {@code orgId} if it is marked; empty when it is not (or is not this org's).
      *
      * @param requesterJson a JSON object naming who asked, merged into the event's details
+     * @param requestedBy   who asked, in words, for the history's line
      */
-    public static Optional<Requeued> requeueOne(Handle handle, UUID orgId, UUID id, String requesterJson) {
+    public static Optional<Requeued> requeueOne(Handle handle, UUID orgId, UUID id, String requesterJson,
+                                                String requestedBy) {
         return handle.createQuery(ONE)
                 .bindMap(Map.of("org", orgId, "id", id, "limit", 1, "type", EventType.SYNTHESIS_REQUEUED.dbName(),
-                        "requester", requesterJson))
+                        "requester", requesterJson, "requestedBy", requestedBy))
                 .map((rs, ctx) -> new Requeued(rs.getObject("id", UUID.class), rs.getString("last_failure_reason"),
                         rs.getInt("attempts")))
                 .findOne();
@@ -82,12 +93,13 @@ public final class MarkedConflicts {
      * statement; callers repeat it until it returns 0.
      */
     public static int requeueBatch(Handle handle, UUID orgId, String failureReason, int limit,
-                                   String requesterJson) {
+                                   String requesterJson, String requestedBy) {
         var query = handle.createQuery(failureReason == null ? ANY_REASON : OF_REASON)
                 .bind("org", orgId)
                 .bind("limit", limit)
                 .bind("type", EventType.SYNTHESIS_REQUEUED.dbName())
-                .bind("requester", requesterJson);
+                .bind("requester", requesterJson)
+                .bind("requestedBy", requestedBy);
         if (failureReason != null) {
             query.bind("reason", failureReason);
         }

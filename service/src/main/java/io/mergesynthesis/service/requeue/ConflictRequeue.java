@@ -61,7 +61,8 @@ public final class ConflictRequeue {
         }
         UUID orgId = org.get();
         return transactions.inOrg(orgId, handle -> {
-            boolean requeued = MarkedConflicts.requeueOne(handle, orgId, id, requester.detailsJson()).isPresent();
+            boolean requeued = MarkedConflicts.requeueOne(handle, orgId, id, requester.detailsJson(),
+                    requester.inWords()).isPresent();
             if (requeued) {
                 ConflictStore.notifyPending(handle);
             }
@@ -82,6 +83,7 @@ public final class ConflictRequeue {
         List<UUID> orgs = filter.orgId() != null ? List.of(filter.orgId())
                 : transactions.crossTenant(handle -> MarkedConflicts.orgsWithMarked(handle, filter.failureReason()));
         String requesterJson = requester.detailsJson();
+        String requestedBy = requester.inWords();
         long total = 0;
         for (UUID org : orgs) {
             int batch;
@@ -90,7 +92,7 @@ public final class ConflictRequeue {
             do {
                 batch = transactions.inOrg(org, handle -> {
                     int requeued = MarkedConflicts.requeueBatch(handle, org, filter.failureReason(), batchSize,
-                            requesterJson);
+                            requesterJson, requestedBy);
                     if (requeued > 0) {
                         ConflictStore.notifyPending(handle);
                     }

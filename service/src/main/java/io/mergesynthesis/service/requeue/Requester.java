@@ -26,6 +26,14 @@ public record Requester(String requestedBy, UUID tokenId, String role) {
         return new Requester("cli", null, null);
     }
 
+    /** Who asked, as the attempt history's line says it: the token's role and id, as the event names them. */
+    String inWords() {
+        if (tokenId == null) {
+            return "the operator's requeue command";
+        }
+        return "token " + tokenId + " (role " + role + ")";
+    }
+
     /** The fields this adds to each {@code synthesis_requeued} event's details. */
     String detailsJson() {
         ObjectNode details = JSON.createObjectNode().put("requested_by", requestedBy);

@@ -40,7 +40,7 @@ record FleetOverview(Map<String, Long> byState, List<ReasonCount> markedByReason
         List<ReasonCount> recent = handle.createQuery("""
                         SELECT outcome, reason, count(*) AS n
                           FROM synthesis_attempt_history
-                         WHERE finished_at >= :since
+                         WHERE finished_at >= :since AND outcome <> 'requeued'
                          GROUP BY outcome, reason ORDER BY n DESC, outcome, reason""")
                 .bind("since", Timestamp.from(recentSince))
                 .map((rs, ctx) -> new ReasonCount(rs.getString("outcome"), rs.getString("reason"), rs.getLong("n")))

@@ -48,7 +48,9 @@ class RequeueCommandTest {
         assertThat(run.failure()).isEmpty();
         assertThat(run.lastOutLine()).isEqualTo("requeued 1");
         assertThat(Marked.row(db, id)).isEqualTo("pending|0|||claimable");
-        assertThat(Marked.historyLines(db, id)).isEqualTo(3);
+        assertThat(Marked.historyLines(db, id)).as("three failures and the re-queue").isEqualTo(4);
+        assertThat(Marked.lastHistoryLine(db, id)).isEqualTo("requeued|requeued|0|re-queued by the operator's "
+                + "requeue command after 3 attempts (last failure: write_merge)");
         var event = Marked.onlyRequeueEvent(db, id);
         assertThat(event.get("requested_by").asText()).isEqualTo("cli");
         assertThat(event.get("previous_failure_reason").asText()).isEqualTo("write_merge");

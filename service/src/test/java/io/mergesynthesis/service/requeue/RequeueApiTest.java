@@ -10,7 +10,9 @@ import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.Marked;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
+import io.mergesynthesis.service.testing.WebPages;
 import java.net.http.HttpResponse;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -54,7 +56,7 @@ class RequeueApiTest {
         assertThat(body.at("/conflict/id").asText()).isEqualTo(id.toString());
         assertThat(body.at("/conflict/synthesis/attempts").asInt()).isZero();
         assertThat(Marked.row(db, id)).isEqualTo("pending|0|||claimable");
-        assertThat(Marked.historyLines(db, id)).isEqualTo(3);
+        assertThat(Marked.historyLines(db, id)).as("three failures and the re-queue").isEqualTo(4);
 
         JsonNode event = Marked.onlyRequeueEvent(db, id);
         assertThat(event.get("previous_failure_reason").asText()).isEqualTo("invalid_json");
@@ -66,7 +68,19 @@ class RequeueApiTest {
         // The conflict view shows the history it kept.
         JsonNode view = Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body());
         assertThat(view.at("/synthesis/state").asText()).isEqualTo("pending");
-        assertThat(view.at("/synthesis/attempt_history")).hasSize(3);
+        assertThat(view.at("/synthesis/attempt_history")).hasSize(4);
+        // The re-queue's own line comes last: who asked, and when.
+        JsonNode requeue = view.at("/synthesis/attempt_history/3");
+        String tokenId = event.get("token_id").asText();
+        assertThat(requeue.get("outcome").asText()).isEqualTo("requeued");
+        assertThat(requeue.get("attempt").asInt()).isZero();
+        assertThat(requeue.get("detail").asText()).isEqualTo("re-queued by token " + tokenId
+                + " (role org_admin) after 3 attempts (last failure: invalid_json)");
+        assertThat(Instant.parse(requeue.get("at").asText())).isAfter(Instant.parse(
+                view.at("/synthesis/attempt_history/2/at").asText()));
+
+        assertThat(WebPages.signIn(APP, admin).page("/conflicts/" + id))
+                .contains("re-queued by token " + tokenId + " (role org_admin) after 3 attempts");
     }
 
     @Test

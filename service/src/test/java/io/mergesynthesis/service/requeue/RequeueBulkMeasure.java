@@ -51,7 +51,7 @@ class RequeueBulkMeasure {
         for (int run = 0; run < 5; run++) {
             long batchStart = System.nanoTime();
             int batch = database.transactions().inOrg(org, h -> MarkedConflicts.requeueBatch(h, org, "synthesizer",
-                    ConflictRequeue.BATCH_SIZE, "{\"requested_by\": \"cli\"}"));
+                    ConflictRequeue.BATCH_SIZE, "{\"requested_by\": \"cli\"}", "the requeue command"));
             System.out.printf("one batch: %d conflicts in %.1f ms%n", batch,
                     (System.nanoTime() - batchStart) / 1e6);
         }

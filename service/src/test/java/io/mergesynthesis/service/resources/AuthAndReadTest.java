@@ -11,6 +11,7 @@ import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.OneConnection;
+import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -76,6 +77,20 @@ class AuthAndReadTest {
         assertThat(APP.post(adminA, "/v1/conflicts", report(ORG_A, "by-admin")).statusCode()).isEqualTo(403);
         assertThat(APP.post(APP.token(Role.SIEM, ORG_A), "/v1/conflicts", report(ORG_A, "by-siem")).statusCode())
                 .isEqualTo(403);
+    }
+
+    @Test
+    void a403NamesTheRolesTheEndpointIsForAndTheTokensOwn() {
+        var listed = APP.get(APP.token(Role.INGEST, ORG_A), "/v1/conflicts");
+        assertThat(listed.statusCode()).isEqualTo(403);
+        assertThat(Seed.parse(listed.body()).get("message").asText())
+                .isEqualTo("this endpoint is for the org_admin role; your token's role is ingest");
+
+        var reported = APP.post(adminA, "/v1/conflicts", report(ORG_A, "named-roles"));
+        assertThat(reported.statusCode()).isEqualTo(403);
+        assertThat(Seed.parse(reported.body()).get("code").asInt()).isEqualTo(403);
+        assertThat(Seed.parse(reported.body()).get("message").asText())
+                .isEqualTo("this endpoint is for the ingest and platform roles; your token's role is org_admin");
     }
 
     /**

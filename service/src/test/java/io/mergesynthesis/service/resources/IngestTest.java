@@ -278,6 +278,23 @@ class IngestTest {
     }
 
     @Test
+    void a413SaysTheLimitOfTheEndpointItWasHitOn() throws Exception {
+        HttpResponse<String> ingested = APP.post(ingest, "/v1/conflicts",
+                report(org, "k-huge", "x".repeat(3 * 1024 * 1024)));
+        assertThat(ingested.statusCode()).isEqualTo(413);
+        assertThat(JSON.readTree(ingested.body()).get("message").asText()).isEqualTo("request body is larger than "
+                + "2 MiB (2097152 bytes), the limit for POST /v1/conflicts: nothing was stored; send a smaller batch "
+                + "(at most 500 conflicts in a body of at most that size)");
+
+        UUID id = UUID.randomUUID();
+        HttpResponse<String> resolved = APP.post(APP.token(Role.ORG_ADMIN, org), "/v1/conflicts/" + id + "/resolve",
+                "{\"resolution\": \"manual\", \"note\": \"" + "n".repeat(3 * 1024 * 1024) + "\"}");
+        assertThat(resolved.statusCode()).isEqualTo(413);
+        assertThat(JSON.readTree(resolved.body()).get("message").asText()).isEqualTo("request body is larger than "
+                + "2 MiB (2097152 bytes), the limit for POST /v1/conflicts/" + id + "/resolve: nothing was stored");
+    }
+
+    @Test
     void aBatchOverTheMaximumIsRefusedWhole() throws Exception {
         List<String> reports = new ArrayList<>();
         for (int i = 0; i < 501; i++) {

@@ -83,6 +83,14 @@ public final class Marked {
                 .bind("id", id).mapTo(Long.class).one());
     }
 
+    /** The conflict's newest history line, as {@code outcome|reason|attempt|detail}. */
+    public static String lastHistoryLine(Jdbi superuser, UUID id) {
+        return superuser.withHandle(h -> h.createQuery("""
+                        SELECT outcome || '|' || reason || '|' || attempt || '|' || coalesce(detail, '')
+                        FROM synthesis_attempt_history WHERE conflict_id = :id ORDER BY id DESC LIMIT 1""")
+                .bind("id", id).mapTo(String.class).one());
+    }
+
     /** The details of the conflict's one {@code synthesis_requeued} event; fails unless there is exactly one. */
     public static JsonNode onlyRequeueEvent(Jdbi superuser, UUID id) {
         List<String> details = superuser.withHandle(h -> h.createQuery("""

@@ -52,6 +52,11 @@ public final class TestApp {
         return onStandIn(DEFAULT_CONFIG, standIn, STAND_IN_KEY, overrides);
     }
 
+    /** The same, calling the stand-in with {@code apiKey}; a second override of the key was not seen to take. */
+    public static TestApp onStandIn(StandInProvider standIn, String apiKey, ConfigOverride... overrides) {
+        return onStandIn(DEFAULT_CONFIG, standIn, apiKey, overrides);
+    }
+
     /**
      * As {@link #onStandIn(StandInProvider, ConfigOverride...)}, from another configuration file of the tests and
      * with another provider key (overrides are a set: two for one key would leave either in force).

@@ -315,8 +315,11 @@ class WebInboxBrowserTest {
         assertThat(text("#merge-heading + p.notice")).startsWith("Queued again");
         assertThat(text("dl.facts")).contains("pending").contains("0 attempt(s)");
         assertThat(driver.findElements(By.xpath("//button[text()='Try again']"))).isEmpty();
-        // What happened before stays on the page, and the API agrees.
-        assertThat(driver.findElements(By.cssSelector("#history-heading + table tbody tr"))).hasSize(3);
+        // What happened before stays on the page, with the re-queue's own line after it; the API agrees.
+        var rows = driver.findElements(By.cssSelector("#history-heading + table tbody tr"));
+        assertThat(rows).hasSize(3 + 1);
+        assertThat(rows.get(3).getText()).contains("requeued").contains("re-queued by token")
+                .contains("(role org_admin)");
         assertThat(APP.get(adminB, "/v1/conflicts/" + toRetry).body()).contains("\"state\":\"pending\"");
         browser.screenshot("conflict-requeued");
     }

@@ -76,7 +76,7 @@ class RequeuedConflictTest {
             assertThat(fixture.column(id, "attempts")).isEqualTo("1");
             assertThat(fixture.column(id, "failure_marker")).isNull();
             assertThat(fixture.column(id, "last_failure_reason")).isNull();
-            assertThat(Marked.historyLines(fixture.admin, id)).isEqualTo(3);
+            assertThat(Marked.historyLines(fixture.admin, id)).as("three failures and the re-queue").isEqualTo(3 + 1);
             assertThat(Marked.onlyRequeueEvent(fixture.admin, id).get("requested_by").asText()).isEqualTo("cli");
             assertThat(eventTypes(fixture, id)).containsExactly("synthesis_failed_permanently", "synthesis_requeued",
                     "merge_synthesized");
@@ -121,7 +121,7 @@ class RequeuedConflictTest {
             assertThat(calls.callsFor(id)).isEqualTo(2 + 3);
             assertThat(fixture.column(id, "attempts")).isEqualTo("3");
             assertThat(fixture.column(id, "last_failure_reason")).isEqualTo("synthesizer");
-            assertThat(Marked.historyLines(fixture.admin, id)).isEqualTo(2 + 3);
+            assertThat(Marked.historyLines(fixture.admin, id)).as("failures, the re-queue, failures").isEqualTo(2 + 1 + 3);
             assertThat(replica.failures(FailureReason.MAX_ATTEMPTS_EXCEEDED)).isZero();
         }
     }

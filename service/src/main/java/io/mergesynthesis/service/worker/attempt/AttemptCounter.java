@@ -73,11 +73,10 @@ public final class AttemptCounter {
             LOG.info("Attempt {} at conflict {} failed ({}): {}", attempt, lease.conflictId(), reason.label(),
                     failure.getMessage());
         }
+        String shown = AttemptFailure.shownOf(failure);
         return policy.exhausted(attempt)
-                ? new AttemptResult.GiveUp(lease, scopeOrg, attempt, reason, failure.getMessage(),
-                        policy.maxAttempts(), calls)
-                : new AttemptResult.Retry(lease, scopeOrg, attempt, reason, failure.getMessage(),
-                        policy.delayAfter(attempt), calls);
+                ? new AttemptResult.GiveUp(lease, scopeOrg, attempt, reason, shown, policy.maxAttempts(), calls)
+                : new AttemptResult.Retry(lease, scopeOrg, attempt, reason, shown, policy.delayAfter(attempt), calls);
     }
 
     /** The conflict is done with (a merge stored, the marker stamped): its failures need not be remembered. */

@@ -14,6 +14,7 @@ import java.util.List;
 final class AttemptDeferred extends Exception {
 
     private final String reason;
+    private final String shown;
     private final Duration retryAfter;
     private final boolean providerPaused;
     private final List<UsageLedger.Entry> calls;
@@ -24,8 +25,18 @@ final class AttemptDeferred extends Exception {
      */
     AttemptDeferred(String reason, Duration retryAfter, boolean providerPaused, String message,
                     List<UsageLedger.Entry> calls) {
+        this(reason, retryAfter, providerPaused, message, message, calls);
+    }
+
+    /**
+     * @param message for the operator's log
+     * @param shown   what the conflict's org reads in the attempt history; never text from outside the service
+     */
+    AttemptDeferred(String reason, Duration retryAfter, boolean providerPaused, String message, String shown,
+                    List<UsageLedger.Entry> calls) {
         super(message);
         this.reason = reason;
+        this.shown = shown;
         this.retryAfter = retryAfter;
         this.providerPaused = providerPaused;
         this.calls = List.copyOf(calls);
@@ -33,6 +44,10 @@ final class AttemptDeferred extends Exception {
 
     String reason() {
         return reason;
+    }
+
+    String shown() {
+        return shown;
     }
 
     Duration retryAfter() {

@@ -145,7 +145,7 @@ public final class AttemptRunner {
             LOG.debug("Attempt {} at conflict {} deferred ({}): {}", attempt, lease.conflictId(), deferral.reason(),
                     deferral.getMessage());
             return new AttemptResult.HandBack(lease, scopeOrg, attempt, AttemptResult.Why.DEFERRED,
-                    deferral.reason(), null, deferral.getMessage(), deferral.retryAfter(), deferral.calls());
+                    deferral.reason(), null, deferral.shown(), deferral.retryAfter(), deferral.calls());
         } catch (Exception | LinkageError failure) {
             return counter.afterFailure(lease, scopeOrg, attempt, failure);
         }

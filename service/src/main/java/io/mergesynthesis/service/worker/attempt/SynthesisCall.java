@@ -81,17 +81,22 @@ public final class SynthesisCall {
         }
     }
 
+    /**
+     * The failure {@code thrown} stands for. Its message goes to the operator's log; the history gets
+     * {@link SynthesisFailureText}'s fixed words for it, so a provider's own text never reaches a tenant.
+     */
     private static AttemptFailure failureOf(Throwable thrown) throws AttemptDeferred {
         if (thrown instanceof SynthesisDeferred deferred) {
             throw new AttemptDeferred(deferred.deferral().name().toLowerCase(Locale.ROOT), deferred.retryAfter(),
-                    deferred.deferral().pausesProvider(), deferred.getMessage(),
+                    deferred.deferral().pausesProvider(), deferred.getMessage(), SynthesisFailureText.of(deferred),
                     PaidCalls.entries(deferred.calls()));
         }
         List<ProviderCall> paid =
                 thrown instanceof SynthesisException failed ? failed.calls() : List.of();
         FailureReason reason = thrown instanceof InvalidAnswerException ? FailureReason.INVALID_JSON
                 : FailureReason.SYNTHESIZER;
-        return new AttemptFailure(reason, "the synthesizer failed: " + thrown, thrown, PaidCalls.entries(paid));
+        return new AttemptFailure(reason, "the synthesizer failed: " + thrown, SynthesisFailureText.of(thrown),
+                thrown, PaidCalls.entries(paid));
     }
 
     public void shutdown() {

@@ -165,8 +165,11 @@ public final class LlmSynthesizer implements MergeSynthesizer {
             repaired = ask(Pass.ESCALATION, second, conflict, winner, calls,
                     new Repair(primary.answerJson(), refused));
         } catch (SynthesisException e) {
+            // The summary, which the conflict's org reads, leaves out the second call's error: it may be a provider's.
             throw new InvalidAnswerException(first + " and its repair by '" + second.qualifiedName()
-                    + "' could not be made (" + shortened(e.getMessage()) + "): " + sentences(refused), calls);
+                    + "' could not be made (" + shortened(e.getMessage()) + "): " + sentences(refused),
+                    "the merge check refused the answer " + codes(refused) + ", and no repair could be made: "
+                            + sentences(refused), calls);
         }
         List<MergeFinding> again = MergeCheck.check(conflict, repaired.merge());
         if (again.isEmpty()) {
@@ -174,7 +177,9 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         }
         refuse(repaired, again, calls);
         throw new InvalidAnswerException(first + " and its repair by '" + second.qualifiedName() + "' "
-                + codes(again) + ": " + sentences(again), calls);
+                + codes(again) + ": " + sentences(again),
+                "the merge check refused the answer " + codes(refused) + " and its repair " + codes(again) + ": "
+                        + sentences(again), calls);
     }
 
     private void refuse(PassAnswer answer, List<MergeFinding> findings, List<ProviderCall> calls) {

@@ -52,6 +52,7 @@ final class SynthesisFailureText {
                 case RATE_LIMITED -> "the model provider asked to slow down; tried again later";
                 case OVERLOADED -> "the model provider was overloaded; tried again later";
                 case REFUSED_KEY -> "the model provider refused this service's key";
+                case MISSING_KEY -> "this service has no key for the model provider; the operator must set one";
                 case PROVIDER_SPEND_LIMIT -> "the model provider says this service's spend limit is reached";
                 case AT_CONCURRENCY_LIMIT -> "this service was at its limit of calls to the model provider";
                 case PROVIDER_OUTAGE -> "the model provider was unavailable for every conflict; tried again later";

@@ -74,14 +74,14 @@ class PoolEndToEndTest {
         assertThat(event.path("merged_rule").path("effect").asText()).isEqualTo("deny");
         assertThat(event.path("merged_rule").path("target").asText()).isEqualTo("jira.*");
         assertThat(event.path("merged_rule").path("scope").asText()).isEqualTo("org");
-        assertThat(event.path("merged_rule").path("scope_id").asText()).isEqualTo("o");
+        assertThat(event.path("merged_rule").path("scope_id").asText()).isEqualTo(org.toString());
         assertThat(event.path("merged_rule").path("based_on_policy_id").asText()).isEqualTo("p1");
         assertThat(event.path("check").path("result").asText()).isEqualTo("passed");
         assertThat(event.path("check").path("version").asInt()).isEqualTo(MergeCheck.VERSION);
         String cef = APP.get(siem, "/v1/events?format=cef").body().lines()
                 .filter(line -> line.contains("|merge_synthesized|")).findFirst().orElseThrow();
         assertThat(cef).contains(" mergeSynthesisMergedEffect=deny ", " mergeSynthesisMergedTarget=jira.* ",
-                " mergeSynthesisMergedScope=org ", " mergeSynthesisMergedScopeId=o ",
+                " mergeSynthesisMergedScope=org ", " mergeSynthesisMergedScopeId=" + org + " ",
                 " mergeSynthesisCheckResult=passed ").endsWith(" mergeSynthesisCheckVersion=" + MergeCheck.VERSION);
 
         String metrics = APP.getAdmin("/metrics").body();

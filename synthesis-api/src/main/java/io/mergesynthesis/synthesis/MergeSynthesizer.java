@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Writes a suggested merge for one conflict. This is the seam where a real LLM synthesizer replaces the stub.
+ * Writes a suggested merge for one conflict. This is the seam every synthesizer plugs in through: the stub, the
+ * LLM synthesizer and third parties' alike, so it must not change without coordinating with their authors.
  *
  * <p>Implementations are called from several worker threads at once and must be thread-safe. They must not
  * touch the database: the worker holds no transaction or connection while a synthesizer runs, and it
@@ -13,7 +14,7 @@ import java.util.Optional;
  *
  * <p>A synthesizer that pays for provider calls implements {@link #synthesizeWithCalls} as well, so that the
  * worker can write each call to the usage ledger; one that does not (the stub, most third-party ones) only
- * implements {@link #synthesize}. See docs/adr on the seam's growth.
+ * implements {@link #synthesize}. Why the seam grew so: docs/adr/0019; a guide for authors: docs/synthesizers.md.
  */
 public interface MergeSynthesizer {
 

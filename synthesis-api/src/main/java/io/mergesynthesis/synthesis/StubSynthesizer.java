@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The deterministic synthesizer the product ships with until a real LLM synthesizer takes its place. It keeps
- * the winner's rule as the merged rule and decides each losing rule from effects and target patterns alone,
- * so the same conflict and clock always give the same merge. It holds no mutable state and is thread-safe.
+ * The deterministic synthesizer, the default: it calls no model provider and costs nothing. It keeps the
+ * winner's rule as the merged rule and decides each losing rule from effects and target patterns alone, so the
+ * same conflict and clock always give the same merge. It holds no mutable state and is thread-safe.
  */
 public final class StubSynthesizer implements MergeSynthesizer {
 

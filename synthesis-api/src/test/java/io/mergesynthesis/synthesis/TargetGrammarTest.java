@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The grammar the README documents, written a second way (as a regular expression), accepts exactly what
+ * The grammar docs/api.md documents, written a second way (as a regular expression), accepts exactly what
  * {@link TargetPattern#problem(String)} accepts, over many generated near misses; and one character from
  * outside the alphabet spoils any target wherever it lands. The seed is fixed so that a failure repeats.
  */

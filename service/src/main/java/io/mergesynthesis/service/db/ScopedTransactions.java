@@ -22,8 +22,8 @@ import org.jdbi.v3.postgres.PostgresPlugin;
  *
  * <p>The worker's batches run on plain connections of the same pool ({@link #withConnection},
  * {@link #inPlainTransaction}): a batch uses nothing of JDBI but its connection, and opening a JDBI handle
- * for each (a copy of its configuration, the plugins' set-up) took about a tenth of a draining replica's Java
- * time.
+ * for each (a copy of its configuration, the plugins' set-up) cost a draining replica a share of its Java time
+ * worth saving (figures: docs/performance.md, ADR 0029).
  */
 public final class ScopedTransactions {
 

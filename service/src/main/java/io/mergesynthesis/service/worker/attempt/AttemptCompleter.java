@@ -71,10 +71,9 @@ public final class AttemptCompleter {
     /**
      * How a writer fills a batch: when fewer than {@code size} results are queued, it waits up to {@code atMost}
      * for more before it writes. Each transaction's fixed cost (the role switches, the claim statement, the
-     * commit, two round trips) is shared by every result in it: with four workers and two writers, waiting half a
-     * millisecond for a second result cut the database's CPU per stored merge by a sixth and raised the drain
-     * rate by as much (docs/adr/0030-cheaper-statements-per-conflict.md). The wait is short next to a durable
-     * commit, and a result never waits longer than it.
+     * commit, two round trips) is shared by every result in it, so a short wait for a second result makes each
+     * stored merge cheaper for the database (figures: docs/performance.md, ADR 0030). The wait is short next to
+     * a durable commit, and a result never waits longer than it.
      */
     public record Gathering(int size, Duration atMost) {
 

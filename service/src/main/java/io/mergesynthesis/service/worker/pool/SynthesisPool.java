@@ -2,15 +2,15 @@ package io.mergesynthesis.service.worker.pool;
 
 /*
  * ======================================================================================================
- *  THE SEAM. Today every suggested merge in this pool comes from the deterministic stub synthesizer. It
- *  will be replaced by a real LLM synthesizer, which plugs in through io.mergesynthesis.synthesis
- *  .MergeSynthesizer (selected by synthesis.synthesizer via MergeSynthesizerProvider) and receives its
- *  model from Router.resolve("conflict.merge_synthesis", orgId). The pool relies on that contract as it
- *  stands: the synthesizer is thread-safe, never touches the database, may be interrupted at the invoke
- *  timeout, and returns a SuggestedMerge that must pass suggested-merge.schema.json.
+ *  THE SEAM. Every synthesizer plugs into this pool the same way: the deterministic stub, the LLM
+ *  synthesizer, and any third party's. Each implements io.mergesynthesis.synthesis.MergeSynthesizer, is
+ *  selected by synthesis.synthesizer through its MergeSynthesizerProvider, and receives its model from
+ *  Router.resolve("conflict.merge_synthesis", orgId, orgModelSetting). The pool relies on that contract as
+ *  it stands: the synthesizer is thread-safe, never touches the database, may be interrupted at the invoke
+ *  timeout, and returns a SuggestedMerge that must pass suggested-merge.schema.json and the merge check.
  *
  *  Do not change the seam (the synthesis-api module, or how this package calls it) without coordinating
- *  with the work on the LLM synthesizer: both sides are built against it.
+ *  with the authors of the synthesizers built against it, third parties included (docs/synthesizers.md).
  * ======================================================================================================
  */
 

@@ -1,7 +1,8 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.service.api.ErrorBody;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;

@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.web;
 
-import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.session.WebSession;
+import io.mergesynthesis.service.usage.MonthlyUsage;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -13,14 +14,14 @@ import java.util.UUID;
 /** Month-to-date provider calls, tokens and cost of the session's org, against its budget. */
 @Path("/usage")
 @Produces(MediaType.TEXT_HTML)
-public final class UsageResource {
+public final class UsagePageResource {
 
     private final Pages pages;
-    private final ScopedTransactions transactions;
+    private final MonthlyUsage usage;
 
-    UsageResource(Pages pages, ScopedTransactions transactions) {
+    UsagePageResource(Pages pages, MonthlyUsage usage) {
         this.pages = pages;
-        this.transactions = transactions;
+        this.usage = usage;
     }
 
     @GET
@@ -34,7 +35,6 @@ public final class UsageResource {
         if (org == null) {
             return Pages.seeOther("/operator");
         }
-        OrgUsage usage = transactions.inOrg(org, handle -> OrgUsage.monthToDate(handle, org));
-        return pages.render(200, "usage", Layout.of("Usage", "usage", session), UsagePage.of(usage));
+        return pages.render(200, "usage", Layout.of("Usage", "usage", session), UsagePage.of(usage.ofOrg(org)));
     }
 }

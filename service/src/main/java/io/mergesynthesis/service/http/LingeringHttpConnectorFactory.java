@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonTypeName;

@@ -1,5 +1,6 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
+import io.mergesynthesis.service.api.ErrorBody;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.io.CharConversionException;

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,9 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.core.setup.Environment;
+import io.mergesynthesis.service.api.ErrorBody;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,8 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParseException;
+import io.mergesynthesis.service.api.ErrorBody;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 

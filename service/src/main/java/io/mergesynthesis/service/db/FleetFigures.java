@@ -1,41 +1,43 @@
-package io.mergesynthesis.service.web;
+package io.mergesynthesis.service.db;
 
-import java.math.BigDecimal;
+import io.mergesynthesis.service.core.FleetOverview;
+import io.mergesynthesis.service.core.FleetOverview.OrgRow;
+import io.mergesynthesis.service.core.FleetOverview.ReasonCount;
+import io.mergesynthesis.service.core.SynthesisState;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
-/**
- * The operator's view across orgs, read from the database (so it is the same whichever replica answers, unlike
- * each replica's own metrics): conflicts by synthesis state, failures by reason, every org's spend and budget.
- * Runs on a cross-tenant handle.
- */
-record FleetOverview(Map<String, Long> byState, List<ReasonCount> markedByReason, List<ReasonCount> recentByReason,
-                     List<OrgRow> orgs) {
+/** The SQL of the operator's view across orgs; every statement runs on a cross-tenant handle. */
+public final class FleetFigures {
 
-    record ReasonCount(String outcome, String reason, long count) {
+    private FleetFigures() {
     }
 
-    record OrgRow(UUID org, long conflicts, long waitingBudget, long failed, long calls, BigDecimal costUsd,
-                  String model, BigDecimal monthlyBudgetUsd) {
-    }
-
-    static FleetOverview read(Handle handle, Instant monthStart, Instant recentSince) {
-        Map<String, Long> byState = new LinkedHashMap<>();
-        InboxCounts.SYNTHESIS_STATES.forEach(s -> byState.put(s, 0L));
+    /**
+     * @param monthStart  where this month's spend begins
+     * @param recentSince the oldest attempt ending counted as recent
+     */
+    public static FleetOverview read(Handle handle, Instant monthStart, Instant recentSince) {
+        Map<SynthesisState, Long> byState = new EnumMap<>(SynthesisState.class);
+        for (SynthesisState state : SynthesisState.values()) {
+            byState.put(state, 0L);
+        }
         handle.createQuery("SELECT synthesis_state, count(*) AS n FROM policy_conflicts GROUP BY synthesis_state")
-                .map((rs, ctx) -> byState.put(rs.getString("synthesis_state"), rs.getLong("n")))
+                .map((rs, ctx) -> byState.put(SynthesisState.ofStored(rs.getString("synthesis_state")),
+                        rs.getLong("n")))
                 .list();
         List<ReasonCount> marked = handle.createQuery("""
                         SELECT coalesce(last_failure_reason, 'unknown') AS reason, count(*) AS n
                           FROM policy_conflicts
                          WHERE synthesis_state = 'max_attempts_exceeded'
                          GROUP BY 1 ORDER BY n DESC, reason""")
-                .map((rs, ctx) -> new ReasonCount("permanent_failure", rs.getString("reason"), rs.getLong("n")))
+                .map((rs, ctx) -> new ReasonCount(AttemptHistory.PERMANENT_FAILURE, rs.getString("reason"),
+                        rs.getLong("n")))
                 .list();
         List<ReasonCount> recent = handle.createQuery("""
                         SELECT outcome, reason, count(*) AS n

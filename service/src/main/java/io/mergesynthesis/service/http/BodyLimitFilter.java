@@ -1,5 +1,6 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
+import io.mergesynthesis.service.api.ErrorBody;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.WebApplicationException;

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.web;
+package io.mergesynthesis.service.session;
 
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
@@ -8,7 +8,7 @@ import java.util.UUID;
 /**
  * A signed-in browser. The role and org are those of the token the person pasted, read afresh on every request
  * (a revoked token ends its sessions at once); {@code viewingOrg} is the org a platform operator chose to look at.
- * {@code formKey} is the value every form of this session must send back (see {@link FormGuard}).
+ * {@code formKey} is the value every form of this session must send back (the web inbox checks it on every form it accepts).
  */
 public record WebSession(byte[] idHash, UUID tokenId, Role role, UUID tokenOrg, UUID viewingOrg, Instant expiresAt,
                          String formKey) {

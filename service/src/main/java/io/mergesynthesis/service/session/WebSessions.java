@@ -1,13 +1,13 @@
-package io.mergesynthesis.service.web;
+package io.mergesynthesis.service.session;
 
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.WebSessionStore;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,14 +44,10 @@ public final class WebSessions {
         byte[] hash = sha256(secret);
         Instant now = clock.instant();
         Instant expires = now.plus(LIFETIME);
-        transactions.asTenant(handle -> handle.createUpdate("""
-                        INSERT INTO web_sessions (id_sha256, token_id, created_at, expires_at)
-                        VALUES (:hash, :token, :now, :expires)""")
-                .bind("hash", hash)
-                .bind("token", caller.tokenId())
-                .bind("now", Timestamp.from(now))
-                .bind("expires", Timestamp.from(expires))
-                .execute());
+        transactions.asTenant(handle -> {
+            WebSessionStore.insert(handle, hash, caller.tokenId(), now, expires);
+            return null;
+        });
         return new Opened(secret, new WebSession(hash, caller.tokenId(), caller.role(), caller.orgId(), null, expires,
                 formKey(secret)));
     }
@@ -62,27 +58,19 @@ public final class WebSessions {
             return Optional.empty();
         }
         byte[] hash = sha256(secret);
-        return transactions.asTenant(handle -> handle.createQuery("""
-                        SELECT s.token_id, t.role, t.org_id, s.viewing_org_id, s.expires_at
-                          FROM web_sessions s JOIN api_tokens t ON t.id = s.token_id
-                         WHERE s.id_sha256 = :hash AND s.ended_at IS NULL AND s.expires_at > :now
-                           AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > :now)""")
-                .bind("hash", hash)
-                .bind("now", Timestamp.from(clock.instant()))
-                .map((rs, ctx) -> new WebSession(hash, rs.getObject("token_id", UUID.class),
-                        Role.fromWireName(rs.getString("role")).orElseThrow(), rs.getObject("org_id", UUID.class),
-                        rs.getObject("viewing_org_id", UUID.class), rs.getTimestamp("expires_at").toInstant(),
-                        formKey(secret)))
-                .findOne());
+        Instant now = clock.instant();
+        return transactions.asTenant(handle -> WebSessionStore.findLive(handle, hash, now))
+                .map(row -> new WebSession(hash, row.tokenId(), Role.fromWireName(row.role()).orElseThrow(),
+                        row.tokenOrg(), row.viewingOrg(), row.expiresAt(), formKey(secret)));
     }
 
     /** Signing out: the cookie the browser may still hold opens nothing from now on, on any replica. */
     public void end(WebSession session) {
-        transactions.asTenant(handle -> handle.createUpdate(
-                        "UPDATE web_sessions SET ended_at = :now WHERE id_sha256 = :hash AND ended_at IS NULL")
-                .bind("now", Timestamp.from(clock.instant()))
-                .bind("hash", session.idHash())
-                .execute());
+        Instant now = clock.instant();
+        transactions.asTenant(handle -> {
+            WebSessionStore.end(handle, session.idHash(), now);
+            return null;
+        });
     }
 
     /** The org a platform session looks at (read only); null returns it to the operator pages alone. */
@@ -90,15 +78,14 @@ public final class WebSessions {
         if (!session.platform()) {
             throw new IllegalArgumentException("only a platform session chooses which org to view");
         }
-        transactions.asTenant(handle -> handle.createUpdate(
-                        "UPDATE web_sessions SET viewing_org_id = :org WHERE id_sha256 = :hash")
-                .bind("org", org)
-                .bind("hash", session.idHash())
-                .execute());
+        transactions.asTenant(handle -> {
+            WebSessionStore.view(handle, session.idHash(), org);
+            return null;
+        });
     }
 
     /** 32 random bytes, base64url without padding: 43 characters. */
-    static String randomSecret() {
+    public static String randomSecret() {
         byte[] random = new byte[32];
         RANDOM.nextBytes(random);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(random);

@@ -1,6 +1,7 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import io.mergesynthesis.service.api.ErrorBody;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.inbox;
 
 import io.mergesynthesis.service.core.Storable;
 import java.nio.charset.StandardCharsets;

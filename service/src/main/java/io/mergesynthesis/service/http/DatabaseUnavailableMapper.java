@@ -1,6 +1,7 @@
-package io.mergesynthesis.service.api;
+package io.mergesynthesis.service.http;
 
 import io.dropwizard.jersey.errors.LoggingExceptionMapper;
+import io.mergesynthesis.service.api.ErrorBody;
 import io.mergesynthesis.service.db.DatabaseUnavailable;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;

@@ -3,7 +3,6 @@ package io.mergesynthesis.service.db;
 import io.mergesynthesis.service.core.Money;
 import io.mergesynthesis.service.core.SynthesisSettings;
 import java.math.BigDecimal;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;

@@ -1,7 +1,7 @@
 package io.mergesynthesis.service.export;
 
-import io.mergesynthesis.service.db.EventStream;
 import io.mergesynthesis.service.core.EventPosition;
+import io.mergesynthesis.service.db.EventStream;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import java.io.BufferedOutputStream;
 import java.io.IOException;

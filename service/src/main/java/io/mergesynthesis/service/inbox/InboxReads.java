@@ -1,11 +1,11 @@
 package io.mergesynthesis.service.inbox;
 
 import io.mergesynthesis.service.core.InboxCounts;
+import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
-import io.mergesynthesis.service.core.StoredConflict;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;

@@ -1,9 +1,9 @@
 package io.mergesynthesis.service.ingest;
 
-import io.mergesynthesis.service.core.ConflictReport;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.core.ConflictReport;
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ConflictStore.Stored;
 import io.mergesynthesis.service.db.EventLog;

@@ -14,13 +14,6 @@ import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.service.admin.AdminToolsGuard;
-import io.mergesynthesis.service.api.BodyLimitFilter;
-import io.mergesynthesis.service.api.DatabaseUnavailableMapper;
-import io.mergesynthesis.service.api.ExactHeaderValues;
-import io.mergesynthesis.service.api.JsonErrors;
-import io.mergesynthesis.service.api.JsonLimitMapper;
-import io.mergesynthesis.service.api.MalformedJsonMapper;
-import io.mergesynthesis.service.api.UndecodableTextMapper;
 import io.mergesynthesis.service.auth.BearerHeaderFilter;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.JsonUnauthorizedHandler;
@@ -39,23 +32,35 @@ import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.export.EventExport;
+import io.mergesynthesis.service.http.BodyLimitFilter;
+import io.mergesynthesis.service.http.DatabaseUnavailableMapper;
+import io.mergesynthesis.service.http.ExactHeaderValues;
+import io.mergesynthesis.service.http.JsonErrors;
+import io.mergesynthesis.service.http.JsonLimitMapper;
+import io.mergesynthesis.service.http.MalformedJsonMapper;
+import io.mergesynthesis.service.http.UndecodableTextMapper;
 import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.inbox.InboxReads;
 import io.mergesynthesis.service.ingest.ConflictIntake;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.ingest.SampleConflicts;
 import io.mergesynthesis.service.logging.LogRedaction;
 import io.mergesynthesis.service.logging.RedactedRequestLog;
 import io.mergesynthesis.service.logging.SecretRedactor;
+import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.resources.ConflictResource;
 import io.mergesynthesis.service.resources.EventResource;
 import io.mergesynthesis.service.resources.OpenApiResource;
 import io.mergesynthesis.service.resources.OrgSynthesisResource;
 import io.mergesynthesis.service.resources.UsageResource;
+import io.mergesynthesis.service.session.WebSessions;
+import io.mergesynthesis.service.settings.OrgSettings;
 import io.mergesynthesis.service.synthesis.ConfiguredModels;
 import io.mergesynthesis.service.synthesis.ConfiguredRouter;
 import io.mergesynthesis.service.synthesis.LlmSynthesizerProvider;
 import io.mergesynthesis.service.synthesis.OrgModelCheck;
+import io.mergesynthesis.service.usage.MonthlyUsage;
 import io.mergesynthesis.service.web.WebInbox;
 import io.mergesynthesis.service.worker.config.CircuitHealthCheck;
 import io.mergesynthesis.service.worker.config.OrgModelsHealthCheck;
@@ -181,9 +186,11 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new UndecodableTextMapper());
 
         ConflictIntake intake = new ConflictIntake(transactions, json);
-        environment.jersey().register(new ConflictResource(transactions, intake,
-                new ReportParser(config.getIngest().getMaxBatchSize()), new ConflictInbox(transactions, json),
-                new ConflictRequeue(transactions)));
+        InboxReads inboxReads = new InboxReads(transactions);
+        ConflictInbox inbox = new ConflictInbox(transactions, json);
+        ConflictRequeue requeue = new ConflictRequeue(transactions);
+        environment.jersey().register(new ConflictResource(intake,
+                new ReportParser(config.getIngest().getMaxBatchSize()), inboxReads, inbox, requeue));
 
         ModelCatalog models = ConfiguredModels.of(config.getLlm());
         // The stub, or a synthesizer of one's own with no model configured, keeps the stub's fixed route and
@@ -198,12 +205,16 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 configured.forget(org);
             }
         };
-        environment.jersey().register(new OrgSynthesisResource(transactions, models, settingsChanged));
-        environment.jersey().register(new UsageResource(transactions, models));
+        OrgSettings orgSettings = new OrgSettings(transactions, models, settingsChanged);
+        MonthlyUsage usage = new MonthlyUsage(transactions);
+        environment.jersey().register(new OrgSynthesisResource(orgSettings));
+        environment.jersey().register(new UsageResource(usage, models));
 
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
-        WebInbox.install(environment, transactions, json, models, settingsChanged, Clock.systemUTC());
+        WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC()),
+                new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
+                orgSettings), json, Clock.systemUTC());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         manageSynthesisPool(config, environment, transactions, router, orgModels, metrics);

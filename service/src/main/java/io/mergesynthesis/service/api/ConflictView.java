@@ -4,9 +4,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.mergesynthesis.service.core.AttemptHistoryLine;
+import io.mergesynthesis.service.core.ProviderCall;
 import io.mergesynthesis.service.core.StoredConflict;
-import io.mergesynthesis.service.db.AttemptHistory;
-import io.mergesynthesis.service.db.UsageLedger;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
@@ -63,7 +63,7 @@ public record ConflictView(
             @JsonProperty("outcome") String outcome,
             @JsonProperty("at") Instant at) {
 
-        static Call of(UsageLedger.Call call) {
+        static Call of(ProviderCall call) {
             return new Call(call.attempt(), call.pass(), call.provider() + "/" + call.model(), call.inputTokens(),
                     call.outputTokens(), call.cacheReadTokens(), call.cacheWriteTokens(), call.costUsd(),
                     call.latencyMs(), call.outcome(), call.createdAt());
@@ -81,7 +81,7 @@ public record ConflictView(
             @JsonProperty("at") Instant at,
             @JsonProperty("not_before") Instant notBefore) {
 
-        static HistoryLine of(AttemptHistory.Line line) {
+        static HistoryLine of(AttemptHistoryLine line) {
             return new HistoryLine(line.attempt(), line.outcome(), line.reason(), line.detail(), line.finishedAt(),
                     line.notBefore());
         }
@@ -104,14 +104,15 @@ public record ConflictView(
     }
 
     /** One conflict on its own, with what the merge check says of it, its provider calls and attempt history. */
-    public static ConflictView of(StoredConflict c, List<UsageLedger.Call> calls, List<AttemptHistory.Line> history) {
+    public static ConflictView of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history) {
         return new ConflictView(c.id(), c.orgId(), c.dedupKey(), c.action(), c.target(), c.rulesJson(),
                 c.winnerPolicyId(), c.detectedAt(), c.receivedAt(),
-                new Synthesis(c.synthesisState(), c.attempts(), c.lastFailureReason(), c.failureMarker(),
+                new Synthesis(c.synthesisState().wireName(), c.attempts(), c.lastFailureReason(), c.failureMarker(),
                         c.synthesizedAt(), c.suggestedMergeJson(),
                         calls == null ? null : MergeCheckView.of(c),
                         calls == null ? null : calls.stream().map(Call::of).toList(),
                         history == null ? null : history.stream().map(HistoryLine::of).toList()),
-                new Inbox(c.inboxStatus(), c.acknowledgedAt(), c.resolvedAt(), c.resolution(), c.resolutionNote()));
+                new Inbox(c.inboxStatus().wireName(), c.acknowledgedAt(), c.resolvedAt(),
+                        c.resolution() == null ? null : c.resolution().wireName(), c.resolutionNote()));
     }
 }

@@ -1,7 +1,7 @@
 package io.mergesynthesis.service.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.mergesynthesis.service.ingest.ConflictIntake.Outcome;
+import io.mergesynthesis.service.ingest.ConflictIntake.Ingested;
 import java.util.List;
 import java.util.UUID;
 
@@ -12,8 +12,8 @@ public record IngestResult(
         @JsonProperty("dedup_key") String dedupKey,
         @JsonProperty("created") boolean created) {
 
-    public static IngestResult of(Outcome outcome) {
-        return new IngestResult(outcome.id(), outcome.orgId(), outcome.dedupKey(), outcome.created());
+    public static IngestResult of(Ingested ingested) {
+        return new IngestResult(ingested.id(), ingested.orgId(), ingested.dedupKey(), ingested.created());
     }
 
     /** The answer to a batch: one result per report, in request order, and the totals. */
@@ -22,9 +22,9 @@ public record IngestResult(
             @JsonProperty("created") long created,
             @JsonProperty("existing") long existing) {
 
-        public static Batch of(List<Outcome> outcomes) {
-            long created = outcomes.stream().filter(Outcome::created).count();
-            return new Batch(outcomes.stream().map(IngestResult::of).toList(), created, outcomes.size() - created);
+        public static Batch of(List<Ingested> ingested) {
+            long created = ingested.stream().filter(Ingested::created).count();
+            return new Batch(ingested.stream().map(IngestResult::of).toList(), created, ingested.size() - created);
         }
     }
 }

@@ -3,7 +3,8 @@ package io.mergesynthesis.service.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.mergesynthesis.service.db.OrgSynthesisSettings;
+import io.mergesynthesis.service.core.SynthesisSettings;
+import io.mergesynthesis.service.settings.OrgSynthesis;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.UUID;
@@ -26,11 +27,12 @@ public record OrgSynthesisView(
         @JsonProperty("budget_reached") boolean budgetReached,
         @JsonProperty("updated_at") Instant updatedAt) {
 
-    public static OrgSynthesisView of(OrgSynthesisSettings.Settings settings, String primaryModel,
-                                      BigDecimal monthToDate) {
+    public static OrgSynthesisView of(OrgSynthesis org) {
+        SynthesisSettings settings = org.settings();
         BigDecimal budget = settings.monthlyBudgetUsd();
+        BigDecimal monthToDate = org.monthToDate();
         return new OrgSynthesisView(settings.orgId(), settings.model(), budget,
-                settings.model() != null ? settings.model() : primaryModel, monthToDate,
+                settings.model() != null ? settings.model() : org.primaryModel(), monthToDate,
                 budget != null && monthToDate.compareTo(budget) >= 0, settings.updatedAt());
     }
 }

@@ -3,7 +3,7 @@ package io.mergesynthesis.service.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.mergesynthesis.service.db.UsageLedger.ModelUsage;
+import io.mergesynthesis.service.core.ModelUsage;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.dropwizard.core.cli.Cli;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
-import io.mergesynthesis.service.db.EventStream.Position;
+import io.mergesynthesis.service.core.EventPosition;
 import io.mergesynthesis.service.export.EventCursor;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.export.EventFormat;
@@ -52,7 +52,7 @@ public class ExportEventsCommand extends ConfiguredCommand<MergeSynthesisConfigu
     protected void run(Bootstrap<MergeSynthesisConfiguration> bootstrap, Namespace namespace,
                        MergeSynthesisConfiguration config) throws Exception {
         EventFormat format = EventFormat.fromWireName(namespace.getString("format")).orElseThrow();
-        Position after = EventCursor.decode(namespace.getString("after"));
+        EventPosition after = EventCursor.decode(namespace.getString("after"));
         int limit = namespace.getInt("limit");
         if (limit < 1 || limit > EventExport.MAX_LIMIT) {
             throw new CommandDatabase.CommandRefused("--limit must be from 1 to " + EventExport.MAX_LIMIT + ", got " + limit);

@@ -4,6 +4,7 @@ import io.dropwizard.core.cli.Cli;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
+import io.mergesynthesis.service.core.SynthesisState;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.requeue.Requester;
 import io.mergesynthesis.service.requeue.RequeueFilter;
@@ -69,8 +70,8 @@ public class RequeueCommand extends ConfiguredCommand<MergeSynthesisConfiguratio
                 case REQUEUED -> 1L;
                 case NOT_FOUND -> throw new CommandDatabase.CommandRefused("no conflict " + conflict);
                 case NOT_MARKED -> throw new CommandDatabase.CommandRefused("conflict " + conflict + " is in "
-                        + "synthesis state " + one.conflict().orElseThrow().synthesisState() + ", not "
-                        + "max_attempts_exceeded: nothing changed");
+                        + "synthesis state " + one.conflict().orElseThrow().synthesisState().wireName() + ", not "
+                        + SynthesisState.MAX_ATTEMPTS_EXCEEDED.wireName() + ": nothing changed");
             };
         });
         out.println("requeued " + requeued);

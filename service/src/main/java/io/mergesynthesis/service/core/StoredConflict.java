@@ -9,6 +9,7 @@ import java.util.UUID;
  *
  * @param mergeCheckVersion the version of the merge check the stored merge passed; {@code null} when no merge is
  *                          stored, or when it was stored before the check existed
+ * @param resolution        null until the conflict is resolved
  */
 public record StoredConflict(
         UUID id,
@@ -20,16 +21,16 @@ public record StoredConflict(
         String winnerPolicyId,
         Instant detectedAt,
         Instant receivedAt,
-        String synthesisState,
+        SynthesisState synthesisState,
         int attempts,
         String lastFailureReason,
         String failureMarker,
         String suggestedMergeJson,
         Integer mergeCheckVersion,
         Instant synthesizedAt,
-        String inboxStatus,
+        InboxStatus inboxStatus,
         Instant acknowledgedAt,
         Instant resolvedAt,
-        String resolution,
+        Resolution resolution,
         String resolutionNote) {
 }

@@ -1,6 +1,6 @@
 package io.mergesynthesis.service.db;
 
-import java.time.Instant;
+import io.mergesynthesis.service.core.AttemptHistoryLine;
 import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -21,11 +21,6 @@ public final class AttemptHistory {
     private AttemptHistory() {
     }
 
-    /** One line of a conflict's history. */
-    public record Line(int attempt, String outcome, String reason, String detail, Instant finishedAt,
-                       Instant notBefore) {
-    }
-
     /**
      * The head of an insert that appends one line per row of a source named right after it (the fenced update
      * that ends a lease, as a CTE of the same statement), each row giving {@code id} as the conflict and
@@ -43,12 +38,12 @@ public final class AttemptHistory {
     }
 
     /** The history of one conflict, oldest first; runs under that conflict's org scope. */
-    public static List<Line> of(Handle handle, UUID conflictId) {
+    public static List<AttemptHistoryLine> of(Handle handle, UUID conflictId) {
         return handle.createQuery("""
                         SELECT attempt, outcome, reason, detail, finished_at, not_before
                         FROM synthesis_attempt_history WHERE conflict_id = :id ORDER BY id""")
                 .bind("id", conflictId)
-                .map((rs, ctx) -> new Line(rs.getInt("attempt"), rs.getString("outcome"), rs.getString("reason"),
+                .map((rs, ctx) -> new AttemptHistoryLine(rs.getInt("attempt"), rs.getString("outcome"), rs.getString("reason"),
                         rs.getString("detail"), rs.getTimestamp("finished_at").toInstant(),
                         rs.getTimestamp("not_before") == null ? null : rs.getTimestamp("not_before").toInstant()))
                 .list();

@@ -1,14 +1,19 @@
 package io.mergesynthesis.service.db;
 
 import io.mergesynthesis.service.core.ConflictReport;
+import io.mergesynthesis.service.core.InboxCounts;
+import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.MergeFieldOrder;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.core.SynthesisState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -84,8 +89,8 @@ public final class ConflictStore {
     }
 
     /** Filters and a keyset position for one inbox page. Null fields do not filter. */
-    public record PageRequest(String inboxStatus, String synthesisState, Instant afterReceivedAt, UUID afterId,
-                              int limit) {
+    public record PageRequest(InboxStatus inboxStatus, SynthesisState synthesisState, Instant afterReceivedAt,
+                              UUID afterId, int limit) {
     }
 
     /** One org's conflicts, newest first, strictly after the keyset position if one is given. */
@@ -105,15 +110,44 @@ public final class ConflictStore {
                 .bind("org", orgId)
                 .bind("limit", request.limit());
         if (request.inboxStatus() != null) {
-            query.bind("inbox", request.inboxStatus());
+            query.bind("inbox", request.inboxStatus().wireName());
         }
         if (request.synthesisState() != null) {
-            query.bind("state", request.synthesisState());
+            query.bind("state", request.synthesisState().wireName());
         }
         if (request.afterId() != null) {
             query.bind("afterReceivedAt", Timestamp.from(request.afterReceivedAt())).bind("afterId", request.afterId());
         }
         return query.map(ConflictStore::map).list();
+    }
+
+    /** How many of the org's conflicts are in each synthesis state and each inbox status: one scan of its rows. */
+    public static InboxCounts counts(Handle handle, UUID orgId) {
+        Map<SynthesisState, Long> states = zeros(SynthesisState.class);
+        Map<InboxStatus, Long> statuses = zeros(InboxStatus.class);
+        long[] total = {0};
+        handle.createQuery("""
+                        SELECT synthesis_state, inbox_status, count(*) AS n
+                          FROM policy_conflicts WHERE org_id = :org
+                         GROUP BY synthesis_state, inbox_status""")
+                .bind("org", orgId)
+                .map((rs, ctx) -> {
+                    long n = rs.getLong("n");
+                    states.merge(SynthesisState.ofStored(rs.getString("synthesis_state")), n, Long::sum);
+                    statuses.merge(InboxStatus.ofStored(rs.getString("inbox_status")), n, Long::sum);
+                    total[0] += n;
+                    return n;
+                })
+                .list();
+        return new InboxCounts(states, statuses, total[0]);
+    }
+
+    private static <E extends Enum<E>> Map<E, Long> zeros(Class<E> words) {
+        Map<E, Long> map = new EnumMap<>(words);
+        for (E word : words.getEnumConstants()) {
+            map.put(word, 0L);
+        }
+        return map;
     }
 
     /**
@@ -166,7 +200,7 @@ public final class ConflictStore {
                 rs.getString("winner_policy_id"),
                 instant(rs, "detected_at"),
                 instant(rs, "received_at"),
-                rs.getString("synthesis_state"),
+                SynthesisState.ofStored(rs.getString("synthesis_state")),
                 rs.getInt("attempts"),
                 rs.getString("last_failure_reason"),
                 rs.getString("failure_marker"),
@@ -174,10 +208,10 @@ public final class ConflictStore {
                 MergeFieldOrder.inSchemaOrder(rs.getString("suggested_merge")),
                 rs.getObject("merge_check_version", Integer.class),
                 instant(rs, "synthesized_at"),
-                rs.getString("inbox_status"),
+                InboxStatus.ofStored(rs.getString("inbox_status")),
                 instant(rs, "acknowledged_at"),
                 instant(rs, "resolved_at"),
-                rs.getString("resolution"),
+                Resolution.ofStored(rs.getString("resolution")),
                 rs.getString("resolution_note"));
     }
 

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.db;
 
+import io.mergesynthesis.service.core.EventPosition;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -31,11 +32,6 @@ public final class EventStream {
     private EventStream() {
     }
 
-    /** A point in the stream: the writing transaction's id and the event id. {@code (0, 0)} is the start. */
-    public record Position(long txId, long id) {
-        public static final Position START = new Position(0, 0);
-    }
-
     /** One event with the conflict fields that never change after ingest. */
     public record StoredEvent(
             long id,
@@ -50,8 +46,8 @@ public final class EventStream {
             String target,
             String winnerPolicyId) {
 
-        public Position position() {
-            return new Position(txId, id);
+        public EventPosition position() {
+            return new EventPosition(txId, id);
         }
     }
 
@@ -59,7 +55,7 @@ public final class EventStream {
      * The position of the last event of the page after {@code after}: at most {@code limit} events, all of
      * finished transactions. Empty when no finished event follows {@code after}.
      */
-    public static Optional<Position> endOfPage(Handle handle, UUID orgId, Position after, int limit) {
+    public static Optional<EventPosition> endOfPage(Handle handle, UUID orgId, EventPosition after, int limit) {
         String sql = """
                 SELECT tx_id::text AS tx_id, id FROM (
                     SELECT tx_id, id FROM conflict_events
@@ -76,7 +72,7 @@ public final class EventStream {
         if (orgId != null) {
             query.bind("org", orgId);
         }
-        return query.map((rs, ctx) -> new Position(Long.parseUnsignedLong(rs.getString("tx_id")), rs.getLong("id")))
+        return query.map((rs, ctx) -> new EventPosition(Long.parseUnsignedLong(rs.getString("tx_id")), rs.getLong("id")))
                 .findOne();
     }
 
@@ -86,7 +82,7 @@ public final class EventStream {
      * range is fixed: {@code upTo} came from {@link #endOfPage}, so every transaction that wrote in it had
      * finished. Returns how many events were handed over.
      */
-    public static long forEach(Handle handle, UUID orgId, Position after, Position upTo, Consumer<StoredEvent> sink) {
+    public static long forEach(Handle handle, UUID orgId, EventPosition after, EventPosition upTo, Consumer<StoredEvent> sink) {
         // LEFT JOIN: an event is delivered even if its conflict row were ever out of reach.
         String sql = """
                 SELECT e.id, e.tx_id::text AS tx_id, e.org_id, e.conflict_id, e.event_type, e.occurred_at,

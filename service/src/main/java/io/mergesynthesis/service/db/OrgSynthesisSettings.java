@@ -1,8 +1,8 @@
 package io.mergesynthesis.service.db;
 
 import io.mergesynthesis.service.core.Money;
+import io.mergesynthesis.service.core.SynthesisSettings;
 import java.math.BigDecimal;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -17,29 +17,18 @@ public final class OrgSynthesisSettings {
     private OrgSynthesisSettings() {
     }
 
-    /**
-     * @param model           {@code provider/model}, or null for the configured primary model
-     * @param monthlyBudgetUsd null for no budget
-     */
-    public record Settings(UUID orgId, String model, BigDecimal monthlyBudgetUsd, Instant updatedAt) {
-
-        public static Settings none(UUID orgId) {
-            return new Settings(orgId, null, null, null);
-        }
-    }
-
     /** The org's settings; its defaults when none were ever set. Runs under that org's scope. */
-    public static Settings of(Handle handle, UUID orgId) {
+    public static SynthesisSettings of(Handle handle, UUID orgId) {
         return handle.createQuery("SELECT org_id, model, monthly_budget_usd, updated_at FROM org_synthesis_settings "
                         + "WHERE org_id = :org")
                 .bind("org", orgId)
                 .map((rs, ctx) -> settings(rs))
                 .findOne()
-                .orElse(Settings.none(orgId));
+                .orElse(SynthesisSettings.none(orgId));
     }
 
     /** Every org that has settings; runs cross-tenant, for the operator. */
-    public static List<Settings> all(Handle handle) {
+    public static List<SynthesisSettings> all(Handle handle) {
         return handle.createQuery("SELECT org_id, model, monthly_budget_usd, updated_at FROM org_synthesis_settings "
                         + "ORDER BY org_id")
                 .map((rs, ctx) -> settings(rs))
@@ -56,13 +45,13 @@ public final class OrgSynthesisSettings {
         return counts;
     }
 
-    private static Settings settings(java.sql.ResultSet rs) throws java.sql.SQLException {
-        return new Settings(rs.getObject("org_id", UUID.class), rs.getString("model"),
+    private static SynthesisSettings settings(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return new SynthesisSettings(rs.getObject("org_id", UUID.class), rs.getString("model"),
                 Money.readable(rs.getBigDecimal("monthly_budget_usd")), rs.getTimestamp("updated_at").toInstant());
     }
 
     /** Replaces the org's settings. Runs under that org's scope. */
-    public static Settings put(Handle handle, UUID orgId, String model, BigDecimal monthlyBudgetUsd) {
+    public static SynthesisSettings put(Handle handle, UUID orgId, String model, BigDecimal monthlyBudgetUsd) {
         return handle.createQuery("""
                         INSERT INTO org_synthesis_settings (org_id, model, monthly_budget_usd, updated_at)
                         VALUES (:org, :model, :budget, now())

@@ -3,7 +3,9 @@ package io.mergesynthesis.service.db;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.core.ModelUsage;
 import io.mergesynthesis.service.core.Money;
+import io.mergesynthesis.service.core.ProviderCall;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
@@ -42,17 +44,6 @@ public final class UsageLedger {
     public record Entry(UUID id, String pass, String provider, String model, long inputTokens, long outputTokens,
                         long cacheReadTokens, long cacheWriteTokens, BigDecimal costUsd, long latencyMs,
                         String outcome, String requestId) {
-    }
-
-    /** A call as the conflict view shows it. */
-    public record Call(int attempt, String pass, String provider, String model, long inputTokens, long outputTokens,
-                       long cacheReadTokens, long cacheWriteTokens, BigDecimal costUsd, int latencyMs,
-                       String outcome, Instant createdAt) {
-    }
-
-    /** Month-to-date figures of one model (of one org, or of all). */
-    public record ModelUsage(String model, long calls, long inputTokens, long outputTokens, long cacheReadTokens,
-                             long cacheWriteTokens, BigDecimal costUsd) {
     }
 
     /** Month-to-date spend of one org. */
@@ -121,14 +112,14 @@ public final class UsageLedger {
     }
 
     /** The calls made for one conflict, oldest first; runs under that conflict's org scope. */
-    public static List<Call> callsOf(Handle handle, UUID conflictId) {
+    public static List<ProviderCall> callsOf(Handle handle, UUID conflictId) {
         return handle.createQuery("""
                         SELECT attempt, pass, provider, model, input_tokens, output_tokens, cache_read_tokens,
                                cache_write_tokens, cost_usd, latency_ms, outcome, created_at
                         FROM llm_usage_events WHERE conflict_id = :id
                         ORDER BY created_at, attempt, pass = 'escalation'""")
                 .bind("id", conflictId)
-                .map((rs, ctx) -> new Call(rs.getInt("attempt"), rs.getString("pass"), rs.getString("provider"),
+                .map((rs, ctx) -> new ProviderCall(rs.getInt("attempt"), rs.getString("pass"), rs.getString("provider"),
                         rs.getString("model"), rs.getLong("input_tokens"), rs.getLong("output_tokens"),
                         rs.getLong("cache_read_tokens"), rs.getLong("cache_write_tokens"),
                         Money.readable(rs.getBigDecimal("cost_usd")), rs.getInt("latency_ms"), rs.getString("outcome"),

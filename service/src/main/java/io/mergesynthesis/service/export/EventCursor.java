@@ -1,6 +1,6 @@
 package io.mergesynthesis.service.export;
 
-import io.mergesynthesis.service.db.EventStream.Position;
+import io.mergesynthesis.service.core.EventPosition;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
@@ -15,7 +15,7 @@ public final class EventCursor {
     private EventCursor() {
     }
 
-    public static String encode(Position position) {
+    public static String encode(EventPosition position) {
         String raw = VERSION + ":" + Long.toUnsignedString(position.txId()) + ":" + position.id();
         return Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(StandardCharsets.US_ASCII));
     }
@@ -25,9 +25,9 @@ public final class EventCursor {
      *
      * @throws IllegalArgumentException when the text is not a cursor this service issued
      */
-    public static Position decode(String text) {
+    public static EventPosition decode(String text) {
         if (text == null || text.isEmpty()) {
-            return Position.START;
+            return EventPosition.START;
         }
         try {
             String raw = new String(Base64.getUrlDecoder().decode(text), StandardCharsets.US_ASCII);
@@ -35,7 +35,7 @@ public final class EventCursor {
             if (parts.length == 3 && parts[0].equals(VERSION)) {
                 long id = Long.parseLong(parts[2]);
                 if (id >= 0) {
-                    return new Position(Long.parseUnsignedLong(parts[1]), id);
+                    return new EventPosition(Long.parseUnsignedLong(parts[1]), id);
                 }
             }
         } catch (IllegalArgumentException ignored) {

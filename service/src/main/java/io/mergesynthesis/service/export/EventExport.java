@@ -1,7 +1,7 @@
 package io.mergesynthesis.service.export;
 
+import io.mergesynthesis.service.core.EventPosition;
 import io.mergesynthesis.service.db.EventStream;
-import io.mergesynthesis.service.db.EventStream.Position;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -31,7 +31,7 @@ public final class EventExport {
     }
 
     /** A fixed page: the events after {@code after} up to and including {@code end}; no end means empty. */
-    public record Page(UUID org, Position after, Optional<Position> end) {
+    public record Page(UUID org, EventPosition after, Optional<EventPosition> end) {
 
         /** Where the next page starts: after this page's last event, or where this one started if it is empty. */
         public String nextCursor() {
@@ -43,11 +43,11 @@ public final class EventExport {
      * Fixes the next page of at most {@code limit} events after {@code after}, for one org or ({@code org}
      * null) for every org.
      */
-    public Page plan(UUID org, Position after, int limit) {
+    public Page plan(UUID org, EventPosition after, int limit) {
         if (limit < 1 || limit > MAX_LIMIT) {
             throw new IllegalArgumentException("limit must be from 1 to " + MAX_LIMIT);
         }
-        Optional<Position> end = inScope(org, handle -> EventStream.endOfPage(handle, org, after, limit));
+        Optional<EventPosition> end = inScope(org, handle -> EventStream.endOfPage(handle, org, after, limit));
         return new Page(org, after, end);
     }
 

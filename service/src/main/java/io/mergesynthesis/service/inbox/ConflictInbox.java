@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.service.auth.Caller;
+import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.db.ConflictStore;
@@ -30,11 +31,11 @@ public final class ConflictInbox {
         this.json = json;
     }
 
-    /** What an inbox action did. {@code conflict} is the row as it stands afterwards (absent for NOT_FOUND). */
-    public record Outcome(Kind kind, Optional<StoredConflict> conflict, String message) {
+    /** What an acknowledge or a resolve did. {@code conflict} is the row as it stands afterwards (absent for NOT_FOUND). */
+    public record ActionResult(Kind kind, Optional<StoredConflict> conflict, String message) {
 
-        static Outcome of(Kind kind, StoredConflict conflict, String message) {
-            return new Outcome(kind, Optional.of(conflict), message);
+        static ActionResult of(Kind kind, StoredConflict conflict, String message) {
+            return new ActionResult(kind, Optional.of(conflict), message);
         }
     }
 
@@ -53,17 +54,17 @@ public final class ConflictInbox {
      * Idempotent. Acknowledging an acknowledged or an already resolved conflict changes nothing: resolving
      * implies the admin has seen it, and an inbox that acknowledges whatever it opens should not see errors.
      */
-    public Outcome acknowledge(Caller caller, UUID id) {
+    public ActionResult acknowledge(Caller caller, UUID id) {
         UUID org = caller.orgId();
         return transactions.inOrg(org, handle -> {
             Optional<StoredConflict> changed = ConflictStore.acknowledge(handle, org, id);
             if (changed.isPresent()) {
                 StoredConflict c = changed.get();
                 EventLog.append(handle, org, id, EventType.CONFLICT_ACKNOWLEDGED, details(c, caller));
-                return Outcome.of(Kind.CHANGED, c, "acknowledged");
+                return ActionResult.of(Kind.CHANGED, c, "acknowledged");
             }
             return current(handle, org, id)
-                    .map(c -> Outcome.of(Kind.UNCHANGED, c, "already " + c.inboxStatus() + ": nothing changed"))
+                    .map(c -> ActionResult.of(Kind.UNCHANGED, c, "already " + c.inboxStatus().wireName() + ": nothing changed"))
                     .orElseGet(ConflictInbox::notFound);
         });
     }
@@ -73,29 +74,29 @@ public final class ConflictInbox {
      * (the stored note stays); a different one is refused with the stored state, as is accepting a suggestion
      * that the worker has not written yet.
      */
-    public Outcome resolve(Caller caller, UUID id, Resolution resolution, String note) {
+    public ActionResult resolve(Caller caller, UUID id, Resolution resolution, String note) {
         UUID org = caller.orgId();
         return transactions.inOrg(org, handle -> {
             Optional<StoredConflict> changed = ConflictStore.resolve(handle, org, id, resolution, note);
             if (changed.isPresent()) {
                 StoredConflict c = changed.get();
                 EventLog.append(handle, org, id, EventType.CONFLICT_RESOLVED, details(c, caller));
-                return Outcome.of(Kind.CHANGED, c, "resolved as " + resolution.wireName());
+                return ActionResult.of(Kind.CHANGED, c, "resolved as " + resolution.wireName());
             }
             Optional<StoredConflict> current = current(handle, org, id);
             if (current.isEmpty()) {
                 return notFound();
             }
             StoredConflict c = current.get();
-            if ("resolved".equals(c.inboxStatus())) {
-                if (resolution.wireName().equals(c.resolution())) {
-                    return Outcome.of(Kind.UNCHANGED, c, "already resolved as " + c.resolution() + ": nothing changed");
+            if (c.inboxStatus() == InboxStatus.RESOLVED) {
+                if (resolution == c.resolution()) {
+                    return ActionResult.of(Kind.UNCHANGED, c, "already resolved as " + c.resolution().wireName() + ": nothing changed");
                 }
-                return Outcome.of(Kind.REFUSED, c, "already resolved as " + c.resolution()
+                return ActionResult.of(Kind.REFUSED, c, "already resolved as " + c.resolution().wireName()
                         + "; a resolution is final and cannot be changed to " + resolution.wireName());
             }
             // Not resolved, yet the UPDATE matched nothing: only the missing suggested merge can explain it.
-            return Outcome.of(Kind.REFUSED, c, "no suggested merge yet (synthesis state " + c.synthesisState()
+            return ActionResult.of(Kind.REFUSED, c, "no suggested merge yet (synthesis state " + c.synthesisState().wireName()
                     + "): accepted_suggestion needs one; resolve as manual or rejected_suggestion, or wait");
         });
     }
@@ -110,11 +111,11 @@ public final class ConflictInbox {
         details.put("dedup_key", c.dedupKey());
         details.put("action", c.action());
         details.put("target", c.target());
-        details.put("inbox_status", c.inboxStatus());
+        details.put("inbox_status", c.inboxStatus().wireName());
         if (c.resolution() != null) {
-            details.put("resolution", c.resolution());
+            details.put("resolution", c.resolution().wireName());
             details.put("resolution_note", c.resolutionNote());
-            details.put("synthesis_state", c.synthesisState());
+            details.put("synthesis_state", c.synthesisState().wireName());
         }
         details.put("token_id", caller.tokenId().toString());
         try {
@@ -124,7 +125,7 @@ public final class ConflictInbox {
         }
     }
 
-    private static Outcome notFound() {
-        return new Outcome(Kind.NOT_FOUND, Optional.empty(), "no such conflict");
+    private static ActionResult notFound() {
+        return new ActionResult(Kind.NOT_FOUND, Optional.empty(), "no such conflict");
     }
 }

@@ -1,9 +1,9 @@
 package io.mergesynthesis.service.ingest;
 
-import io.mergesynthesis.service.core.ConflictReport;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.core.ConflictReport;
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ConflictStore.Stored;
 import io.mergesynthesis.service.db.EventLog;
@@ -29,12 +29,12 @@ public final class ConflictIntake {
     }
 
     /** What happened to one report, in request order. */
-    public record Outcome(UUID id, UUID orgId, String dedupKey, boolean created) {
+    public record Ingested(UUID id, UUID orgId, String dedupKey, boolean created) {
     }
 
-    public List<Outcome> store(List<ConflictReport> reports) {
+    public List<Ingested> store(List<ConflictReport> reports) {
         return transactions.asTenant(handle -> {
-            List<Outcome> outcomes = new ArrayList<>(reports.size());
+            List<Ingested> ingested = new ArrayList<>(reports.size());
             UUID scopedOrg = null;
             boolean anyCreated = false;
             for (ConflictReport report : reports) {
@@ -47,12 +47,12 @@ public final class ConflictIntake {
                     EventLog.append(handle, report.orgId(), stored.id(), EventType.CONFLICT_DETECTED, details(report));
                     anyCreated = true;
                 }
-                outcomes.add(new Outcome(stored.id(), report.orgId(), report.dedupKey(), stored.created()));
+                ingested.add(new Ingested(stored.id(), report.orgId(), report.dedupKey(), stored.created()));
             }
             if (anyCreated) {
                 ConflictStore.notifyPending(handle);
             }
-            return outcomes;
+            return ingested;
         });
     }
 

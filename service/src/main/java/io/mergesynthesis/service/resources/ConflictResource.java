@@ -7,22 +7,23 @@ import io.mergesynthesis.service.api.ConflictView;
 import io.mergesynthesis.service.api.ErrorBody;
 import io.mergesynthesis.service.api.ErrorBody.FieldProblem;
 import io.mergesynthesis.service.api.IngestResult;
-import io.mergesynthesis.service.api.PageCursor;
 import io.mergesynthesis.service.api.RefusedAction;
 import io.mergesynthesis.service.api.RequeueResult;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
-import io.mergesynthesis.service.core.Resolution;
-import io.mergesynthesis.service.core.Storable;
-import io.mergesynthesis.service.core.StoredConflict;
-import io.mergesynthesis.service.db.AttemptHistory;
-import io.mergesynthesis.service.db.ConflictStore;
-import io.mergesynthesis.service.db.UsageLedger;
-import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.inbox.ConflictInbox;
-import io.mergesynthesis.service.ingest.ConflictIntake;
-import io.mergesynthesis.service.ingest.ConflictIntake.Outcome;
 import io.mergesynthesis.service.core.ConflictReport;
+import io.mergesynthesis.service.core.InboxStatus;
+import io.mergesynthesis.service.core.Resolution;
+import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.core.SynthesisState;
+import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.inbox.InboxFilter;
+import io.mergesynthesis.service.inbox.InboxReads;
+import io.mergesynthesis.service.inbox.PageCursor;
+import io.mergesynthesis.service.inbox.PageOfConflicts;
+import io.mergesynthesis.service.inbox.ResolutionNote;
+import io.mergesynthesis.service.ingest.ConflictIntake;
+import io.mergesynthesis.service.ingest.ConflictIntake.Ingested;
 import io.mergesynthesis.service.ingest.ReportParser;
 import io.mergesynthesis.service.ingest.ReportParser.Parsed;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
@@ -40,7 +41,6 @@ import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 
 /** Ingest from the policy engine, the admin inbox (reads, acknowledge and resolve), and re-queueing marked ones. */
@@ -51,24 +51,17 @@ public class ConflictResource {
     public static final int DEFAULT_PAGE_SIZE = 50;
     public static final int MAX_PAGE_SIZE = 200;
 
-    static final Set<String> INBOX_STATUSES = Set.of("open", "acknowledged", "resolved");
-    static final List<String> SYNTHESIS_STATES = List.of("pending", "in_progress", "done", "max_attempts_exceeded",
-            "waiting_budget", "not_needed");
-
-    /** The longest resolution note kept, in characters (UTF-16 code units, as Java and JSON count them). */
-    public static final int MAX_NOTE_LENGTH = 2000;
-
-    private final ScopedTransactions transactions;
     private final ConflictIntake intake;
     private final ReportParser parser;
+    private final InboxReads reads;
     private final ConflictInbox inbox;
     private final ConflictRequeue requeue;
 
-    public ConflictResource(ScopedTransactions transactions, ConflictIntake intake, ReportParser parser,
-                            ConflictInbox inbox, ConflictRequeue requeue) {
-        this.transactions = transactions;
+    public ConflictResource(ConflictIntake intake, ReportParser parser, InboxReads reads, ConflictInbox inbox,
+                            ConflictRequeue requeue) {
         this.intake = intake;
         this.parser = parser;
+        this.reads = reads;
         this.inbox = inbox;
         this.requeue = requeue;
     }
@@ -93,15 +86,15 @@ public class ConflictResource {
                 }
             }
         }
-        List<Outcome> outcomes = intake.store(parsed.reports());
+        List<Ingested> ingested = intake.store(parsed.reports());
         if (parsed.batch()) {
-            return Response.ok(IngestResult.Batch.of(outcomes)).build();
+            return Response.ok(IngestResult.Batch.of(ingested)).build();
         }
-        Outcome outcome = outcomes.get(0);
-        if (!outcome.created()) {
-            return Response.ok(IngestResult.of(outcome)).build();
+        Ingested one = ingested.get(0);
+        if (!one.created()) {
+            return Response.ok(IngestResult.of(one)).build();
         }
-        return Response.created(URI.create("/v1/conflicts/" + outcome.id())).entity(IngestResult.of(outcome)).build();
+        return Response.created(URI.create("/v1/conflicts/" + one.id())).entity(IngestResult.of(one)).build();
     }
 
     @GET
@@ -123,13 +116,16 @@ public class ConflictResource {
                         "limit must be a whole number from 1 to " + MAX_PAGE_SIZE + " (got \"" + limitParam + "\")");
             }
         }
-        if (inboxStatus != null && !INBOX_STATUSES.contains(inboxStatus)) {
+        InboxStatus status = inboxStatus == null ? null : InboxStatus.fromWireName(inboxStatus).orElse(null);
+        if (inboxStatus != null && status == null) {
             return ErrorBody.response(Response.Status.BAD_REQUEST,
-                    "inbox_status must be one of open, acknowledged, resolved (got \"" + inboxStatus + "\")");
+                    "inbox_status must be one of " + InboxStatus.wireNames() + " (got \"" + inboxStatus + "\")");
         }
-        if (synthesisState != null && !SYNTHESIS_STATES.contains(synthesisState)) {
+        SynthesisState state = synthesisState == null ? null
+                : SynthesisState.fromWireName(synthesisState).orElse(null);
+        if (synthesisState != null && state == null) {
             return ErrorBody.response(Response.Status.BAD_REQUEST,
-                    "synthesis_state must be one of " + String.join(", ", SYNTHESIS_STATES) + " (got \""
+                    "synthesis_state must be one of " + SynthesisState.wireNames() + " (got \""
                             + synthesisState + "\")");
         }
         PageCursor after = null;
@@ -140,18 +136,9 @@ public class ConflictResource {
                 return ErrorBody.response(Response.Status.BAD_REQUEST, e.getMessage());
             }
         }
-        // One row more than asked tells whether another page exists without a count query.
-        var request = new ConflictStore.PageRequest(inboxStatus, synthesisState,
-                after == null ? null : after.receivedAt(), after == null ? null : after.id(), limit + 1);
-        UUID org = caller.orgId();
-        List<StoredConflict> rows = transactions.inOrg(org, handle -> ConflictStore.page(handle, org, request));
-        String next = null;
-        if (rows.size() > limit) {
-            rows = rows.subList(0, limit);
-            StoredConflict last = rows.get(limit - 1);
-            next = new PageCursor(last.receivedAt(), last.id()).encode();
-        }
-        return Response.ok(new ConflictPage(rows.stream().map(ConflictView::of).toList(), next)).build();
+        PageOfConflicts page = reads.page(caller.orgId(), new InboxFilter(status, state), after, limit);
+        return Response.ok(new ConflictPage(page.conflicts().stream().map(ConflictView::of).toList(),
+                page.next() == null ? null : page.next().encode())).build();
     }
 
     @GET
@@ -159,10 +146,8 @@ public class ConflictResource {
     @RolesAllowed(Role.ORG_ADMIN_NAME)
     public Response get(@Auth Caller caller, @PathParam("id") String idParam) {
         UUID id = Ids.parse(idParam);
-        UUID org = caller.orgId();
-        return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
-                        .map(c -> ConflictView.of(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id))))
-                .map(view -> Response.ok(view).build())
+        return reads.conflict(caller.orgId(), id)
+                .map(c -> Response.ok(ConflictView.of(c.conflict(), c.calls(), c.history())).build())
                 .orElseGet(Ids::notFound);
     }
 
@@ -209,13 +194,10 @@ public class ConflictResource {
             if (n != null && !n.isNull()) {
                 if (!n.isTextual()) {
                     problems.add(new FieldProblem("note", "must be a string"));
-                } else if (n.textValue().length() > MAX_NOTE_LENGTH) {
-                    problems.add(new FieldProblem("note", "is " + n.textValue().length()
-                            + " characters long; at most " + MAX_NOTE_LENGTH + " are kept"));
                 } else {
-                    String unstorable = Storable.textProblem(n.textValue());
-                    if (unstorable != null) {
-                        problems.add(new FieldProblem("note", unstorable));
+                    String problem = ResolutionNote.problem(n.textValue());
+                    if (problem != null) {
+                        problems.add(new FieldProblem("note", problem));
                     } else {
                         note = n.textValue();
                     }
@@ -243,8 +225,9 @@ public class ConflictResource {
             case NOT_FOUND -> Ids.notFound();
             case NOT_MARKED -> {
                 StoredConflict c = outcome.conflict().orElseThrow();
-                yield RefusedAction.response("only a conflict in synthesis state max_attempts_exceeded can be "
-                        + "retried; this one is " + c.synthesisState() + ": nothing changed", ConflictView.of(c));
+                yield RefusedAction.response("only a conflict in synthesis state "
+                        + SynthesisState.MAX_ATTEMPTS_EXCEEDED.wireName() + " can be retried; this one is "
+                        + c.synthesisState().wireName() + ": nothing changed", ConflictView.of(c));
             }
         };
     }
@@ -266,7 +249,7 @@ public class ConflictResource {
         return Response.ok(RequeueResult.count(requeue.matching(Requester.of(caller), request.filter()))).build();
     }
 
-    private static Response answer(ConflictInbox.Outcome outcome) {
+    private static Response answer(ConflictInbox.ActionResult outcome) {
         return switch (outcome.kind()) {
             case CHANGED, UNCHANGED -> Response.ok(ConflictView.of(outcome.conflict().orElseThrow())).build();
             case NOT_FOUND -> Ids.notFound();

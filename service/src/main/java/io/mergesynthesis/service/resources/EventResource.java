@@ -4,7 +4,7 @@ import io.dropwizard.auth.Auth;
 import io.mergesynthesis.service.api.ErrorBody;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
-import io.mergesynthesis.service.db.EventStream.Position;
+import io.mergesynthesis.service.core.EventPosition;
 import io.mergesynthesis.service.export.EventCursor;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.export.EventFormat;
@@ -56,7 +56,7 @@ public class EventResource {
                         + " (got \"" + limitParam + "\")");
             }
         }
-        Position after;
+        EventPosition after;
         try {
             after = EventCursor.decode(afterParam);
         } catch (IllegalArgumentException e) {

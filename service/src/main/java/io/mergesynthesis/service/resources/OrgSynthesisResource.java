@@ -8,9 +8,8 @@ import io.mergesynthesis.service.api.OrgSynthesisView;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.core.ModelCatalog;
-import io.mergesynthesis.service.db.OrgSynthesisSettings;
-import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.settings.MonthlyBudget;
+import io.mergesynthesis.service.settings.OrgSettings;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -26,7 +25,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 /**
  * An org's synthesis settings: a model override and a monthly budget. The platform sets them; the platform and
@@ -37,22 +35,12 @@ import java.util.function.Consumer;
 @Produces(MediaType.APPLICATION_JSON)
 public class OrgSynthesisResource {
 
-    /** The largest budget accepted, in USD: far above any real one, well inside the column's range. */
-    static final BigDecimal MAX_BUDGET_USD = new BigDecimal("1000000000");
     private static final Set<String> FIELDS = Set.of("model", "monthly_budget_usd");
 
-    private final ScopedTransactions transactions;
-    private final ModelCatalog models;
-    private final Consumer<UUID> changed;
+    private final OrgSettings settings;
 
-    /**
-     * @param changed told of each org whose settings changed, after the commit (the router forgets what it
-     *                remembered of that org)
-     */
-    public OrgSynthesisResource(ScopedTransactions transactions, ModelCatalog models, Consumer<UUID> changed) {
-        this.transactions = transactions;
-        this.models = models;
-        this.changed = changed;
+    public OrgSynthesisResource(OrgSettings settings) {
+        this.settings = settings;
     }
 
     @GET
@@ -63,7 +51,7 @@ public class OrgSynthesisResource {
             // Another org's settings look exactly like an org that does not exist.
             return ErrorBody.response(Response.Status.NOT_FOUND, "no such org");
         }
-        return Response.ok(transactions.inOrg(org, handle -> view(handle, org))).build();
+        return Response.ok(OrgSynthesisView.of(settings.show(org))).build();
     }
 
     @PUT
@@ -86,25 +74,15 @@ public class OrgSynthesisResource {
         if (!problems.isEmpty()) {
             return ErrorBody.response(422, "invalid synthesis settings: nothing was changed", problems);
         }
-        OrgSynthesisView view = transactions.inOrg(org, handle -> {
-            OrgSynthesisSettings.put(handle, org, model, budget);
-            OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
-            return view(handle, org);
-        });
-        changed.accept(org);
-        return Response.ok(view).build();
-    }
-
-    private OrgSynthesisView view(org.jdbi.v3.core.Handle handle, UUID org) {
-        return OrgSynthesisView.of(OrgSynthesisSettings.of(handle, org), models.primary(),
-                UsageLedger.monthSpend(handle, org));
+        return Response.ok(OrgSynthesisView.of(settings.change(org, model, budget))).build();
     }
 
     private String model(JsonNode node, List<FieldProblem> problems) {
         if (node == null || node.isNull()) {
             return null;
         }
-        Optional<ModelCatalog.Unusable> unusable = node.isTextual() ? models.unusable(node.textValue())
+        ModelCatalog models = settings.models();
+        Optional<ModelCatalog.Unusable> unusable = node.isTextual() ? settings.unusable(node.textValue())
                 : Optional.empty();
         if (!node.isTextual() || unusable.filter(u -> !u.configured()).isPresent()) {
             problems.add(new FieldProblem("model", "must be null or one of the configured models: "
@@ -129,13 +107,9 @@ public class OrgSynthesisResource {
             return null;
         }
         BigDecimal budget = node.decimalValue();
-        if (budget.signum() < 0 || budget.compareTo(MAX_BUDGET_USD) > 0) {
-            problems.add(new FieldProblem("monthly_budget_usd", "must be from 0 to " + MAX_BUDGET_USD.toPlainString()
-                    + " (got " + budget.toPlainString() + ")"));
-            return null;
-        }
-        if (budget.scale() > 6) {
-            problems.add(new FieldProblem("monthly_budget_usd", "has more than 6 decimal places"));
+        String problem = MonthlyBudget.problem(budget);
+        if (problem != null) {
+            problems.add(new FieldProblem("monthly_budget_usd", problem));
             return null;
         }
         return budget;

@@ -6,9 +6,8 @@ import io.mergesynthesis.service.api.UsageView;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.core.ModelCatalog;
-import io.mergesynthesis.service.db.OrgSynthesisSettings;
-import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.usage.MonthToDate;
+import io.mergesynthesis.service.usage.MonthlyUsage;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -24,11 +23,11 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class UsageResource {
 
-    private final ScopedTransactions transactions;
+    private final MonthlyUsage usage;
     private final ModelCatalog models;
 
-    public UsageResource(ScopedTransactions transactions, ModelCatalog models) {
-        this.transactions = transactions;
+    public UsageResource(MonthlyUsage usage, ModelCatalog models) {
+        this.usage = usage;
         this.models = models;
     }
 
@@ -47,12 +46,14 @@ public class UsageResource {
             }
             org = Optional.of(caller.orgId());
         }
-        UsageView view = org.isPresent()
-                ? transactions.inOrg(org.get(), handle -> UsageView.of(org.get(), UsageLedger.monthStart(handle),
-                        OrgSynthesisSettings.of(handle, org.get()).monthlyBudgetUsd(),
-                        UsageLedger.monthToDate(handle, org)))
-                : transactions.crossTenant(handle -> UsageView.of(null, UsageLedger.monthStart(handle), null,
-                        UsageLedger.monthToDate(handle, Optional.empty())));
+        UsageView view;
+        if (org.isPresent()) {
+            MonthToDate one = usage.ofOrg(org.get());
+            view = UsageView.of(org.get(), one.monthStart(), one.settings().monthlyBudgetUsd(), one.byModel());
+        } else {
+            MonthToDate all = usage.ofEveryOrg();
+            view = UsageView.of(null, all.monthStart(), null, all.byModel());
+        }
         return Response.ok(view).build();
     }
 

@@ -3,10 +3,12 @@ package io.mergesynthesis.service.web;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.core.AttemptHistoryLine;
+import io.mergesynthesis.service.core.InboxStatus;
+import io.mergesynthesis.service.core.ProviderCall;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
-import io.mergesynthesis.service.db.AttemptHistory;
-import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.core.SynthesisState;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,13 +54,13 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     record ResolutionOption(String value, String label, boolean disabled) {
     }
 
-    static ConflictDetail of(StoredConflict c, List<UsageLedger.Call> calls, List<AttemptHistory.Line> history,
+    static ConflictDetail of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
                              boolean mayChange, boolean mayRequeue, ObjectMapper json, Instant now) {
         List<RuleRow> rules = rules(c, json);
         Map<String, String> ruleText = new HashMap<>();
         rules.forEach(r -> ruleText.put(r.policyId(), r.scope() + " rule: " + r.effect() + " on " + r.target()));
         Merge merge = c.suggestedMergeJson() == null ? null : merge(read(json, c.suggestedMergeJson()), ruleText, now);
-        BigDecimal cost = calls.stream().map(UsageLedger.Call::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add);
+        BigDecimal cost = calls.stream().map(ProviderCall::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add);
         List<CallRow> callRows = calls.stream().map(k -> new CallRow(k.attempt(), k.pass(), k.provider(), k.model(),
                 k.inputTokens(), k.outputTokens(), k.cacheReadTokens() + k.cacheWriteTokens(), Dollars.usd(k.costUsd()),
                 k.latencyMs(), k.outcome(), Moment.of(k.createdAt(), now))).toList();
@@ -67,14 +69,15 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
         List<ResolutionOption> options = new ArrayList<>();
         for (Resolution r : Resolution.values()) {
             boolean needsMerge = r == Resolution.ACCEPTED_SUGGESTION && c.suggestedMergeJson() == null;
-            options.add(new ResolutionOption(r.wireName(), Labels.resolution(r.wireName()), needsMerge));
+            options.add(new ResolutionOption(r.wireName(), r.label(), needsMerge));
         }
         return new ConflictDetail(c.id().toString(), c.dedupKey(), c.action(), c.target(), c.winnerPolicyId(),
                 Moment.of(c.detectedAt(), now), Moment.of(c.receivedAt(), now), rules, LayerCautions.of(rules),
-                c.synthesisState(), Labels.state(c.synthesisState()), c.attempts(), c.lastFailureReason(),
+                c.synthesisState().wireName(), c.synthesisState().label(), c.attempts(), c.lastFailureReason(),
                 c.failureMarker(), Moment.of(c.synthesizedAt(), now), merge, CheckPanel.of(c), callRows,
-                Dollars.usd(cost), attempts, c.inboxStatus(), Moment.of(c.acknowledgedAt(), now),
-                Moment.of(c.resolvedAt(), now), c.resolution(), Labels.resolution(c.resolution()), c.resolutionNote(),
+                Dollars.usd(cost), attempts, c.inboxStatus().wireName(), Moment.of(c.acknowledgedAt(), now),
+                Moment.of(c.resolvedAt(), now), c.resolution() == null ? null : c.resolution().wireName(),
+                c.resolution() == null ? null : c.resolution().label(), c.resolutionNote(),
                 mayChange, mayRequeue, options);
     }
 
@@ -83,15 +86,15 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     }
 
     boolean pending() {
-        return "pending".equals(state) || "in_progress".equals(state);
+        return SynthesisState.PENDING.wireName().equals(state) || SynthesisState.IN_PROGRESS.wireName().equals(state);
     }
 
     boolean waitingBudget() {
-        return "waiting_budget".equals(state);
+        return SynthesisState.WAITING_BUDGET.wireName().equals(state);
     }
 
     boolean failed() {
-        return "max_attempts_exceeded".equals(state);
+        return SynthesisState.MAX_ATTEMPTS_EXCEEDED.wireName().equals(state);
     }
 
     /** A marked conflict, and a person who may give it another chance. */
@@ -108,11 +111,11 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     }
 
     boolean isResolved() {
-        return "resolved".equals(inboxStatus);
+        return InboxStatus.RESOLVED.wireName().equals(inboxStatus);
     }
 
     boolean canAcknowledge() {
-        return mayChange && "open".equals(inboxStatus);
+        return mayChange && InboxStatus.OPEN.wireName().equals(inboxStatus);
     }
 
     boolean canResolve() {

@@ -1,6 +1,9 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.core.InboxCounts;
+import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.core.SynthesisState;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -27,30 +30,36 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
         return rows.isEmpty();
     }
 
-    static InboxPage of(List<StoredConflict> conflicts, InboxCounts counts, String inboxStatus, String state,
-                        String olderCursor, boolean notFirstPage, Instant now) {
+    static InboxPage of(List<StoredConflict> conflicts, InboxCounts counts, InboxStatus inboxStatus,
+                        SynthesisState state, String olderCursor, boolean notFirstPage, Instant now) {
+        String status = inboxStatus == null ? null : inboxStatus.wireName();
+        String stateName = state == null ? null : state.wireName();
         List<Row> rows = conflicts.stream().map(c -> new Row("/conflicts/" + c.id(), c.action(), c.target(),
-                c.winnerPolicyId(), c.synthesisState(), Labels.state(c.synthesisState()), c.inboxStatus(),
-                Moment.of(c.receivedAt(), now))).toList();
+                c.winnerPolicyId(), c.synthesisState().wireName(), c.synthesisState().label(),
+                c.inboxStatus().wireName(), Moment.of(c.receivedAt(), now))).toList();
         List<Chip> stateChips = new ArrayList<>();
-        for (Map.Entry<String, Long> e : counts.bySynthesisState().entrySet()) {
-            stateChips.add(new Chip(Labels.state(e.getKey()), e.getValue(), link(inboxStatus, e.getKey(), null),
-                    e.getKey().equals(state)));
+        for (Map.Entry<SynthesisState, Long> e : counts.bySynthesisState().entrySet()) {
+            stateChips.add(new Chip(e.getKey().label(), e.getValue(), link(status, e.getKey().wireName(), null),
+                    e.getKey() == state));
         }
         List<Chip> statusChips = new ArrayList<>();
-        for (Map.Entry<String, Long> e : counts.byInboxStatus().entrySet()) {
-            statusChips.add(new Chip(e.getKey(), e.getValue(), link(e.getKey(), state, null),
-                    e.getKey().equals(inboxStatus)));
+        for (Map.Entry<InboxStatus, Long> e : counts.byInboxStatus().entrySet()) {
+            statusChips.add(new Chip(e.getKey().label(), e.getValue(), link(e.getKey().wireName(), stateName, null),
+                    e.getKey() == inboxStatus));
         }
         List<Option> statusOptions = new ArrayList<>();
         statusOptions.add(new Option("", "any", inboxStatus == null));
-        InboxCounts.INBOX_STATUSES.forEach(s -> statusOptions.add(new Option(s, s, s.equals(inboxStatus))));
+        for (InboxStatus s : InboxStatus.values()) {
+            statusOptions.add(new Option(s.wireName(), s.label(), s == inboxStatus));
+        }
         List<Option> stateOptions = new ArrayList<>();
         stateOptions.add(new Option("", "any", state == null));
-        InboxCounts.SYNTHESIS_STATES.forEach(s -> stateOptions.add(new Option(s, Labels.state(s), s.equals(state))));
+        for (SynthesisState s : SynthesisState.values()) {
+            stateOptions.add(new Option(s.wireName(), s.label(), s == state));
+        }
         return new InboxPage(rows, stateChips, statusChips, counts.total(), statusOptions, stateOptions,
-                olderCursor == null ? null : link(inboxStatus, state, olderCursor),
-                notFirstPage ? link(inboxStatus, state, null) : null,
+                olderCursor == null ? null : link(status, stateName, olderCursor),
+                notFirstPage ? link(status, stateName, null) : null,
                 inboxStatus != null || state != null);
     }
 

@@ -1,18 +1,17 @@
 package io.mergesynthesis.service.web;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.mergesynthesis.service.api.PageCursor;
+import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.Resolution;
-import io.mergesynthesis.service.core.Storable;
-import io.mergesynthesis.service.core.StoredConflict;
-import io.mergesynthesis.service.db.AttemptHistory;
-import io.mergesynthesis.service.db.ConflictStore;
-import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.core.SynthesisState;
 import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.inbox.InboxFilter;
+import io.mergesynthesis.service.inbox.InboxReads;
+import io.mergesynthesis.service.inbox.PageCursor;
+import io.mergesynthesis.service.inbox.ResolutionNote;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.requeue.Requester;
-import io.mergesynthesis.service.resources.ConflictResource;
+import io.mergesynthesis.service.session.WebSession;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.FormParam;
@@ -27,7 +26,6 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -42,15 +40,14 @@ public final class InboxResource {
     static final int PAGE_SIZE = 25;
 
     private final Pages pages;
-    private final ScopedTransactions transactions;
+    private final InboxReads reads;
     private final ConflictInbox inbox;
     private final ConflictRequeue requeue;
     private final ObjectMapper json;
 
-    InboxResource(Pages pages, ScopedTransactions transactions, ConflictInbox inbox, ConflictRequeue requeue,
-                  ObjectMapper json) {
+    InboxResource(Pages pages, InboxReads reads, ConflictInbox inbox, ConflictRequeue requeue, ObjectMapper json) {
         this.pages = pages;
-        this.transactions = transactions;
+        this.reads = reads;
         this.inbox = inbox;
         this.requeue = requeue;
         this.json = json;
@@ -71,8 +68,8 @@ public final class InboxResource {
             return Pages.seeOther("/operator");
         }
         // Unknown filter values and damaged cursors fall back to the unfiltered newest page.
-        String inboxStatus = known(InboxCounts.INBOX_STATUSES, inboxStatusParam);
-        String state = known(InboxCounts.SYNTHESIS_STATES, stateParam);
+        InboxStatus inboxStatus = InboxStatus.fromWireName(inboxStatusParam).orElse(null);
+        SynthesisState state = SynthesisState.fromWireName(stateParam).orElse(null);
         PageCursor after = null;
         if (afterParam != null) {
             try {
@@ -81,21 +78,11 @@ public final class InboxResource {
                 after = null;
             }
         }
-        var request = new ConflictStore.PageRequest(inboxStatus, state,
-                after == null ? null : after.receivedAt(), after == null ? null : after.id(), PAGE_SIZE + 1);
-        record Read(List<StoredConflict> rows, InboxCounts counts) {
-        }
-        Read read = transactions.inOrg(org, handle ->
-                new Read(ConflictStore.page(handle, org, request), InboxCounts.of(handle, org)));
-        List<StoredConflict> rows = read.rows();
-        String older = null;
-        if (rows.size() > PAGE_SIZE) {
-            rows = rows.subList(0, PAGE_SIZE);
-            StoredConflict last = rows.get(PAGE_SIZE - 1);
-            older = new PageCursor(last.receivedAt(), last.id()).encode();
-        }
-        InboxPage page = InboxPage.of(rows, read.counts(), inboxStatus, state, older, after != null,
-                pages.clock().instant());
+        InboxReads.PageWithCounts read = reads.pageWithCounts(org, new InboxFilter(inboxStatus, state), after,
+                PAGE_SIZE);
+        PageCursor older = read.page().next();
+        InboxPage page = InboxPage.of(read.page().conflicts(), read.counts(), inboxStatus, state,
+                older == null ? null : older.encode(), after != null, pages.clock().instant());
         return pages.render(200, "inbox", Layout.of("Inbox", "inbox", session), page);
     }
 
@@ -109,14 +96,13 @@ public final class InboxResource {
         }
         WebSession session = found.get();
         UUID org = session.org();
-        UUID id = Labels.uuid(idParam);
+        UUID id = CanonicalIds.uuid(idParam);
         if (org == null || id == null) {
             return pages.notFound(session);
         }
         Instant now = pages.clock().instant();
-        Optional<ConflictDetail> detail = transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
-                .map(c -> ConflictDetail.of(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id),
-                        session.mayChangeConflicts(), session.mayRequeue(), json, now)));
+        Optional<ConflictDetail> detail = reads.conflict(org, id).map(c -> ConflictDetail.of(c.conflict(), c.calls(),
+                c.history(), session.mayChangeConflicts(), session.mayRequeue(), json, now));
         if (detail.isEmpty()) {
             return pages.notFound(session);
         }
@@ -145,11 +131,11 @@ public final class InboxResource {
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
         }
-        UUID id = Labels.uuid(idParam);
+        UUID id = CanonicalIds.uuid(idParam);
         if (id == null || !session.mayChangeConflicts()) {
             return pages.notFound(session);
         }
-        ConflictInbox.Outcome outcome = inbox.acknowledge(session.caller(), id);
+        ConflictInbox.ActionResult outcome = inbox.acknowledge(session.caller(), id);
         return switch (outcome.kind()) {
             case CHANGED -> back(id, Notice.ACKNOWLEDGED);
             case UNCHANGED, REFUSED -> back(id, Notice.ALREADY_ACKNOWLEDGED);
@@ -171,7 +157,7 @@ public final class InboxResource {
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
         }
-        UUID id = Labels.uuid(idParam);
+        UUID id = CanonicalIds.uuid(idParam);
         if (id == null || !session.mayChangeConflicts()) {
             return pages.notFound(session);
         }
@@ -181,16 +167,16 @@ public final class InboxResource {
         }
         // Browsers send line breaks in a textarea as CRLF; keep the note as the person typed it.
         String note = noteParam == null || noteParam.isBlank() ? null : noteParam.replace("\r\n", "\n");
-        if (note != null && (note.length() > ConflictResource.MAX_NOTE_LENGTH || Storable.textProblem(note) != null)) {
+        if (note != null && ResolutionNote.problem(note) != null) {
             return back(id, Notice.INVALID_NOTE);
         }
-        ConflictInbox.Outcome outcome = inbox.resolve(session.caller(), id, resolution.get(), note);
+        ConflictInbox.ActionResult outcome = inbox.resolve(session.caller(), id, resolution.get(), note);
         return switch (outcome.kind()) {
             case CHANGED -> back(id, Notice.RESOLVED);
             case UNCHANGED -> back(id, Notice.ALREADY_RESOLVED_SAME);
             case NOT_FOUND -> pages.notFound(session);
             // The API's 409: either someone resolved it first, or there is no suggestion to accept yet.
-            case REFUSED -> back(id, "resolved".equals(outcome.conflict().orElseThrow().inboxStatus())
+            case REFUSED -> back(id, outcome.conflict().orElseThrow().inboxStatus() == InboxStatus.RESOLVED
                     ? Notice.LOST_RACE : Notice.NO_MERGE_YET);
         };
     }
@@ -212,7 +198,7 @@ public final class InboxResource {
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
         }
-        UUID id = Labels.uuid(idParam);
+        UUID id = CanonicalIds.uuid(idParam);
         if (id == null || session.org() == null || !session.mayRequeue()) {
             return pages.notFound(session);
         }
@@ -224,10 +210,6 @@ public final class InboxResource {
                     + "#merge-heading");
             case NOT_FOUND -> pages.notFound(session);
         };
-    }
-
-    private static String known(List<String> values, String value) {
-        return value != null && values.contains(value) ? value : null;
     }
 
     /** Post, redirect, get: a reload of the page that follows repeats nothing. */

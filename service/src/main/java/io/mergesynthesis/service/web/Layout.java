@@ -1,5 +1,7 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.session.WebSession;
+
 /**
  * What every page's frame shows: the title, which part of the site is open, who is signed in, and a notice
  * from the action just taken. Notices are fixed texts chosen by code, or the service's own words about its

@@ -1,6 +1,8 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.core.FleetOverview;
 import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.core.SynthesisState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,8 +51,8 @@ record OperatorPage(List<StateCount> states, long total, List<FleetOverview.Reas
     static OperatorPage of(FleetOverview fleet, ModelCatalog models, String viewing) {
         List<StateCount> states = new ArrayList<>();
         long total = 0;
-        for (Map.Entry<String, Long> e : fleet.byState().entrySet()) {
-            states.add(new StateCount(e.getKey(), Labels.state(e.getKey()), e.getValue()));
+        for (Map.Entry<SynthesisState, Long> e : fleet.byState().entrySet()) {
+            states.add(new StateCount(e.getKey().wireName(), e.getKey().label(), e.getValue()));
             total += e.getValue();
         }
         List<OrgRow> orgs = fleet.orgs().stream().map(o -> new OrgRow(o.org().toString(), o.conflicts(),

@@ -1,9 +1,11 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.core.FleetOverview;
 import io.mergesynthesis.service.core.ModelCatalog;
-import io.mergesynthesis.service.db.OrgSynthesisSettings;
-import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.operator.Fleet;
+import io.mergesynthesis.service.session.WebSession;
+import io.mergesynthesis.service.settings.MonthlyBudget;
+import io.mergesynthesis.service.settings.OrgSettings;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.FormParam;
@@ -17,11 +19,9 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.math.BigDecimal;
-import java.time.Duration;
-import java.time.Instant;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 /**
  * The operator pages, for platform sessions only: the fleet at a glance, every org's spend against its budget,
@@ -31,22 +31,14 @@ import java.util.function.Consumer;
 @Produces(MediaType.TEXT_HTML)
 public final class OperatorResource {
 
-    /** Attempt history counted on the page: the last day. */
-    static final Duration RECENT = Duration.ofHours(24);
-    /** Budgets above this are typing mistakes, not budgets. */
-    static final BigDecimal MAX_BUDGET = new BigDecimal("1000000000");
-
     private final Pages pages;
-    private final ScopedTransactions transactions;
-    private final ModelCatalog models;
-    private final Consumer<UUID> settingsChanged;
+    private final Fleet fleet;
+    private final OrgSettings settings;
 
-    OperatorResource(Pages pages, ScopedTransactions transactions, ModelCatalog models,
-                     Consumer<UUID> settingsChanged) {
-        this.settingsChanged = settingsChanged;
+    OperatorResource(Pages pages, Fleet fleet, OrgSettings settings) {
         this.pages = pages;
-        this.transactions = transactions;
-        this.models = models;
+        this.fleet = fleet;
+        this.settings = settings;
     }
 
     @GET
@@ -64,10 +56,8 @@ public final class OperatorResource {
     }
 
     private Response page(int status, WebSession session, Layout layout) {
-        Instant now = pages.clock().instant();
-        FleetOverview fleet = transactions.crossTenant(handle -> FleetOverview.read(handle,
-                UsageLedger.monthStart(handle), now.minus(RECENT)));
-        OperatorPage page = OperatorPage.of(fleet, models,
+        FleetOverview overview = fleet.overview(pages.clock().instant());
+        OperatorPage page = OperatorPage.of(overview, settings.models(),
                 session.viewingOrg() == null ? null : session.viewingOrg().toString());
         return pages.render(status, "operator", layout, page);
     }
@@ -90,12 +80,12 @@ public final class OperatorResource {
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
         }
-        UUID org = Labels.uuid(orgParam == null ? null : orgParam.strip().toLowerCase(java.util.Locale.ROOT));
+        UUID org = CanonicalIds.uuid(orgParam == null ? null : orgParam.strip().toLowerCase(Locale.ROOT));
         if (org == null) {
             return back(Notice.INVALID_ORG);
         }
         String model = modelParam == null || modelParam.isBlank() ? null : modelParam.strip();
-        Optional<ModelCatalog.Unusable> unusable = model == null ? Optional.empty() : models.unusable(model);
+        Optional<ModelCatalog.Unusable> unusable = model == null ? Optional.empty() : settings.unusable(model);
         if (unusable.isPresent() && !unusable.get().configured()) {
             return back(Notice.INVALID_MODEL);
         }
@@ -106,17 +96,13 @@ public final class OperatorResource {
         }
         BigDecimal budget;
         try {
-            budget = budget(budgetParam);
+            budget = MonthlyBudget.parse(budgetParam);
         } catch (IllegalArgumentException e) {
             return back(Notice.INVALID_BUDGET);
         }
-        // The same write as PUT /v1/orgs/{org_id}/synthesis: a budget raised here lets the org's waiting
+        // The same change as PUT /v1/orgs/{org_id}/synthesis: a budget raised here lets the org's waiting
         // conflicts go at once.
-        transactions.inOrg(org, handle -> {
-            OrgSynthesisSettings.put(handle, org, model, budget);
-            return OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
-        });
-        settingsChanged.accept(org);
+        settings.change(org, model, budget);
         return back(Notice.SETTINGS_SAVED);
     }
 
@@ -136,29 +122,12 @@ public final class OperatorResource {
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
         }
-        UUID org = Labels.uuid(orgParam == null ? null : orgParam.strip().toLowerCase(java.util.Locale.ROOT));
+        UUID org = CanonicalIds.uuid(orgParam == null ? null : orgParam.strip().toLowerCase(Locale.ROOT));
         if (org == null) {
             return back(Notice.INVALID_ORG);
         }
         pages.sessions().view(session, org);
         return Pages.seeOther("/");
-    }
-
-    /** Empty means no budget; otherwise dollars, at least 0, at most six decimals (the column's scale). */
-    static BigDecimal budget(String text) {
-        if (text == null || text.isBlank()) {
-            return null;
-        }
-        BigDecimal value;
-        try {
-            value = new BigDecimal(text.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not a number", e);
-        }
-        if (value.signum() < 0 || value.compareTo(MAX_BUDGET) > 0 || value.stripTrailingZeros().scale() > 6) {
-            throw new IllegalArgumentException("out of range");
-        }
-        return value;
     }
 
     private Response operatorsOnly(WebSession session) {

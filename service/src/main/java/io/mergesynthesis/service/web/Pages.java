@@ -1,5 +1,7 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.session.WebSession;
+import io.mergesynthesis.service.session.WebSessions;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;

@@ -1,5 +1,7 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.session.WebSessions;
+
 /**
  * The two cookies of the web inbox, written by hand so that every attribute is visible here: HttpOnly (no page
  * script can read them), SameSite=Strict (no other site's request carries them), Path=/ and, over https, Secure.

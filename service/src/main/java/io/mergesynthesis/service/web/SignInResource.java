@@ -3,6 +3,8 @@ package io.mergesynthesis.service.web;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.session.WebSession;
+import io.mergesynthesis.service.session.WebSessions;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.FormParam;

@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.web;
 
-import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.core.ModelUsage;
+import io.mergesynthesis.service.usage.MonthToDate;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
@@ -44,12 +45,12 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
         return budget != null;
     }
 
-    static UsagePage of(OrgUsage usage) {
+    static UsagePage of(MonthToDate usage) {
         Instant monthStart = usage.monthStart();
         List<Row> rows = new ArrayList<>();
         long calls = 0;
         long tokens = 0;
-        for (UsageLedger.ModelUsage m : usage.byModel()) {
+        for (ModelUsage m : usage.byModel()) {
             long cacheTokens = m.cacheReadTokens() + m.cacheWriteTokens();
             rows.add(new Row(m.model(), m.calls(), m.inputTokens(), m.outputTokens(), cacheTokens,
                     Dollars.usd(m.costUsd())));
@@ -79,14 +80,14 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
     }
 
     /** One horizontal bar per model, scaled to the larger of the biggest cost and the budget. */
-    private static Chart chart(OrgUsage usage, BigDecimal budget) {
-        BigDecimal scale = usage.byModel().stream().map(UsageLedger.ModelUsage::costUsd).reduce(BigDecimal.ZERO, BigDecimal::max);
+    private static Chart chart(MonthToDate usage, BigDecimal budget) {
+        BigDecimal scale = usage.byModel().stream().map(ModelUsage::costUsd).reduce(BigDecimal.ZERO, BigDecimal::max);
         if (budget != null) {
             scale = scale.max(budget);
         }
         List<Bar> bars = new ArrayList<>();
         int y = 8;
-        for (UsageLedger.ModelUsage m : usage.byModel()) {
+        for (ModelUsage m : usage.byModel()) {
             bars.add(new Bar(m.model(), Dollars.usd(m.costUsd()), y, y + 17,
                     width(m.costUsd(), scale), LABEL_WIDTH + width(m.costUsd(), scale) + 6));
             y += ROW_HEIGHT;

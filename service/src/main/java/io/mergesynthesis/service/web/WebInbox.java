@@ -4,16 +4,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.servlets.assets.AssetServlet;
 import io.mergesynthesis.service.auth.TokenStore;
-import io.mergesynthesis.service.core.ModelCatalog;
-import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.inbox.ConflictInbox;
+import io.mergesynthesis.service.inbox.InboxReads;
+import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
+import io.mergesynthesis.service.session.WebSessions;
+import io.mergesynthesis.service.settings.OrgSettings;
+import io.mergesynthesis.service.usage.MonthlyUsage;
 import jakarta.servlet.DispatcherType;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.EnumSet;
-import java.util.UUID;
-import java.util.function.Consumer;
 
 /**
  * The web inbox on the application port, beside the JSON API: server-rendered pages, a stylesheet and one small
@@ -26,19 +27,18 @@ public final class WebInbox {
     private WebInbox() {
     }
 
-    /**
-     * Registers the pages, their static files and their headers; the JSON API under /v1/ is left as it is.
-     *
-     * @param settingsChanged told of each org whose model or budget the operator page changed
-     */
-    public static void install(Environment environment, ScopedTransactions transactions, ObjectMapper json,
-                               ModelCatalog models, Consumer<UUID> settingsChanged, Clock clock) {
-        Pages pages = new Pages(new Templates(), new WebSessions(transactions, clock), clock);
-        environment.jersey().register(new SignInResource(pages, new TokenStore(transactions)));
-        environment.jersey().register(new InboxResource(pages, transactions, new ConflictInbox(transactions, json),
-                new ConflictRequeue(transactions), json));
-        environment.jersey().register(new UsageResource(pages, transactions));
-        environment.jersey().register(new OperatorResource(pages, transactions, models, settingsChanged));
+    /** The use cases the pages call: the same ones the JSON API calls, and the web's own sessions. */
+    public record UseCases(WebSessions sessions, TokenStore tokens, InboxReads reads, ConflictInbox inbox,
+                           ConflictRequeue requeue, MonthlyUsage usage, Fleet fleet, OrgSettings settings) {
+    }
+
+    /** Registers the pages, their static files and their headers; the JSON API under /v1/ is left as it is. */
+    public static void install(Environment environment, UseCases uses, ObjectMapper json, Clock clock) {
+        Pages pages = new Pages(new Templates(), uses.sessions(), clock);
+        environment.jersey().register(new SignInResource(pages, uses.tokens()));
+        environment.jersey().register(new InboxResource(pages, uses.reads(), uses.inbox(), uses.requeue(), json));
+        environment.jersey().register(new UsagePageResource(pages, uses.usage()));
+        environment.jersey().register(new OperatorResource(pages, uses.fleet(), uses.settings()));
         environment.servlets().addServlet("web-static",
                         new AssetServlet("/web/static", STATIC_PATH, null, StandardCharsets.UTF_8))
                 .addMapping(STATIC_PATH + "/*");

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.core.EventPosition;
 import io.mergesynthesis.service.core.Resolution;
-import io.mergesynthesis.service.db.EventStream.Position;
 import io.mergesynthesis.service.db.EventStream.StoredEvent;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.testing.Seed;
@@ -58,7 +58,7 @@ class EventFormatTest {
 
     private static String exported(EventFormat format) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        export.write(export.plan(ORG, Position.START, 100), format, out);
+        export.write(export.plan(ORG, EventPosition.START, 100), format, out);
         return out.toString(StandardCharsets.UTF_8);
     }
 

@@ -98,7 +98,7 @@ class EventStreamTest {
         List<JsonNode> page = reader.next(100);
         assertThat(page).extracting(StreamReader::eventId).containsExactly(earlyId, late);
         assertThat(reader.next(100)).isEmpty();
-        assertThat(cursorWhileHeld).isEqualTo(EventCursor.encode(io.mergesynthesis.service.db.EventStream.Position.START));
+        assertThat(cursorWhileHeld).isEqualTo(EventCursor.encode(io.mergesynthesis.service.core.EventPosition.START));
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.mergesynthesis.service.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.mergesynthesis.service.db.EventStream.Position;
+import io.mergesynthesis.service.core.EventPosition;
 import io.mergesynthesis.service.export.EventCursor;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.export.EventFormat;
@@ -27,7 +27,7 @@ public final class StreamReader {
 
     /** One page's events (the trailer line removed); the cursor moves to the trailer's next_cursor. */
     public List<JsonNode> next(int limit) {
-        Position after = EventCursor.decode(cursor);
+        EventPosition after = EventCursor.decode(cursor);
         EventExport.Page page = export.plan(org, after, limit);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {

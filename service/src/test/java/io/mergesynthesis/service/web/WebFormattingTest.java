@@ -3,6 +3,7 @@ package io.mergesynthesis.service.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.mergesynthesis.service.settings.MonthlyBudget;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,22 +43,22 @@ class WebFormattingTest {
 
     @Test
     void budgets() {
-        assertThat(OperatorResource.budget("")).isNull();
-        assertThat(OperatorResource.budget(" 12.5 ")).isEqualByComparingTo("12.5");
-        assertThat(OperatorResource.budget("0")).isEqualByComparingTo("0");
-        assertThat(OperatorResource.budget("0.000001")).isEqualByComparingTo("0.000001");
+        assertThat(MonthlyBudget.parse("")).isNull();
+        assertThat(MonthlyBudget.parse(" 12.5 ")).isEqualByComparingTo("12.5");
+        assertThat(MonthlyBudget.parse("0")).isEqualByComparingTo("0");
+        assertThat(MonthlyBudget.parse("0.000001")).isEqualByComparingTo("0.000001");
         for (String bad : new String[] {"-1", "abc", "1e400", "0.0000001", "2000000000", "NaN"}) {
-            assertThatThrownBy(() -> OperatorResource.budget(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> MonthlyBudget.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
         }
     }
 
     @Test
     void canonicalIdsOnly() {
-        assertThat(Labels.uuid("66149ad9-b0fe-4981-b3a0-ea0d94e58b4f")).isNotNull();
-        assertThat(Labels.uuid("66149AD9-B0FE-4981-B3A0-EA0D94E58B4F")).isNotNull();
-        assertThat(Labels.uuid("1-1-1-1-1")).isNull();
-        assertThat(Labels.uuid("not-a-uuid")).isNull();
-        assertThat(Labels.uuid(null)).isNull();
+        assertThat(CanonicalIds.uuid("66149ad9-b0fe-4981-b3a0-ea0d94e58b4f")).isNotNull();
+        assertThat(CanonicalIds.uuid("66149AD9-B0FE-4981-B3A0-EA0D94E58B4F")).isNotNull();
+        assertThat(CanonicalIds.uuid("1-1-1-1-1")).isNull();
+        assertThat(CanonicalIds.uuid("not-a-uuid")).isNull();
+        assertThat(CanonicalIds.uuid(null)).isNull();
     }
 
     @Test

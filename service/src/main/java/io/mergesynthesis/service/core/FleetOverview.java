@@ -1,0 +1,26 @@
+package io.mergesynthesis.service.core;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The operator's view across orgs, read from the database (so it is the same whichever replica answers, unlike
+ * each replica's own metrics): conflicts by synthesis state, failures by reason, every org's spend and budget.
+ *
+ * @param byState        every state, in the enum's order, zero when no conflict is in it
+ * @param markedByReason conflicts that carry the permanent marker, by their last failure reason
+ * @param recentByReason recent attempt endings that stored no merge, by outcome and reason
+ */
+public record FleetOverview(Map<SynthesisState, Long> byState, List<ReasonCount> markedByReason,
+                            List<ReasonCount> recentByReason, List<OrgRow> orgs) {
+
+    public record ReasonCount(String outcome, String reason, long count) {
+    }
+
+    /** One org: its conflicts, this month's calls and cost, and what the platform set for it. */
+    public record OrgRow(UUID org, long conflicts, long waitingBudget, long failed, long calls, BigDecimal costUsd,
+                         String model, BigDecimal monthlyBudgetUsd) {
+    }
+}

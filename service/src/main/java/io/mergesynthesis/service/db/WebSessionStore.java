@@ -1,0 +1,62 @@
+package io.mergesynthesis.service.db;
+
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The SQL of {@code web_sessions}. A session is found by the SHA-256 of its secret; the table never holds the
+ * secret itself. Runs on a tenant handle with no org in scope: a session belongs to a token, not to an org.
+ */
+public final class WebSessionStore {
+
+    private WebSessionStore() {
+    }
+
+    /** A live session's row with the role and org of its token, as read afresh on each request. */
+    public record Row(UUID tokenId, String role, UUID tokenOrg, UUID viewingOrg, Instant expiresAt) {
+    }
+
+    public static void insert(Handle handle, byte[] idHash, UUID tokenId, Instant now, Instant expires) {
+        handle.createUpdate("""
+                        INSERT INTO web_sessions (id_sha256, token_id, created_at, expires_at)
+                        VALUES (:hash, :token, :now, :expires)""")
+                .bind("hash", idHash)
+                .bind("token", tokenId)
+                .bind("now", Timestamp.from(now))
+                .bind("expires", Timestamp.from(expires))
+                .execute();
+    }
+
+    /** The session if it is neither ended nor expired, and its token neither revoked nor expired, at {@code now}. */
+    public static Optional<Row> findLive(Handle handle, byte[] idHash, Instant now) {
+        return handle.createQuery("""
+                        SELECT s.token_id, t.role, t.org_id, s.viewing_org_id, s.expires_at
+                          FROM web_sessions s JOIN api_tokens t ON t.id = s.token_id
+                         WHERE s.id_sha256 = :hash AND s.ended_at IS NULL AND s.expires_at > :now
+                           AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > :now)""")
+                .bind("hash", idHash)
+                .bind("now", Timestamp.from(now))
+                .map((rs, ctx) -> new Row(rs.getObject("token_id", UUID.class), rs.getString("role"),
+                        rs.getObject("org_id", UUID.class), rs.getObject("viewing_org_id", UUID.class),
+                        rs.getTimestamp("expires_at").toInstant()))
+                .findOne();
+    }
+
+    public static void end(Handle handle, byte[] idHash, Instant now) {
+        handle.createUpdate("UPDATE web_sessions SET ended_at = :now WHERE id_sha256 = :hash AND ended_at IS NULL")
+                .bind("now", Timestamp.from(now))
+                .bind("hash", idHash)
+                .execute();
+    }
+
+    /** Sets the org a platform session looks at; null for none. */
+    public static void view(Handle handle, byte[] idHash, UUID org) {
+        handle.createUpdate("UPDATE web_sessions SET viewing_org_id = :org WHERE id_sha256 = :hash")
+                .bind("org", org)
+                .bind("hash", idHash)
+                .execute();
+    }
+}

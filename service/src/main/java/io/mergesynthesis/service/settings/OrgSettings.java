@@ -1,0 +1,69 @@
+package io.mergesynthesis.service.settings;
+
+import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.core.SynthesisSettings;
+import io.mergesynthesis.service.db.OrgSynthesisSettings;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
+import java.math.BigDecimal;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * An org's model and monthly budget: reading them, and changing them the one way both the API and the operator
+ * page do. The rules for the values are {@link MonthlyBudget} and the catalog's {@link ModelCatalog#unusable};
+ * the front ends check them first and say what was wrong in their own form.
+ */
+public final class OrgSettings {
+
+    private final ScopedTransactions transactions;
+    private final ModelCatalog models;
+    private final Consumer<UUID> changed;
+
+    /**
+     * @param changed told of each org whose settings changed, after the commit (the router forgets what it
+     *                remembered of that org)
+     */
+    public OrgSettings(ScopedTransactions transactions, ModelCatalog models, Consumer<UUID> changed) {
+        this.transactions = transactions;
+        this.models = models;
+        this.changed = changed;
+    }
+
+    public ModelCatalog models() {
+        return models;
+    }
+
+    /** Why an org's conflicts could not be written with {@code model} by this replica; empty when they could. */
+    public Optional<ModelCatalog.Unusable> unusable(String model) {
+        return models.unusable(model);
+    }
+
+    public OrgSynthesis show(UUID org) {
+        return transactions.inOrg(org, handle -> read(handle, org));
+    }
+
+    /**
+     * Replaces the org's settings. In the same transaction, a budget that allows it again (or none) lets the
+     * org's conflicts out of {@code waiting_budget}, so they resume at once.
+     *
+     * @param model  {@code provider/model}, or null for the primary model; a usable one
+     * @param budget null for none; one that {@link MonthlyBudget#problem} accepts
+     */
+    public OrgSynthesis change(UUID org, String model, BigDecimal budget) {
+        OrgSynthesis now = transactions.inOrg(org, handle -> {
+            OrgSynthesisSettings.put(handle, org, model, budget);
+            OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
+            return read(handle, org);
+        });
+        changed.accept(org);
+        return now;
+    }
+
+    private OrgSynthesis read(Handle handle, UUID org) {
+        SynthesisSettings settings = OrgSynthesisSettings.of(handle, org);
+        return new OrgSynthesis(settings, models.primary(), UsageLedger.monthSpend(handle, org));
+    }
+}

@@ -1,0 +1,32 @@
+package io.mergesynthesis.service;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import org.junit.jupiter.api.Test;
+
+/** The layering rules are not vacuous: each one refuses a class that breaks it. */
+class LayeringRulesCatchTest {
+
+    private static final JavaClasses SAMPLE = new ClassFileImporter()
+            .importPackages("io.mergesynthesis.service.web")
+            .that(DescribedPredicate.describe("the violation sample",
+                    (JavaClass c) -> c.getSimpleName().equals("LayeringViolationSample")));
+
+    @Test
+    void aPageThatReadsTheDatabaseItselfIsRefused() {
+        assertThatThrownBy(() -> LayeringTest.FRONT_ENDS_NEVER_REACH_THE_DATABASE.check(SAMPLE))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("UsageLedger");
+    }
+
+    @Test
+    void aPageThatBorrowsFromTheApiIsRefused() {
+        assertThatThrownBy(() -> LayeringTest.THE_WEB_DOES_NOT_BORROW_FROM_THE_API.check(SAMPLE))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("ConflictResource");
+    }
+}

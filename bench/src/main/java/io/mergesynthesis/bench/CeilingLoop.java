@@ -3,6 +3,7 @@ package io.mergesynthesis.bench;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
+import io.mergesynthesis.synthesis.Ticker;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -96,7 +97,8 @@ final class CeilingLoop {
         try (Connection c = db.connect()) {
             c.setAutoCommit(true);
             OneTripBatch claimTrip = OneTripBatch.crossTenant().withoutWaitingForDisk();
-            OneTripBatch.Result<List<Lease>> claimed = ConflictLeases.claim(claimTrip, owner, claimBatch, LEASE);
+            OneTripBatch.Result<List<Lease>> claimed = ConflictLeases.claim(claimTrip, owner, claimBatch, LEASE,
+                    Ticker.SYSTEM);
             ConflictLeases.nextDueIn(claimTrip);
             claimTrip.run(c);
             List<Lease> leased = claimed.get();
@@ -119,7 +121,7 @@ final class CeilingLoop {
                     stored.add(ConflictLeases.storeMerge(store, lease.orgId(), lease, fixture.mergeJson(), details));
                 }
                 OneTripBatch.Result<List<Lease>> next = ConflictLeases.claim(store.crossTenantFromHere(), owner,
-                        leased.size(), LEASE);
+                        leased.size(), LEASE, Ticker.SYSTEM);
                 store.run(c);
                 for (OneTripBatch.Result<Integer> count : stored) {
                     finalized.addAndGet(count.get());

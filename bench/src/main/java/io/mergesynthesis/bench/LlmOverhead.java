@@ -14,6 +14,7 @@ import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.Scope;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.math.BigDecimal;
 import java.time.Clock;
@@ -60,7 +61,7 @@ public final class LlmOverhead {
             settings.setProviders(Map.of("standin", provider));
             settings.setModels(Map.of("standin/bench", new ModelPrice(BigDecimal.ONE, BigDecimal.TEN)));
             settings.setPrimaryModel("standin/bench");
-            LlmSynthesizer synthesizer = new LlmSynthesizer(settings, Clock.systemUTC(), new CollectorRegistry());
+            LlmSynthesizer synthesizer = new LlmSynthesizer(settings, Clock.systemUTC(), Ticker.SYSTEM, new CollectorRegistry());
             ResolvedModel model = new ResolvedModel(Router.MERGE_SYNTHESIS, "standin", "bench");
 
             run(synthesizer, model, threads, Math.max(200, calls / 10), latency); // warm-up: JIT, connections

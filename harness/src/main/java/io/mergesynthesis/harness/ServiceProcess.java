@@ -338,10 +338,6 @@ public class ServiceProcess {
         }
     }
 
-    public Path logFile() {
-        return log;
-    }
-
     public String logTail(int lines) {
         List<String> all = logText().lines().toList();
         return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));

@@ -62,17 +62,10 @@ import io.mergesynthesis.service.synthesis.LlmSynthesizerProvider;
 import io.mergesynthesis.service.synthesis.OrgModelCheck;
 import io.mergesynthesis.service.usage.MonthlyUsage;
 import io.mergesynthesis.service.web.WebInbox;
-import io.mergesynthesis.service.worker.config.CircuitHealthCheck;
-import io.mergesynthesis.service.worker.config.OrgModelsHealthCheck;
-import io.mergesynthesis.service.worker.config.SynthesizerCatalog;
-import io.mergesynthesis.service.worker.config.SynthesizerHealthCheck;
-import io.mergesynthesis.service.worker.pool.BudgetWaker;
-import io.mergesynthesis.service.worker.pool.PoolHealthCheck;
-import io.mergesynthesis.service.worker.pool.SynthesisPool;
-import io.mergesynthesis.synthesis.CircuitStatus;
-import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.service.worker.config.WorkerWiring;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.servlet.jakarta.exporter.MetricsServlet;
 import jakarta.servlet.DispatcherType;
@@ -217,7 +210,11 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 orgSettings), json, Clock.systemUTC());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
-        manageSynthesisPool(config, environment, transactions, router, orgModels, metrics);
+        WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(), config.getDatabase(),
+                        transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM),
+                new LlmSynthesizerProvider(config.getLlm(), metrics,
+                        config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM),
+                router, orgModels);
 
         if (embedded.isPresent() && config.isLoadSamples()) {
             Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);
@@ -233,34 +230,5 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 }
             }
         });
-    }
-
-    /** The worker pool, when this replica runs one, and its health check either way. */
-    private static void manageSynthesisPool(MergeSynthesisConfiguration config, Environment environment,
-                                            ScopedTransactions transactions, Router router,
-                                            OrgModelCheck orgModels, CollectorRegistry metrics) {
-        if (!config.getSynthesis().isEnabled()) {
-            environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.disabled());
-            return;
-        }
-        Clock clock = Clock.systemUTC();
-        MergeSynthesizer synthesizer = config.getSynthesis().synthesizer(SynthesizerCatalog.discover()
-                .with(new LlmSynthesizerProvider(config.getLlm(), metrics,
-                        config.getSynthesis().getInvokeTimeout().toJavaDuration())), clock);
-        SynthesisPool pool = config.getSynthesis().build(transactions, config.getDatabase(), synthesizer, router,
-                orgModels, metrics, clock);
-        environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));
-        if (orgModels != OrgModelCheck.NONE) {
-            environment.healthChecks().register(OrgModelsHealthCheck.NAME,
-                    new OrgModelsHealthCheck(transactions, orgModels));
-        }
-        for (CircuitStatus circuit : synthesizer.circuits()) {
-            environment.healthChecks().register(CircuitHealthCheck.nameFor(circuit.provider()),
-                    new CircuitHealthCheck(synthesizer, circuit.provider()));
-        }
-        environment.lifecycle().manage(pool);
-        environment.lifecycle().manage(new BudgetWaker(transactions,
-                config.getSynthesis().getBudgetRecheck().toJavaDuration()));
-        environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
     }
 }

@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm;
 
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -12,15 +13,17 @@ import java.util.concurrent.TimeUnit;
 final class AdaptiveLimit {
 
     private final int max;
+    private final Ticker ticker;
     private int limit;
     private int inFlight;
     private int successesSinceChange;
 
-    AdaptiveLimit(int max) {
+    AdaptiveLimit(int max, Ticker ticker) {
         if (max < 1) {
             throw new IllegalArgumentException("a concurrency limit must be at least 1, not " + max);
         }
         this.max = max;
+        this.ticker = ticker;
         this.limit = max;
     }
 
@@ -31,9 +34,9 @@ final class AdaptiveLimit {
      * @throws InterruptedException at once when the calling worker is interrupted while waiting
      */
     synchronized boolean acquire(Duration wait) throws InterruptedException {
-        long deadline = System.nanoTime() + wait.toNanos();
+        long deadline = ticker.nanos() + wait.toNanos();
         while (inFlight >= limit) {
-            long left = deadline - System.nanoTime();
+            long left = deadline - ticker.nanos();
             if (left <= 0) {
                 return false;
             }

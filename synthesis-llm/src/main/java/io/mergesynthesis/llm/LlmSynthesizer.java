@@ -15,6 +15,7 @@ import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -64,11 +65,14 @@ public final class LlmSynthesizer implements MergeSynthesizer {
     /**
      * The settings are read as they stand now; change them after construction and behaviour is undefined.
      *
+     * @param clock    the time of day, for pauses a provider names and the merge's {@code generated_at}
+     * @param ticker   elapsed time, for the wait for a slot or a turn and each call's latency
      * @param registry where the {@code llm_*} metrics are registered; one synthesizer per registry
      * @throws IllegalArgumentException when {@link LlmSettings#problems()} reports anything; the message lists it
      */
-    public LlmSynthesizer(LlmSettings settings, Clock clock, CollectorRegistry registry) {
+    public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry) {
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(ticker, "ticker");
         List<String> problems = settings.problems();
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("the llm settings cannot be used: " + String.join("; ", problems));
@@ -84,13 +88,13 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         Map<String, ProviderGate> gates = new LinkedHashMap<>();
         settings.getProviders().forEach((name, provider) -> gates.put(name,
                 new ProviderGate(name, provider.keyVariable(), provider.getMaxConcurrency(), settings.getCircuit(),
-                        clock)));
+                        clock, ticker)));
         this.gates = Collections.unmodifiableMap(gates);
         this.metrics = new LlmMetrics(registry, this.gates);
         Prompt prompt = Prompt.shipped();
         Map<String, ProviderClient> clients = new LinkedHashMap<>();
         settings.getProviders().forEach((name, provider) -> clients.put(name, new ProviderClient(name, provider,
-                gates.get(name), prompt, metrics, clock, settings.getConcurrencyWait())));
+                gates.get(name), prompt, metrics, clock, ticker, settings.getConcurrencyWait())));
         this.clients = Collections.unmodifiableMap(clients);
     }
 

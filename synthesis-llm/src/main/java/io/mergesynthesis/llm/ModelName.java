@@ -14,8 +14,4 @@ final class ModelName {
         }
         return qualified.substring(0, slash);
     }
-
-    static String modelOf(String qualified) {
-        return qualified.substring(qualified.indexOf('/') + 1);
-    }
 }

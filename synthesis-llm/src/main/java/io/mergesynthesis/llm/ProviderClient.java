@@ -9,6 +9,7 @@ import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.SuggestedMerge.ProducedBy;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.synthesis.Ticker;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.http.HttpClient;
@@ -53,10 +54,11 @@ final class ProviderClient {
     private final Prompt prompt;
     private final LlmMetrics metrics;
     private final Clock clock;
+    private final Ticker ticker;
     private final Duration slotWait;
 
     ProviderClient(String name, ProviderSettings settings, ProviderGate gate, Prompt prompt, LlmMetrics metrics,
-                   Clock clock, Duration slotWait) {
+                   Clock clock, Ticker ticker, Duration slotWait) {
         this.name = name;
         this.settings = settings;
         this.protocol = WireProtocol.of(settings.getType());
@@ -64,6 +66,7 @@ final class ProviderClient {
         this.prompt = prompt;
         this.metrics = metrics;
         this.clock = clock;
+        this.ticker = ticker;
         this.slotWait = slotWait;
         this.http = HttpClient.newBuilder()
                 .connectTimeout(settings.getConnectTimeout())
@@ -94,14 +97,14 @@ final class ProviderClient {
         deferIfPaused(calls);
         ProviderCircuit.Ticket ticket = admit(calls);
         try {
-            long deadline = System.nanoTime() + slotWait.toNanos();
+            long deadline = ticker.nanos() + slotWait.toNanos();
             if (!gate.limit().acquire(slotWait)) {
                 throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name, AT_LIMIT_RETRY,
                         "provider '" + name + "' already has " + gate.limit().limit()
                                 + " calls in flight from this replica", calls);
             }
             try {
-                long turn = awaitPace(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), calls);
+                long turn = awaitPace(Duration.ofNanos(Math.max(0, deadline - ticker.nanos())), calls);
                 // Again: a call that waited for its slot or its turn may have waited into a pause another call
                 // started.
                 deferIfPaused(calls);
@@ -176,9 +179,9 @@ final class ProviderClient {
             throws SynthesisException, InterruptedException {
         HttpRequest request = protocol.request(settings, model, prompt, conflict, repair);
         Instant startedAt = clock.instant();
-        long started = System.nanoTime();
+        long started = ticker.nanos();
         HttpResponse<byte[]> response = exchange(request, model, conflict, calls, started, ticket);
-        Duration latency = Duration.ofNanos(System.nanoTime() - started);
+        Duration latency = Duration.ofNanos(ticker.nanos() - started);
         gate.pace().answered(turn, startedAt, RateLimitHeaders.read(response.headers(), startedAt));
 
         ProviderReply reply = protocol.read(response.statusCode(), response.headers(), response.body());
@@ -228,7 +231,7 @@ final class ProviderClient {
             future.cancel(true);
             throw e;
         } catch (ExecutionException e) {
-            Duration waited = Duration.ofNanos(System.nanoTime() - started);
+            Duration waited = Duration.ofNanos(ticker.nanos() - started);
             metrics.call(name, CallOutcome.TIMEOUT, waited);
             Throwable cause = e.getCause();
             String what = cause instanceof HttpTimeoutException

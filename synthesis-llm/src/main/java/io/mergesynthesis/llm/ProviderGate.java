@@ -1,6 +1,7 @@
 package io.mergesynthesis.llm;
 
 import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,13 +38,14 @@ final class ProviderGate {
     record Pause(SynthesisDeferred.Cause cause, Instant until) {
     }
 
-    ProviderGate(String provider, String keyVariable, int maxConcurrency, CircuitSettings circuit, Clock clock) {
+    ProviderGate(String provider, String keyVariable, int maxConcurrency, CircuitSettings circuit, Clock clock,
+                 Ticker ticker) {
         this.provider = provider;
         this.keyVariable = keyVariable;
         this.clock = clock;
-        this.limit = new AdaptiveLimit(maxConcurrency);
+        this.limit = new AdaptiveLimit(maxConcurrency, ticker);
         this.circuit = new ProviderCircuit(provider, circuit, clock);
-        this.pace = new ProviderPace(clock);
+        this.pace = new ProviderPace(clock, ticker);
     }
 
     String provider() {

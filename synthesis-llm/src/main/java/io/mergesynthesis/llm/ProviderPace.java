@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm;
 
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,6 +40,7 @@ final class ProviderPace {
     private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Clock clock;
+    private final Ticker ticker;
     private final ArrayDeque<Object> waiting = new ArrayDeque<>(); // guarded by this; calls waiting, in order
     private long started; // guarded by this; calls started, numbered from 1
     private Instant lastStart; // guarded by this
@@ -55,8 +57,9 @@ final class ProviderPace {
     private record Seen(long call, Instant sentAt, RateLimitHeaders.Stated stated) {
     }
 
-    ProviderPace(Clock clock) {
+    ProviderPace(Clock clock, Ticker ticker) {
         this.clock = clock;
+        this.ticker = ticker;
     }
 
     /**
@@ -66,7 +69,7 @@ final class ProviderPace {
      * @return the call's number, for {@link #answered}; empty, at once, when its turn would come later
      */
     synchronized OptionalLong awaitStart(Duration maxWait) throws InterruptedException {
-        long deadline = System.nanoTime() + maxWait.toNanos();
+        long deadline = ticker.nanos() + maxWait.toNanos();
         Object me = new Object();
         waiting.addLast(me);
         try {
@@ -75,7 +78,7 @@ final class ProviderPace {
                 if (wait.isZero() && waiting.peekFirst() == me) {
                     return OptionalLong.of(start());
                 }
-                if (wait.toNanos() > deadline - System.nanoTime()) {
+                if (wait.toNanos() > deadline - ticker.nanos()) {
                     return OptionalLong.empty();
                 }
                 // A newer answer may shorten the wait, a call ahead leaving end it; both wake us.

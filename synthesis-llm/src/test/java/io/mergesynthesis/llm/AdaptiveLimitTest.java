@@ -3,6 +3,7 @@ package io.mergesynthesis.llm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -15,7 +16,7 @@ class AdaptiveLimitTest {
 
     @Test
     void startsAtTheMaximumAndHalvesDownToOne() {
-        AdaptiveLimit limit = new AdaptiveLimit(16);
+        AdaptiveLimit limit = new AdaptiveLimit(16, Ticker.SYSTEM);
         assertThat(limit.limit()).isEqualTo(16);
 
         limit.onThrottle();
@@ -30,7 +31,7 @@ class AdaptiveLimitTest {
 
     @Test
     void growsByOnePerWindowOfSuccessesUpToTheMaximum() {
-        AdaptiveLimit limit = new AdaptiveLimit(6);
+        AdaptiveLimit limit = new AdaptiveLimit(6, Ticker.SYSTEM);
         limit.onThrottle(); // 3
 
         limit.onSuccess();
@@ -50,7 +51,7 @@ class AdaptiveLimitTest {
 
     @Test
     void aThrottleRestartsTheSuccessWindow() {
-        AdaptiveLimit limit = new AdaptiveLimit(8);
+        AdaptiveLimit limit = new AdaptiveLimit(8, Ticker.SYSTEM);
         limit.onThrottle(); // 4
         limit.onSuccess();
         limit.onSuccess();
@@ -65,7 +66,7 @@ class AdaptiveLimitTest {
 
     @Test
     void aFullLimitTimesOutThenAReleaseLetsTheWaiterIn() throws Exception {
-        AdaptiveLimit limit = new AdaptiveLimit(1);
+        AdaptiveLimit limit = new AdaptiveLimit(1, Ticker.SYSTEM);
         assertThat(limit.acquire(Duration.ZERO)).isTrue();
         assertThat(limit.acquire(Duration.ofMillis(20))).isFalse();
 
@@ -87,7 +88,7 @@ class AdaptiveLimitTest {
 
     @Test
     void aWaiterIsInterruptible() {
-        AdaptiveLimit limit = new AdaptiveLimit(1);
+        AdaptiveLimit limit = new AdaptiveLimit(1, Ticker.SYSTEM);
         Thread.currentThread().interrupt();
 
         assertThatThrownBy(() -> {

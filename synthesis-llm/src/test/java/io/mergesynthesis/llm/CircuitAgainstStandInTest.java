@@ -10,6 +10,7 @@ import io.mergesynthesis.llm.standin.Outage;
 import io.mergesynthesis.llm.standin.StandInProvider;
 import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -33,7 +34,7 @@ class CircuitAgainstStandInTest {
         standIn = StandInProvider.start(new Behaviour().expectedKey(Fixtures.KEY));
         LlmSettings settings = Fixtures.settings(standIn.anthropicBaseUrl(), standIn.openAiBaseUrl(), AnswerMode.TOOL);
         settings.getProviders().get("anthropic").setRequestTimeout(Duration.ofMillis(300));
-        synthesizer = new LlmSynthesizer(settings, clock, registry);
+        synthesizer = new LlmSynthesizer(settings, clock, Ticker.SYSTEM, registry);
     }
 
     @AfterEach

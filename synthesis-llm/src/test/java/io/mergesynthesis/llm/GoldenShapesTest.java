@@ -19,6 +19,7 @@ import io.mergesynthesis.llm.standin.Behaviour.Scripted;
 import io.mergesynthesis.llm.standin.StandInProvider;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -57,7 +58,7 @@ class GoldenShapesTest {
         standIn = StandInProvider.start(new Behaviour());
         synthesizer = new LlmSynthesizer(
                 Fixtures.settings(standIn.anthropicBaseUrl(), standIn.openAiBaseUrl(), AnswerMode.TOOL),
-                new TestClock(), new CollectorRegistry());
+                new TestClock(), Ticker.SYSTEM, new CollectorRegistry());
         try (InputStream in = SuggestedMerge.class.getResourceAsStream(SuggestedMerge.SCHEMA_RESOURCE)) {
             schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
                     .getSchema(in, SchemaValidatorsConfig.builder().formatAssertionsEnabled(true).build());

@@ -11,6 +11,7 @@ import io.mergesynthesis.llm.standin.Failure;
 import io.mergesynthesis.llm.standin.StandInProvider;
 import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -29,7 +30,7 @@ class KeyHygieneTest {
         List<String> printed = new ArrayList<>();
         try (StandInProvider standIn = StandInProvider.start(new Behaviour())) {
             LlmSettings settings = Fixtures.settings(standIn.anthropicBaseUrl(), standIn.openAiBaseUrl(), AnswerMode.TOOL);
-            LlmSynthesizer synthesizer = new LlmSynthesizer(settings, clock, new CollectorRegistry());
+            LlmSynthesizer synthesizer = new LlmSynthesizer(settings, clock, Ticker.SYSTEM, new CollectorRegistry());
             printed.add(settings.toString());
             printed.add(synthesizer.toString());
 

@@ -2,6 +2,7 @@ package io.mergesynthesis.llm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.synthesis.Ticker;
 import java.math.BigDecimal;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -133,7 +134,7 @@ class LlmSettingsTest {
         LlmSettings settings = read(BLOCK);
         settings.getProviders().get("anthropic").setApiKey(" ");
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LlmSynthesizer(settings, new TestClock(),
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LlmSynthesizer(settings, new TestClock(), Ticker.SYSTEM,
                         new io.prometheus.client.CollectorRegistry()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("set ANTHROPIC_API_KEY");

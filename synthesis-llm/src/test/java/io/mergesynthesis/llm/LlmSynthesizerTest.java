@@ -12,6 +12,7 @@ import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.synthesis.SuggestedMerge.LoserAction;
 import io.mergesynthesis.synthesis.Synthesis;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import io.mergesynthesis.llm.standin.Behaviour.Scripted;
 import io.mergesynthesis.llm.standin.Failure;
@@ -42,7 +43,7 @@ class LlmSynthesizerTest {
 
     private LlmSynthesizer synthesizer(AnswerMode mode) {
         return new LlmSynthesizer(Fixtures.settings(standIn.anthropicBaseUrl(), standIn.openAiBaseUrl(), mode),
-                clock, registry);
+                clock, Ticker.SYSTEM, registry);
     }
 
     @Test

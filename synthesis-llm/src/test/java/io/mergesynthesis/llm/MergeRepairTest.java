@@ -22,6 +22,7 @@ import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Synthesis;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +57,7 @@ class MergeRepairTest {
 
     private LlmSynthesizer synthesizer() {
         return new LlmSynthesizer(Fixtures.settings(standIn.anthropicBaseUrl(), standIn.openAiBaseUrl(),
-                AnswerMode.TOOL), new TestClock(), registry);
+                AnswerMode.TOOL), new TestClock(), Ticker.SYSTEM, registry);
     }
 
     private double refusals(Code code) {

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.mergesynthesis.llm.standin.Behaviour;
 import io.mergesynthesis.llm.standin.StandInProvider;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterEach;
@@ -47,7 +48,7 @@ class MissingKeyTest {
         settings.setEscalationModel(keyed + "/test-model-large");
         // What the shipped configuration gives for an unset variable: an empty YAML value, read as null.
         settings.getProviders().get(keyless).setApiKey(null);
-        LlmSynthesizer synthesizer = new LlmSynthesizer(settings, new TestClock(), new CollectorRegistry());
+        LlmSynthesizer synthesizer = new LlmSynthesizer(settings, new TestClock(), Ticker.SYSTEM, new CollectorRegistry());
 
         SynthesisDeferred deferred = catchThrowableOfType(
                 () -> synthesizer.synthesizeWithCalls(conflict(), model(keyless, "test-model")),

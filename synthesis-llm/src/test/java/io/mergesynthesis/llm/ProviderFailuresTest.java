@@ -14,6 +14,7 @@ import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -51,7 +52,7 @@ class ProviderFailuresTest {
 
     private LlmSynthesizer synthesizer() {
         if (synthesizer == null) {
-            synthesizer = new LlmSynthesizer(settings, clock, registry);
+            synthesizer = new LlmSynthesizer(settings, clock, Ticker.SYSTEM, registry);
         }
         return synthesizer;
     }

@@ -3,13 +3,15 @@ package io.mergesynthesis.llm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.synthesis.SynthesisDeferred.Cause;
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class ProviderGateTest {
 
     private final TestClock clock = new TestClock();
-    private final ProviderGate gate = new ProviderGate("anthropic", "ANTHROPIC_API_KEY", 16, new CircuitSettings(), clock);
+    private final ProviderGate gate = new ProviderGate("anthropic", "ANTHROPIC_API_KEY", 16, new CircuitSettings(), clock,
+            Ticker.SYSTEM);
 
     @Test
     void theLimitHalvesOncePerThrottlingEpisode() {

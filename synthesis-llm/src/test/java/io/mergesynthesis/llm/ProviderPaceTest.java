@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.mergesynthesis.llm.RateLimitHeaders.Stated;
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class ProviderPaceTest {
 
     private final TestClock clock = new TestClock();
-    private final ProviderPace pace = new ProviderPace(clock);
+    private final ProviderPace pace = new ProviderPace(clock, Ticker.SYSTEM);
 
     /** Starts a call now and hands back its number and when it was sent. */
     private record Sent(long call, Instant at) {

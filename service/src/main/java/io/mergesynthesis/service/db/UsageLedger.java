@@ -46,10 +46,6 @@ public final class UsageLedger {
                         String outcome, String requestId) {
     }
 
-    /** Month-to-date spend of one org. */
-    public record OrgSpend(UUID orgId, long calls, BigDecimal costUsd) {
-    }
-
     /**
      * The insert of {@code :calls} (a JSON array written by {@link #callsJson}) for conflict {@code :conflict} of
      * {@code :org}, attempt {@code :attempt}. {@code storedWhen} is the SQL condition under which a call marked
@@ -164,16 +160,6 @@ public final class UsageLedger {
                 .map((rs, ctx) -> new ModelUsage(rs.getString("model"), rs.getLong("calls"),
                         rs.getLong("input_tokens"), rs.getLong("output_tokens"), rs.getLong("cache_read_tokens"),
                         rs.getLong("cache_write_tokens"), Money.readable(rs.getBigDecimal("cost_usd"))))
-                .list();
-    }
-
-    /** Month-to-date spend per org that made calls this month; runs cross-tenant for the operator. */
-    public static List<OrgSpend> spendByOrg(Handle handle) {
-        return handle.createQuery("""
-                        SELECT org_id, count(*) AS calls, sum(cost_usd) AS cost_usd FROM llm_usage_events
-                        WHERE created_at >= %s GROUP BY org_id ORDER BY org_id""".formatted(MONTH_START))
-                .map((rs, ctx) -> new OrgSpend(rs.getObject("org_id", UUID.class), rs.getLong("calls"),
-                        Money.readable(rs.getBigDecimal("cost_usd"))))
                 .list();
     }
 }

@@ -5,6 +5,7 @@ import io.mergesynthesis.llm.LlmSynthesizer;
 import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.MergeSynthesizerProvider;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,15 +21,19 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     private final LlmSettings settings;
     private final CollectorRegistry registry;
     private final Duration invokeTimeout;
+    private final Ticker ticker;
 
     /**
      * @param invokeTimeout the worker's limit on one attempt; both passes' requests must fit inside it, or the
      *                      worker could interrupt an escalation and lose the primary's paid answer with it
+     * @param ticker        the worker's, so that one ticker reckons the worker's and the provider calls' waits
      */
-    public LlmSynthesizerProvider(LlmSettings settings, CollectorRegistry registry, Duration invokeTimeout) {
+    public LlmSynthesizerProvider(LlmSettings settings, CollectorRegistry registry, Duration invokeTimeout,
+                                  Ticker ticker) {
         this.settings = settings;
         this.registry = registry;
         this.invokeTimeout = invokeTimeout;
+        this.ticker = ticker;
     }
 
     @Override
@@ -39,7 +44,7 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     /** @throws IllegalArgumentException listing what is wrong with the {@code llm:} settings, keys never shown */
     @Override
     public MergeSynthesizer create(Clock clock) {
-        MergeSynthesizer synthesizer = new LlmSynthesizer(settings, clock, registry);
+        MergeSynthesizer synthesizer = new LlmSynthesizer(settings, clock, ticker, registry);
         passesOutlastInvoke().ifPresent(problem -> {
             throw new IllegalArgumentException(problem);
         });

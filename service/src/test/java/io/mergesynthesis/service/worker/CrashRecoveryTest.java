@@ -52,7 +52,7 @@ class CrashRecoveryTest {
             FrozenRouter frozen = new FrozenRouter(ids.size());
             Replica dead = fixture.replica(WorkerFixture.settings("frozen").workers(3)
                     .leaseDuration(Duration.ofSeconds(2)).invokeTimeout(Duration.ofMillis(500)),
-                    calls, builder -> builder.router(frozen));
+                    calls, frozen);
             dead.pool().start();
             assertThat(frozen.entered.await(20, TimeUnit.SECONDS)).as("the frozen replica leased all three").isTrue();
             assertThat(fixture.count("lease_owner = 'frozen' AND synthesis_state = 'in_progress'")).isEqualTo(3);

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import io.mergesynthesis.service.worker.config.WorkerWiring;
 import io.mergesynthesis.service.worker.pool.SynthesisPool;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
+import io.mergesynthesis.synthesis.StubRouter;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -43,8 +46,8 @@ class DatabaseOutageTest {
     private static FlakyReplica replica(FlakyConnections connections, WorkerFixture.Settings settings,
                                         CountingSynthesizer synthesizer) {
         CollectorRegistry registry = new CollectorRegistry(true);
-        SynthesisPool pool = SynthesisPool.builder(settings.build(), connections.transactions(), synthesizer,
-                new SynthesisMetrics(registry)).clock(WorkerFixture.FIXED).build();
+        SynthesisPool pool = WorkerWiring.pool(settings.build(), connections.transactions(), synthesizer,
+                new StubRouter(), new SynthesisMetrics(registry)).clock(WorkerFixture.FIXED).build();
         return new FlakyReplica(pool, registry);
     }
 
@@ -201,7 +204,7 @@ class DatabaseOutageTest {
                             + "WHERE id = :id").bind("id", pending).execute());
 
             List<Lease> claimed = fixture.database.transactions().crossTenant(
-                    handle -> ConflictLeases.claim(handle, "claimer", 10, Duration.ofSeconds(10)));
+                    handle -> ConflictLeases.claim(handle, "claimer", 10, Duration.ofSeconds(10), Ticker.SYSTEM));
 
             assertThat(claimed).hasSize(3);
             assertThat(claimed).filteredOn(Lease::cutByRestart).extracting(Lease::conflictId)

@@ -9,6 +9,7 @@ import io.mergesynthesis.llm.LlmSynthesizer;
 import io.mergesynthesis.llm.ModelPrice;
 import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.llm.ProviderType;
+import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;
 import java.math.BigDecimal;
 import java.time.Clock;
@@ -40,7 +41,7 @@ class EscalationOffTest {
     @Test
     void theSameModelForBothPassesIsLoggedOnceAtStart() {
         try (CapturedLog log = CapturedLog.of(LlmSynthesizer.class)) {
-            new LlmSynthesizer(settings("local/llama", "local/llama"), Clock.systemUTC(), new CollectorRegistry());
+            new LlmSynthesizer(settings("local/llama", "local/llama"), Clock.systemUTC(), Ticker.SYSTEM, new CollectorRegistry());
 
             assertThat(log.count("escalation is off")).isEqualTo(1);
             assertThat(log.events().get(0).getFormattedMessage()).contains("local/llama").contains("0.7");
@@ -50,7 +51,7 @@ class EscalationOffTest {
     @Test
     void anotherEscalationModelIsNotMentioned() {
         try (CapturedLog log = CapturedLog.of(LlmSynthesizer.class)) {
-            new LlmSynthesizer(settings("local/llama", "local/larger"), Clock.systemUTC(), new CollectorRegistry());
+            new LlmSynthesizer(settings("local/llama", "local/larger"), Clock.systemUTC(), Ticker.SYSTEM, new CollectorRegistry());
 
             assertThat(log.any("escalation is off")).isFalse();
         }

@@ -51,6 +51,24 @@ class OrgScopeTest {
                 """));
     }
 
+    /**
+     * Moves a conflict to the org {@code someoneElse} the moment a claim leases it. The claim hands the worker
+     * the org it read for the row, so every transaction the worker then scopes to that org is scoped to the wrong
+     * one for the row, as a bug in the scoping would have it.
+     */
+    private static void moveToAnotherOrgOnceClaimed(WorkerFixture fixture, UUID someoneElse) {
+        fixture.admin.useHandle(handle -> handle.execute("""
+                CREATE FUNCTION move_claimed_row() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+                BEGIN
+                    UPDATE policy_conflicts SET org_id = '%s' WHERE id = NEW.id;
+                    RETURN NULL;
+                END $$;
+                CREATE TRIGGER move_claimed_row AFTER UPDATE ON policy_conflicts FOR EACH ROW
+                    WHEN (OLD.synthesis_state = 'pending' AND NEW.synthesis_state = 'in_progress')
+                    EXECUTE FUNCTION move_claimed_row();
+                """.formatted(someoneElse)));
+    }
+
     private static List<Seen> seen(WorkerFixture fixture) {
         return fixture.admin.withHandle(handle -> handle.createQuery(
                         "SELECT statement, role, org_id, row_security FROM scope_probe ORDER BY seq")
@@ -94,8 +112,8 @@ class OrgScopeTest {
             UUID id = fixture.insertConflict("jira.create_issue");
             CountingSynthesizer calls = new CountingSynthesizer(WorkerFixture.stub());
             UUID someoneElse = UUID.randomUUID();
-            Replica replica = fixture.replica(WorkerFixture.settings("misscoped"), calls,
-                    builder -> builder.orgScope(rowOrg -> someoneElse));
+            moveToAnotherOrgOnceClaimed(fixture, someoneElse);
+            Replica replica = fixture.replica(WorkerFixture.settings("misscoped"), calls);
             replica.pool().start();
 
             WorkerFixture.await("the failed load", Duration.ofSeconds(20),

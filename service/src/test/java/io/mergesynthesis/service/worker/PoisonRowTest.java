@@ -10,6 +10,7 @@ import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -132,7 +133,7 @@ class PoisonRowTest {
         assertThat(events).isEqualTo(1);
         // No claim, by anyone, picks a marked conflict again.
         List<Lease> claimed = fixture.database.transactions().crossTenant(
-                handle -> ConflictLeases.claim(handle, "late-claimer", 100, Duration.ofSeconds(10)));
+                handle -> ConflictLeases.claim(handle, "late-claimer", 100, Duration.ofSeconds(10), Ticker.SYSTEM));
         assertThat(claimed).extracting(Lease::conflictId).doesNotContain(id);
     }
 }

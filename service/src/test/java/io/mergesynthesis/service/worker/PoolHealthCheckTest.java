@@ -27,8 +27,7 @@ class PoolHealthCheckTest {
             Router broken = (functionKey, orgId) -> {
                 throw new AssertionError("a bug far outside any attempt's failure handling");
             };
-            Replica replica = fixture.replica(WorkerFixture.settings("health"), WorkerFixture.stub(),
-                    builder -> builder.router(broken));
+            Replica replica = fixture.replica(WorkerFixture.settings("health"), WorkerFixture.stub(), broken);
             PoolHealthCheck check = PoolHealthCheck.of(replica.pool());
             assertThat(check.execute().isHealthy()).as("not started yet").isFalse();
 

@@ -12,6 +12,7 @@ import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -80,8 +81,7 @@ class ShutdownTest {
             UUID unstarted = fixture.insertConflict("jira.create_issue", "org-routing");
             HeldSynthesizer synthesizer = new HeldSynthesizer();
             HeldRouter router = new HeldRouter(UUID.fromString(fixture.column(unstarted, "org_id")));
-            Replica replica = fixture.replica(WorkerFixture.settings("stopping").workers(2), synthesizer,
-                    builder -> builder.router(router));
+            Replica replica = fixture.replica(WorkerFixture.settings("stopping").workers(2), synthesizer, router);
             replica.pool().start();
             assertThat(synthesizer.entered.await(20, TimeUnit.SECONDS)).isTrue();
             assertThat(router.entered.await(20, TimeUnit.SECONDS)).isTrue();
@@ -113,7 +113,7 @@ class ShutdownTest {
 
             // Another replica can claim it right away: no backoff, no lease to wait out.
             List<Lease> claimed = fixture.database.transactions().crossTenant(
-                    handle -> ConflictLeases.claim(handle, "next-replica", 10, Duration.ofSeconds(10)));
+                    handle -> ConflictLeases.claim(handle, "next-replica", 10, Duration.ofSeconds(10), Ticker.SYSTEM));
             assertThat(claimed).extracting(Lease::conflictId).containsExactly(unstarted);
             assertThat(claimed.get(0).attempts()).isEqualTo(1);
         }

@@ -5,9 +5,12 @@ import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.db.ManagedDataSource;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.testing.TestDatabase;
+import io.mergesynthesis.service.worker.config.WorkerWiring;
 import io.mergesynthesis.service.worker.pool.PoolSettings;
 import io.mergesynthesis.service.worker.pool.SynthesisPool;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.Router;
+import io.mergesynthesis.synthesis.StubRouter;
 import io.mergesynthesis.synthesis.StubSynthesizer;
 import io.prometheus.client.CollectorRegistry;
 import java.sql.DriverManager;
@@ -130,13 +133,23 @@ public final class WorkerFixture implements AutoCloseable {
         return replica(settings, synthesizer, builder -> builder);
     }
 
-    /** A replica whose builder the test may adjust (router, org scope, retry log) before it is built. */
+    /** A replica whose models come from {@code router}. */
+    public Replica replica(Settings settings, MergeSynthesizer synthesizer, Router router) {
+        return replica(settings, synthesizer, router, builder -> builder);
+    }
+
     public Replica replica(Settings settings, MergeSynthesizer synthesizer,
-                           UnaryOperator<SynthesisPool.Builder> adjust) {
+                           UnaryOperator<WorkerWiring.PoolBuilder> adjust) {
+        return replica(settings, synthesizer, new StubRouter(), adjust);
+    }
+
+    /** A replica whose builder the test may adjust (ticker, retry log) before it is built. */
+    public Replica replica(Settings settings, MergeSynthesizer synthesizer, Router router,
+                           UnaryOperator<WorkerWiring.PoolBuilder> adjust) {
         ScopedTransactions transactions = transactionsOnOwnPool(settings.owner, settings.workers + 2);
         CollectorRegistry registry = new CollectorRegistry(true);
-        SynthesisPool.Builder builder = SynthesisPool.builder(settings.build(), transactions, synthesizer,
-                        new SynthesisMetrics(registry))
+        WorkerWiring.PoolBuilder builder = WorkerWiring.pool(settings.build(), transactions, synthesizer,
+                        router, new SynthesisMetrics(registry))
                 .clock(FIXED)
                 .listenConnection(() -> DriverManager.getConnection(database.url(), database.user(), ""));
         SynthesisPool pool = adjust.apply(builder).build();

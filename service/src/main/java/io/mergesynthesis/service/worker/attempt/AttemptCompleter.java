@@ -9,6 +9,7 @@ import io.mergesynthesis.service.worker.RetryPause;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
+import io.mergesynthesis.synthesis.Ticker;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
@@ -59,7 +60,9 @@ public final class AttemptCompleter {
     private static final Duration STORE_RETRY_LAST = Duration.ofSeconds(1);
 
     private final ScopedTransactions transactions;
-    private final Refill refill;
+    private final Ticker ticker;
+    /** Set by {@link #start}, before the writers that use it run. */
+    private Refill refill;
     private final FailureStreak storeFailures;
     private final int maxBatch;
     private final Gathering gathering;
@@ -92,11 +95,12 @@ public final class AttemptCompleter {
      * @param writers threads writing batches side by side, each on a connection of its own while it writes
      * @param maxBatch the most results one commit writes; also how many may wait to be written
      * @param gathering how long a writer waits to fill a batch that has few results
+     * @param ticker what the gathering's wait is reckoned on
      */
     public AttemptCompleter(ScopedTransactions transactions, int writers, int maxBatch, Gathering gathering,
-                            Clock clock, Refill refill) {
+                            Clock clock, Ticker ticker) {
         this.transactions = transactions;
-        this.refill = refill;
+        this.ticker = ticker;
         this.storeFailures = new FailureStreak(LOG, "Writing the ends of attempts", clock);
         this.writers = writers;
         this.maxBatch = maxBatch;
@@ -105,8 +109,8 @@ public final class AttemptCompleter {
     }
 
     /** A completer whose writers write whatever is queued at once ({@link Gathering#NONE}). */
-    public AttemptCompleter(ScopedTransactions transactions, int writers, int maxBatch, Clock clock, Refill refill) {
-        this(transactions, writers, maxBatch, Gathering.NONE, clock, refill);
+    public AttemptCompleter(ScopedTransactions transactions, int writers, int maxBatch, Clock clock, Ticker ticker) {
+        this(transactions, writers, maxBatch, Gathering.NONE, clock, ticker);
     }
 
     /**
@@ -145,7 +149,9 @@ public final class AttemptCompleter {
     private record Pending(AttemptResult result, CompletableFuture<Written> written) {
     }
 
-    public synchronized void start(String threadPrefix) {
+    /** Starts the writers, whose writes claim through {@code refill} for the workers they free. */
+    public synchronized void start(String threadPrefix, Refill refill) {
+        this.refill = refill;
         for (int i = 1; i <= writers; i++) {
             Thread thread = new Thread(this::writeUntilStopped, threadPrefix + "-completer-" + i);
             thread.setDaemon(true);
@@ -229,10 +235,10 @@ public final class AttemptCompleter {
         if (batch.size() >= gathering.size() || stopped) {
             return;
         }
-        long deadline = System.nanoTime() + gathering.atMost().toNanos();
+        long deadline = ticker.nanos() + gathering.atMost().toNanos();
         try {
             while (batch.size() < gathering.size() && batch.size() < maxBatch) {
-                long left = deadline - System.nanoTime();
+                long left = deadline - ticker.nanos();
                 Pending next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
                 if (next == null) {
                     return;

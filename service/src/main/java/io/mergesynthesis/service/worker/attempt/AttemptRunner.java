@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,14 +38,8 @@ public final class AttemptRunner {
         /** True once the pool stops: no synthesizer call starts any more. */
         boolean stopping();
 
-        /** Which org a leased conflict's transactions are scoped to, given the org the claim returned. */
-        UUID scopeOf(UUID orgId);
-
         /** The provider asked the whole replica to wait this long: nothing is claimed for it meanwhile. */
         void pauseClaims(Duration retryAfter);
-
-        /** A failed conflict was released for a retry (for logs and tests). */
-        void retryScheduled(RetryScheduled retry);
     }
 
     private final ScopedTransactions transactions;
@@ -54,9 +49,12 @@ public final class AttemptRunner {
     private final SynthesisMetrics metrics;
     private final Clock clock;
     private final Pool pool;
+    private final Consumer<RetryScheduled> retries;
 
+    /** @param retries told of every failed conflict released for a retry, with the backoff written */
     public AttemptRunner(ScopedTransactions transactions, MergeMaker merges, AttemptCounter counter,
-                         AttemptCompleter completer, SynthesisMetrics metrics, Clock clock, Pool pool) {
+                         AttemptCompleter completer, SynthesisMetrics metrics, Clock clock, Pool pool,
+                         Consumer<RetryScheduled> retries) {
         this.transactions = transactions;
         this.merges = merges;
         this.counter = counter;
@@ -64,6 +62,7 @@ public final class AttemptRunner {
         this.metrics = metrics;
         this.clock = clock;
         this.pool = pool;
+        this.retries = retries;
     }
 
     /**
@@ -71,7 +70,8 @@ public final class AttemptRunner {
      * written, and is empty when the pool was stopping and the lease was handed back unused.
      */
     public CompletableFuture<Optional<Outcome>> run(Lease lease, LeaseReader.ReadAhead readAhead) {
-        UUID scopeOrg = pool.scopeOf(lease.orgId());
+        // Every transaction of the attempt is scoped to the org the claim returned for the row.
+        UUID scopeOrg = lease.orgId();
         if (pool.stopping()) {
             return handBack(lease, scopeOrg).thenApply(outcome -> Optional.empty());
         }
@@ -94,7 +94,7 @@ public final class AttemptRunner {
 
     /** Gives back a lease no worker started (the pool stopping), under the lease's own org scope. */
     public CompletableFuture<Outcome> handBack(Lease lease) {
-        return handBack(lease, pool.scopeOf(lease.orgId()));
+        return handBack(lease, lease.orgId());
     }
 
     private CompletableFuture<Outcome> handBack(Lease lease, UUID scopeOrg) {
@@ -191,7 +191,7 @@ public final class AttemptRunner {
                     result.attempt());
         } else if (result instanceof AttemptResult.Retry retry && written.release().isPresent()) {
             ConflictLeases.Release release = written.release().get();
-            pool.retryScheduled(new RetryScheduled(conflictId, retry.attempt(), retry.reason(), retry.delay(),
+            retries.accept(new RetryScheduled(conflictId, retry.attempt(), retry.reason(), retry.delay(),
                     release.releasedAt(), release.notBefore()));
         }
         return outcome;

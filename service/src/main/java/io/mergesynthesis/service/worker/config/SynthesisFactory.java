@@ -1,31 +1,18 @@
 package io.mergesynthesis.service.worker.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.dropwizard.db.DataSourceFactory;
 import io.dropwizard.util.Duration;
-import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.synthesis.OrgModelCheck;
-import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.drill.FaultsFactory;
 import io.mergesynthesis.service.worker.pool.PoolSettings;
-import io.mergesynthesis.service.worker.pool.SynthesisPool;
-import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
-import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubSynthesizer;
-import io.prometheus.client.CollectorRegistry;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
-import java.sql.DriverManager;
 import java.time.Clock;
-import java.util.Properties;
-import java.util.UUID;
 
-/** The worker pool's settings ({@code synthesis.*}) and how a pool is built from them. */
+/** The worker pool's settings ({@code synthesis.*}); {@link WorkerWiring} builds the worker from them. */
 @LeaseOutlastsInvoke
 public class SynthesisFactory {
 
@@ -89,65 +76,18 @@ public class SynthesisFactory {
     }
 
     /**
-     * The configured synthesizer, with fault injection around it if any is configured.
+     * The configured synthesizer, with the drills' fault injection and call journal (under {@code replica}'s
+     * name) around it when they are configured.
      *
      * @throws IllegalArgumentException naming the available synthesizers when the name is unknown
      */
-    public MergeSynthesizer synthesizer(SynthesizerCatalog catalog, Clock clock) {
-        return faults.wrap(catalog.create(synthesizer, clock));
+    public MergeSynthesizer synthesizer(SynthesizerCatalog catalog, String replica, Clock clock) {
+        return faults.around(catalog.create(synthesizer, clock), replica, clock);
     }
 
     /** True when the configured synthesizer is the deterministic stub, which needs no model routing. */
     public boolean stubSynthesizer() {
         return StubSynthesizer.NAME.equals(synthesizer);
-    }
-
-    /**
-     * A pool for this replica running {@code synthesizer} (as {@link #synthesizer} made it) with models from
-     * {@code router}, which holds back conflicts of orgs whose own model {@code orgModels} says it cannot serve,
-     * registering its metrics in {@code registry}. Refuses an unsafe configuration.
-     */
-    public SynthesisPool build(ScopedTransactions transactions, DataSourceFactory database,
-                               MergeSynthesizer synthesizer, Router router, OrgModelCheck orgModels,
-                               CollectorRegistry registry, Clock clock) {
-        PoolSettings settings = settings(replicaName());
-        MergeSynthesizer chosen = faults.journal(synthesizer, settings.owner(), clock);
-        SynthesisMetrics metrics = new SynthesisMetrics(registry);
-        SynthesisMetrics.registerWaiting(registry, () -> transactions.crossTenant(
-                handle -> ConflictLeases.countWaiting(handle, WAITING_CAP)));
-        return SynthesisPool.builder(settings, transactions, chosen, metrics)
-                .router(router)
-                .orgModels(orgModels)
-                .clock(clock)
-                .listenConnection(() -> DriverManager.getConnection(database.getUrl(), connectionProperties(database)))
-                .build();
-    }
-
-    /** The pending gauge counts no further than this, so a scrape stays cheap whatever the backlog. */
-    static final int WAITING_CAP = 100_000;
-
-    private static Properties connectionProperties(DataSourceFactory database) {
-        Properties properties = new Properties();
-        properties.putAll(database.getProperties());
-        if (database.getUser() != null) {
-            properties.setProperty("user", database.getUser());
-        }
-        if (database.getPassword() != null) {
-            properties.setProperty("password", database.getPassword());
-        }
-        properties.setProperty("ApplicationName", "merge-synthesis-listener");
-        return properties;
-    }
-
-    /** Host name plus a random suffix: readable in the lease_owner column, unique per process start. */
-    private static String replicaName() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            host = "replica";
-        }
-        return host + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     @JsonProperty

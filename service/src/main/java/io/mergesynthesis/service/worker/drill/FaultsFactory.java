@@ -84,6 +84,14 @@ public class FaultsFactory {
         this.callLog = callLog;
     }
 
+    /**
+     * {@code synthesizer} with everything configured here around it: the faults ({@link #wrap}) and, outside
+     * them, the call journal ({@link #journal}), so that the journal sees the calls as the worker makes them.
+     */
+    public MergeSynthesizer around(MergeSynthesizer synthesizer, String replica, Clock clock) {
+        return journal(wrap(synthesizer), replica, clock);
+    }
+
     /** {@code synthesizer} wrapped in a {@link CallJournal} when {@code callLog} is set, else itself. */
     public MergeSynthesizer journal(MergeSynthesizer synthesizer, String replica, Clock clock) {
         if (callLog == null || callLog.isBlank()) {

@@ -5,6 +5,7 @@ import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -19,18 +20,22 @@ import java.util.Optional;
  * under it is written durably, which takes the claim's WAL to disk first. Waiting for the flush here would
  * put a second disk write on every conflict's path from ingest to merge.
  */
-final class LeaseClaimer {
+public final class LeaseClaimer {
 
     private final ScopedTransactions transactions;
     private final String owner;
     private final Duration leaseDuration;
     private final SynthesisMetrics metrics;
+    private final Ticker ticker;
 
-    LeaseClaimer(ScopedTransactions transactions, String owner, Duration leaseDuration, SynthesisMetrics metrics) {
+    /** @param ticker what each lease's deadline is reckoned on */
+    public LeaseClaimer(ScopedTransactions transactions, String owner, Duration leaseDuration,
+                        SynthesisMetrics metrics, Ticker ticker) {
         this.transactions = transactions;
         this.owner = owner;
         this.leaseDuration = leaseDuration;
         this.metrics = metrics;
+        this.ticker = ticker;
     }
 
     /**
@@ -45,7 +50,7 @@ final class LeaseClaimer {
         // The claim and the look at what comes due next go in one round trip; the second matters only when
         // the claim came back short, and costs one index probe when it did not.
         OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
-        OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration);
+        OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration, ticker);
         OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextDueIn(batch);
         batch.run(transactions);
         Claim claim = new Claim(leases.get(), leases.get().size() < limit ? nextDue.get() : Optional.empty());
@@ -55,7 +60,7 @@ final class LeaseClaimer {
 
     /** Adds a claim of up to {@code limit} conflicts to a cross-tenant {@code trip}, sent by its owner. */
     OneTripBatch.Result<List<Lease>> claimInto(OneTripBatch trip, int limit) {
-        return ConflictLeases.claim(trip, owner, limit, leaseDuration);
+        return ConflictLeases.claim(trip, owner, limit, leaseDuration, ticker);
     }
 
     /** Counts the recovered leases among {@code leases}, as {@link #claim} does for its own. */

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * the claim loop finds the database back), logging the outage in a few lines, and wakes the loop once connected
  * again, since notifications sent meanwhile were lost.
  */
-final class PendingListener {
+public final class PendingListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(PendingListener.class);
     private static final int RECEIVE_TIMEOUT_MILLIS = 500;
@@ -37,7 +37,7 @@ final class PendingListener {
     private volatile Connection current;
     private Thread thread;
 
-    PendingListener(DedicatedConnection opener, Waiter loop, Clock clock) {
+    public PendingListener(DedicatedConnection opener, Waiter loop, Clock clock) {
         this.opener = opener;
         this.loop = loop;
         this.failures = new FailureStreak(LOG, "Listening for new conflicts (polling covers for it meanwhile)",

@@ -16,32 +16,20 @@ package io.mergesynthesis.service.worker.pool;
 
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.service.db.OneTripBatch;
-import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.synthesis.OrgModelCheck;
-import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.FailureStreak;
 import io.mergesynthesis.service.worker.Outcome;
 import io.mergesynthesis.service.worker.RetryPause;
-import io.mergesynthesis.service.worker.RetryScheduled;
-import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.attempt.AttemptCompleter;
-import io.mergesynthesis.service.worker.attempt.AttemptCounter;
 import io.mergesynthesis.service.worker.attempt.AttemptRunner;
-import io.mergesynthesis.service.worker.attempt.MergeMaker;
 import io.mergesynthesis.service.worker.attempt.SynthesisCall;
-import io.mergesynthesis.service.worker.policy.AttemptTracker;
-import io.mergesynthesis.service.worker.policy.RetryPolicy;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
-import io.mergesynthesis.synthesis.MergeSynthesizer;
-import io.mergesynthesis.synthesis.Router;
-import io.mergesynthesis.synthesis.StubRouter;
+import io.mergesynthesis.synthesis.Ticker;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,9 +37,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,14 +61,6 @@ public final class SynthesisPool implements Managed {
     private static final Duration CLAIM_RETRY_FIRST = Duration.ofMillis(250);
     private static final Duration CLAIM_RETRY_LAST = Duration.ofSeconds(2);
     private static final Duration DUE_MARGIN = Duration.ofMillis(5);
-    /**
-     * Two writers: merges that arrive while one writes go out with the other at once, not after the first
-     * commit. With one writer the workers fell into step (all freed by one commit, all done again together,
-     * then all waiting on the next commit) and a drain ran at the pace of commit plus merge; with two, a commit
-     * overlaps the next merges. Batches still grow with the load, as each writer takes everything queued, and a
-     * writer waits a moment to gather its share of the workers' results ({@link AttemptCompleter.Gathering}).
-     */
-    private static final int COMPLETER_WRITERS = 2;
 
     private final PoolSettings settings;
     private final LeaseClaimer claimer;
@@ -91,46 +68,46 @@ public final class SynthesisPool implements Managed {
     private final AttemptRunner runner;
     private final SynthesisCall call;
     private final AttemptCompleter completer;
-    private final Waiter waiter = new Waiter();
+    private final ClaimHold hold;
+    private final Waiter waiter;
     private final Optional<PendingListener> listener;
+    private final Ticker ticker;
     private final Semaphore freeWorkers;
     private final FailureStreak claimFailures;
     private final AtomicInteger lostWorkers = new AtomicInteger();
     /** Permits that finished workers hand straight on to the leases their store claimed, instead of releasing. */
     private final AtomicInteger handedOver = new AtomicInteger();
-    private volatile boolean stopping;
-    /** Until when (System.nanoTime) the provider asked this replica to wait: nothing is claimed for it meanwhile. */
-    private final AtomicLong claimsPausedUntil = new AtomicLong(System.nanoTime());
     private volatile boolean saturated;
     private volatile Thread loop;
     private ExecutorService workers;
     private ExecutorService reading;
 
-    private SynthesisPool(Builder builder) {
-        this.settings = builder.settings;
-        SynthesisMetrics metrics = builder.metrics;
-        AttemptCounter counter = new AttemptCounter(
-                new AttemptTracker(settings.attemptTrackerSize(), builder.clock),
-                RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts()), metrics);
-        this.call = new SynthesisCall(builder.synthesizer, settings.invokeTimeout(), threadPrefix());
-        this.claimer = new LeaseClaimer(builder.transactions, settings.owner(), settings.leaseDuration(), metrics);
-        this.reader = new LeaseReader(builder.transactions, builder.orgScope);
-        this.completer = new AttemptCompleter(builder.transactions, COMPLETER_WRITERS, settings.workers() * 2,
-                AttemptCompleter.Gathering.forPool(settings.workers(), COMPLETER_WRITERS), builder.clock,
-                new StoreRefill());
-        this.runner = new AttemptRunner(builder.transactions,
-                new MergeMaker(builder.router, builder.orgModels, call, builder.mergeJson, metrics),
-                counter, completer, metrics, builder.clock, new RunnerSide(builder.orgScope, builder.retries));
-        this.listener = settings.listen() && builder.listenConnection != null
-                ? Optional.of(new PendingListener(builder.listenConnection, waiter, builder.clock)) : Optional.empty();
-        this.freeWorkers = new Semaphore(settings.workers());
-        this.claimFailures = new FailureStreak(LOG, "Synthesis pool " + settings.owner() + ": claiming",
-                builder.clock);
+    /**
+     * The parts of a pool, each built once by the worker's wiring: {@code runner} runs in {@code hold}, and
+     * {@code listener} wakes {@code waiter}, where the claim loop idles.
+     */
+    public record Parts(LeaseClaimer claimer, LeaseReader reader, SynthesisCall call, AttemptRunner runner,
+                        AttemptCompleter completer, ClaimHold hold, Waiter waiter,
+                        Optional<PendingListener> listener) {
     }
 
-    public static Builder builder(PoolSettings settings, ScopedTransactions transactions,
-                                  MergeSynthesizer synthesizer, SynthesisMetrics metrics) {
-        return new Builder(settings, transactions, synthesizer, metrics);
+    /**
+     * @param clock  for the claim loop's log of failed claims
+     * @param ticker what the shutdown grace is reckoned on, like every other deadline of the worker
+     */
+    public SynthesisPool(PoolSettings settings, Parts parts, Clock clock, Ticker ticker) {
+        this.settings = settings;
+        this.claimer = parts.claimer();
+        this.reader = parts.reader();
+        this.call = parts.call();
+        this.runner = parts.runner();
+        this.completer = parts.completer();
+        this.hold = parts.hold();
+        this.waiter = parts.waiter();
+        this.listener = parts.listener();
+        this.ticker = ticker;
+        this.freeWorkers = new Semaphore(settings.workers());
+        this.claimFailures = new FailureStreak(LOG, "Synthesis pool " + settings.owner() + ": claiming", clock);
     }
 
     @Override
@@ -149,7 +126,7 @@ public final class SynthesisPool implements Managed {
             thread.setDaemon(true);
             return thread;
         });
-        completer.start(threadPrefix());
+        completer.start(threadPrefix(), new StoreRefill());
         listener.ifPresent(l -> l.start(threadPrefix() + "-listener"));
         loop = new Thread(this::claimUntilStopped, threadPrefix() + "-claim");
         loop.setDaemon(true);
@@ -160,7 +137,7 @@ public final class SynthesisPool implements Managed {
 
     @Override
     public void stop() throws Exception {
-        stopping = true;
+        hold.stop();
         waiter.wake();
         Thread claimLoop = loop;
         if (claimLoop != null) {
@@ -171,15 +148,15 @@ public final class SynthesisPool implements Managed {
         }
         // One grace for the whole stop: reading back the last claim and finishing the work share it, so an
         // operator's termination timeout of a little more than the grace is always enough.
-        long graceEnds = System.nanoTime() + settings.shutdownGrace().toNanos();
+        long graceEnds = ticker.nanos() + settings.shutdownGrace().toNanos();
         if (reading != null) {
             // Claims already made are read and dispatched before the workers stop taking work.
             reading.shutdown();
-            reading.awaitTermination(graceEnds - System.nanoTime(), TimeUnit.NANOSECONDS);
+            reading.awaitTermination(graceEnds - ticker.nanos(), TimeUnit.NANOSECONDS);
         }
         if (workers != null) {
             workers.shutdown();
-            if (!workers.awaitTermination(graceEnds - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+            if (!workers.awaitTermination(graceEnds - ticker.nanos(), TimeUnit.NANOSECONDS)) {
                 LOG.warn("Synthesis pool {}: work still running after the shutdown grace of {}; interrupting it, "
                         + "its leases will expire", settings.owner(), PoolSettings.show(settings.shutdownGrace()));
                 workers.shutdownNow();
@@ -196,7 +173,7 @@ public final class SynthesisPool implements Managed {
         if (claimLoop == null) {
             return Optional.of("the pool has not been started");
         }
-        if (stopping) {
+        if (hold.stopping()) {
             return Optional.of("the pool is stopping");
         }
         if (!claimLoop.isAlive()) {
@@ -222,9 +199,9 @@ public final class SynthesisPool implements Managed {
 
     private void claimUntilStopped() {
         RetryPause errorPause = new RetryPause(CLAIM_RETRY_FIRST, CLAIM_RETRY_LAST);
-        while (!stopping) {
+        while (!hold.stopping()) {
             try {
-                long paused = claimsPausedUntil.get() - System.nanoTime();
+                long paused = hold.pausedFor();
                 if (paused > 0) {
                     // A claim now would only be handed straight back: the provider asked to wait this long.
                     waiter.await(Duration.ofNanos(paused));
@@ -355,52 +332,11 @@ public final class SynthesisPool implements Managed {
         }
     }
 
-    /** What the attempt runner asks of the pool. */
-    private final class RunnerSide implements AttemptRunner.Pool {
-        private final UnaryOperator<UUID> orgScope;
-        private final Consumer<RetryScheduled> retries;
-
-        RunnerSide(UnaryOperator<UUID> orgScope, Consumer<RetryScheduled> retries) {
-            this.orgScope = orgScope;
-            this.retries = retries;
-        }
-
-        @Override
-        public boolean stopping() {
-            return stopping;
-        }
-
-        @Override
-        public UUID scopeOf(UUID orgId) {
-            return orgScope.apply(orgId);
-        }
-
-        /**
-         * The provider asked the whole replica to wait {@code retryAfter} (a rate limit, an overload, a refused
-         * key): the claim loop and the completer's refill claim nothing until then. Leases already held are
-         * tried, and deferred uncounted, as they come.
-         */
-        @Override
-        public void pauseClaims(Duration retryAfter) {
-            long until = System.nanoTime() + retryAfter.toNanos();
-            claimsPausedUntil.accumulateAndGet(until, Math::max);
-        }
-
-        @Override
-        public void retryScheduled(RetryScheduled retry) {
-            retries.accept(retry);
-        }
-    }
-
-    private boolean claimsPaused() {
-        return claimsPausedUntil.get() - System.nanoTime() > 0;
-    }
-
     /** What the attempt completer claims for the workers its writes free (see {@link AttemptCompleter.Refill}). */
     private final class StoreRefill implements AttemptCompleter.Refill {
         @Override
         public boolean wanted() {
-            return !stopping && !claimsPaused();
+            return hold.claimsWanted();
         }
 
         @Override
@@ -425,75 +361,11 @@ public final class SynthesisPool implements Managed {
     }
 
     private String threadPrefix() {
-        return "synthesis-" + settings.owner();
+        return threadPrefix(settings);
     }
 
-    /** Wires a pool; everything but the four required parts has a production default. */
-    public static final class Builder {
-        private final PoolSettings settings;
-        private final ScopedTransactions transactions;
-        private final MergeSynthesizer synthesizer;
-        private final SynthesisMetrics metrics;
-        private Router router = new StubRouter();
-        private OrgModelCheck orgModels = OrgModelCheck.NONE;
-        private Clock clock = Clock.systemUTC();
-        private SuggestedMergeJson mergeJson = new SuggestedMergeJson();
-        private DedicatedConnection listenConnection;
-        private UnaryOperator<UUID> orgScope = UnaryOperator.identity();
-        private Consumer<RetryScheduled> retries = retry -> { };
-
-        private Builder(PoolSettings settings, ScopedTransactions transactions, MergeSynthesizer synthesizer,
-                        SynthesisMetrics metrics) {
-            this.settings = settings;
-            this.transactions = transactions;
-            this.synthesizer = synthesizer;
-            this.metrics = metrics;
-        }
-
-        public Builder router(Router router) {
-            this.router = router;
-            return this;
-        }
-
-        /** Whether this replica can serve an org's own model; the default ignores org models, as the stub does. */
-        public Builder orgModels(OrgModelCheck orgModels) {
-            this.orgModels = orgModels;
-            return this;
-        }
-
-        public Builder clock(Clock clock) {
-            this.clock = clock;
-            return this;
-        }
-
-        public Builder mergeJson(SuggestedMergeJson mergeJson) {
-            this.mergeJson = mergeJson;
-            return this;
-        }
-
-        /** Where the LISTEN connection comes from; without one (or with {@code listen} off) the pool only polls. */
-        public Builder listenConnection(DedicatedConnection opener) {
-            this.listenConnection = opener;
-            return this;
-        }
-
-        /**
-         * Which org a leased conflict's transactions are scoped to, given the org the claim returned. Always the
-         * identity in the product; tests point it elsewhere to show that a wrong scope fails closed.
-         */
-        public Builder orgScope(UnaryOperator<UUID> orgScope) {
-            this.orgScope = orgScope;
-            return this;
-        }
-
-        /** Told of every retry scheduled, with the backoff written; for logs and tests. */
-        public Builder onRetryScheduled(Consumer<RetryScheduled> retries) {
-            this.retries = retries;
-            return this;
-        }
-
-        public SynthesisPool build() {
-            return new SynthesisPool(this);
-        }
+    /** How the threads of the pool with {@code settings} are named: the replica shows in a thread dump. */
+    public static String threadPrefix(PoolSettings settings) {
+        return "synthesis-" + settings.owner();
     }
 }

@@ -8,13 +8,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * Where the claim loop idles: it waits up to a timeout, or less if someone calls {@link #wake()}. A wake that
  * arrives while nobody waits is kept, so the next wait returns at once and no wake-up is ever lost.
  */
-final class Waiter {
+public final class Waiter {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition woken = lock.newCondition();
     private boolean pending;
 
-    void wake() {
+    public void wake() {
         lock.lock();
         try {
             pending = true;

@@ -6,6 +6,7 @@ import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.synthesis.MergeCheck;
+import io.mergesynthesis.synthesis.Ticker;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -70,19 +71,19 @@ public final class ConflictLeases {
      * the database server last started. An inbox write since can only move {@code updated_at} later, which errs
      * towards treating the lease as ended by a crash.
      */
-    public static List<Lease> claim(Handle handle, String owner, int limit, Duration leaseDuration) {
+    public static List<Lease> claim(Handle handle, String owner, int limit, Duration leaseDuration, Ticker ticker) {
         // Reckoned before the statement is sent, so it cannot fall after the expiry the database writes.
-        Deadline heldUntil = Deadline.in(leaseDuration);
+        Deadline heldUntil = Deadline.in(leaseDuration, ticker);
         return handle.createQuery(CLAIM)
                 .bindMap(claimParams(owner, limit, leaseDuration))
                 .map((rs, ctx) -> lease(rs, owner, heldUntil))
                 .list();
     }
 
-    /** {@link #claim(Handle, String, int, Duration)} as one statement of a cross-tenant batch. */
+    /** {@link #claim(Handle, String, int, Duration, Ticker)} as one statement of a cross-tenant batch. */
     public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
-                                                         Duration leaseDuration) {
-        Deadline heldUntil = Deadline.in(leaseDuration);
+                                                         Duration leaseDuration, Ticker ticker) {
+        Deadline heldUntil = Deadline.in(leaseDuration, ticker);
         return batch.query(CLAIM, claimParams(owner, limit, leaseDuration), rs -> {
             List<Lease> leases = new ArrayList<>();
             while (rs.next()) {

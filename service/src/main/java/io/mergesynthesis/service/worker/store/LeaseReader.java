@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,11 +29,9 @@ public final class LeaseReader {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseReader.class);
 
     private final ScopedTransactions transactions;
-    private final UnaryOperator<UUID> orgScope;
 
-    public LeaseReader(ScopedTransactions transactions, UnaryOperator<UUID> orgScope) {
+    public LeaseReader(ScopedTransactions transactions) {
         this.transactions = transactions;
-        this.orgScope = orgScope;
     }
 
     /** What was read ahead for a claim: per conflict, the row as its org's scope showed it (empty: not visible). */
@@ -107,7 +104,7 @@ public final class LeaseReader {
         Reads(List<Lease> leases) {
             for (Lease lease : leases) {
                 results.put(lease.conflictId(),
-                        ConflictLeases.load(batch, orgScope.apply(lease.orgId()), lease.conflictId()));
+                        ConflictLeases.load(batch, lease.orgId(), lease.conflictId()));
             }
         }
 

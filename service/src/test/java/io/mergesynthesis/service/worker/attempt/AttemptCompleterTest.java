@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.testing.HandTicker;
 import io.mergesynthesis.service.worker.FailureReason;
 import io.mergesynthesis.service.worker.WorkerFixture;
 import io.mergesynthesis.service.worker.attempt.AttemptResult.Why;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -42,7 +44,7 @@ class AttemptCompleterTest {
             List<Lease> leases = claimAll(tx, "alone");
             assertThat(leases).hasSize(5);
 
-            AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, NO_REFILL);
+            AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, Ticker.SYSTEM);
             // Handed in before the writer starts, so that its first batch takes all five.
             List<CompletableFuture<AttemptCompleter.Written>> written = List.of(
                     completer.complete(new AttemptResult.Stored(lease(leases, stored), orgOf(leases, stored), MERGE,
@@ -56,7 +58,7 @@ class AttemptCompleterTest {
                             List.of())),
                     completer.complete(new AttemptResult.Park(lease(leases, parked), orgOf(leases, parked), 1,
                             "waiting_budget", "budget", "spent")));
-            completer.start("alone");
+            completer.start("alone", NO_REFILL);
             for (CompletableFuture<AttemptCompleter.Written> future : written) {
                 assertThat(future.get(20, TimeUnit.SECONDS).applied()).isTrue();
             }
@@ -89,7 +91,7 @@ class AttemptCompleterTest {
             ScopedTransactions tx = fixture.transactionsOnOwnPool("bad-row", 2);
             List<Lease> leases = claimAll(tx, "bad-row");
 
-            AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, NO_REFILL);
+            AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, Ticker.SYSTEM);
             CompletableFuture<AttemptCompleter.Written> goodStore = completer.complete(new AttemptResult.Stored(
                     lease(leases, good), orgOf(leases, good), MERGE, "{\"attempt\": 1}"));
             CompletableFuture<AttemptCompleter.Written> badStore = completer.complete(new AttemptResult.Stored(
@@ -97,7 +99,7 @@ class AttemptCompleterTest {
             CompletableFuture<AttemptCompleter.Written> retry = completer.complete(new AttemptResult.Retry(
                     lease(leases, retried), orgOf(leases, retried), 1, FailureReason.SYNTHESIZER, "failed",
                     Duration.ofSeconds(5), List.of()));
-            completer.start("bad-row");
+            completer.start("bad-row", NO_REFILL);
 
             assertThat(goodStore.get(20, TimeUnit.SECONDS).applied()).isTrue();
             assertThat(retry.get(20, TimeUnit.SECONDS).applied()).isTrue();
@@ -117,12 +119,12 @@ class AttemptCompleterTest {
         try (WorkerFixture fixture = new WorkerFixture()) {
             UUID id = fixture.insertConflict("jira.lost");
             ScopedTransactions tx = fixture.transactionsOnOwnPool("lost", 2);
-            Lease lease = tx.crossTenant(h -> ConflictLeases.claim(h, "lost", 1, Duration.ofSeconds(30))).get(0);
+            Lease lease = tx.crossTenant(h -> ConflictLeases.claim(h, "lost", 1, Duration.ofSeconds(30), Ticker.SYSTEM)).get(0);
             Lease stale = new Lease(lease.conflictId(), lease.orgId(), "someone-else", lease.attempts(), false,
                     false, lease.heldUntil());
 
-            AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, NO_REFILL);
-            completer.start("lost");
+            AttemptCompleter completer = new AttemptCompleter(tx, 1, 8, WorkerFixture.FIXED, Ticker.SYSTEM);
+            completer.start("lost", NO_REFILL);
             AttemptCompleter.Written late = completer.complete(new AttemptResult.Park(stale, stale.orgId(), 1,
                     "not_needed", "resolved", "resolved")).get(20, TimeUnit.SECONDS);
             AttemptCompleter.Written skipped = completer.complete(new AttemptResult.Skipped(lease, lease.orgId(), 1))
@@ -148,8 +150,8 @@ class AttemptCompleterTest {
 
             // A wait far longer than the gap between the first two results, and a batch of two.
             AttemptCompleter completer = new AttemptCompleter(tx, 1, 8,
-                    new AttemptCompleter.Gathering(2, Duration.ofSeconds(5)), WorkerFixture.FIXED, NO_REFILL);
-            completer.start("gather");
+                    new AttemptCompleter.Gathering(2, Duration.ofSeconds(5)), WorkerFixture.FIXED, Ticker.SYSTEM);
+            completer.start("gather", NO_REFILL);
             CompletableFuture<AttemptCompleter.Written> firstStore = completer.complete(new AttemptResult.Stored(
                     lease(leases, first), orgOf(leases, first), MERGE, "{\"attempt\": 1}"));
             Thread.sleep(200);
@@ -172,6 +174,36 @@ class AttemptCompleterTest {
     }
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theGatheringWindowClosesWhenTheTickerPassesIt() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID first = fixture.insertConflict("jira.first", "org-a");
+            UUID second = fixture.insertConflict("jira.second", "org-b");
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("ticked", 2);
+            List<Lease> leases = claimAll(tx, "ticked");
+            HandTicker ticker = new HandTicker();
+
+            // A batch of three and a window of an hour: within the test, only the ticker can close it.
+            AttemptCompleter completer = new AttemptCompleter(tx, 1, 8,
+                    new AttemptCompleter.Gathering(3, Duration.ofHours(1)), WorkerFixture.FIXED, ticker);
+            completer.start("ticked", NO_REFILL);
+            CompletableFuture<AttemptCompleter.Written> firstStore = completer.complete(new AttemptResult.Stored(
+                    lease(leases, first), orgOf(leases, first), MERGE, "{\"attempt\": 1}"));
+            Thread.sleep(200);
+            assertThat(firstStore).as("the first result waits for more").isNotDone();
+
+            ticker.advance(Duration.ofHours(1));
+            CompletableFuture<AttemptCompleter.Written> secondStore = completer.complete(new AttemptResult.Stored(
+                    lease(leases, second), orgOf(leases, second), MERGE, "{\"attempt\": 1}"));
+            assertThat(firstStore.get(20, TimeUnit.SECONDS).applied()).isTrue();
+            assertThat(secondStore.get(20, TimeUnit.SECONDS).applied()).isTrue();
+            assertThat(xmin(fixture, first)).as("the result that came as the window closed went with the first")
+                    .isEqualTo(xmin(fixture, second));
+            completer.stop();
+        }
+    }
+
+    @Test
     void thePoolGathersEachWritersShareOfTheWorkersForHalfAMillisecondAtMost() {
         assertThat(AttemptCompleter.Gathering.forPool(4, 2))
                 .isEqualTo(new AttemptCompleter.Gathering(2, Duration.ofNanos(500_000)));
@@ -181,7 +213,7 @@ class AttemptCompleterTest {
 
     /** Leases every waiting conflict (up to ten) to {@code owner} for 30 s. */
     private static List<Lease> claimAll(ScopedTransactions tx, String owner) {
-        return tx.crossTenant(h -> ConflictLeases.claim(h, owner, 10, Duration.ofSeconds(30)));
+        return tx.crossTenant(h -> ConflictLeases.claim(h, owner, 10, Duration.ofSeconds(30), Ticker.SYSTEM));
     }
 
     private static String xmin(WorkerFixture fixture, UUID id) {

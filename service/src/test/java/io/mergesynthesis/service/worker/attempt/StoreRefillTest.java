@@ -8,6 +8,7 @@ import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
+import io.mergesynthesis.synthesis.Ticker;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -87,7 +88,7 @@ class StoreRefillTest {
             fixture.insertConflict("jira.create_issue", "org-b");
             Replica replica = fixture.replica(WorkerFixture.settings("direct"), WorkerFixture.stub());
             List<Lease> leases = replica.transactions().crossTenant(
-                    handle -> ConflictLeases.claim(handle, "direct", 10, Duration.ofSeconds(30)));
+                    handle -> ConflictLeases.claim(handle, "direct", 10, Duration.ofSeconds(30), Ticker.SYSTEM));
             assertThat(leases).hasSize(2);
 
             AtomicInteger claimsTried = new AtomicInteger();
@@ -115,8 +116,8 @@ class StoreRefillTest {
                 }
             };
             AttemptCompleter completer = new AttemptCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
-                    failingClaim);
-            completer.start("failing-claim");
+                    Ticker.SYSTEM);
+            completer.start("failing-claim", failingClaim);
             List<CompletableFuture<AttemptCompleter.Written>> stored = new ArrayList<>();
             for (Lease lease : leases) {
                 stored.add(completer.complete(new AttemptResult.Stored(lease, lease.orgId(),
@@ -142,15 +143,15 @@ class StoreRefillTest {
             UUID first = fixture.insertConflict("jira.create_issue", "org-a");
             Replica replica = fixture.replica(WorkerFixture.settings("read-back"), WorkerFixture.stub());
             List<Lease> held = replica.transactions().crossTenant(
-                    handle -> ConflictLeases.claim(handle, "read-back", 1, Duration.ofSeconds(30)));
+                    handle -> ConflictLeases.claim(handle, "read-back", 1, Duration.ofSeconds(30), Ticker.SYSTEM));
             UUID second = fixture.insertConflict("jira.create_issue", "org-b");
 
-            LeaseReader reader = new LeaseReader(replica.transactions(), java.util.function.UnaryOperator.identity());
+            LeaseReader reader = new LeaseReader(replica.transactions());
             List<Long> readBackTx = new ArrayList<>();
             List<LeaseReader.ReadAhead> delivered = new ArrayList<>();
             AttemptCompleter completer = new AttemptCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
-                    refill("read-back", readBackTx, reader, delivered));
-            completer.start("read-back");
+                    Ticker.SYSTEM);
+            completer.start("read-back", refill("read-back", readBackTx, reader, delivered));
             Lease lease = held.get(0);
             assertThat(completer.complete(new AttemptResult.Stored(lease, lease.orgId(), "{\"merge\": \"stored\"}",
                     "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS).applied()).isTrue();
@@ -178,17 +179,17 @@ class StoreRefillTest {
             fixture.insertConflict("jira.create_issue", "org-a");
             Replica replica = fixture.replica(WorkerFixture.settings("bad-read"), WorkerFixture.stub());
             List<Lease> held = replica.transactions().crossTenant(
-                    handle -> ConflictLeases.claim(handle, "bad-read", 1, Duration.ofSeconds(30)));
+                    handle -> ConflictLeases.claim(handle, "bad-read", 1, Duration.ofSeconds(30), Ticker.SYSTEM));
             UUID second = fixture.insertConflict("jira.create_issue", "org-b");
 
             // The read joins the org's settings; without the grant on them it fails, as any broken read would.
             fixture.admin.useHandle(handle -> handle.execute(
                     "REVOKE SELECT ON org_synthesis_settings FROM merge_synthesis_tenant"));
-            LeaseReader reader = new LeaseReader(replica.transactions(), java.util.function.UnaryOperator.identity());
+            LeaseReader reader = new LeaseReader(replica.transactions());
             List<LeaseReader.ReadAhead> delivered = new ArrayList<>();
             AttemptCompleter completer = new AttemptCompleter(replica.transactions(), 1, 8, WorkerFixture.FIXED,
-                    refill("bad-read", new ArrayList<>(), reader, delivered));
-            completer.start("bad-read");
+                    Ticker.SYSTEM);
+            completer.start("bad-read", refill("bad-read", new ArrayList<>(), reader, delivered));
             Lease lease = held.get(0);
             assertThat(completer.complete(new AttemptResult.Stored(lease, lease.orgId(), "{\"merge\": \"stored\"}",
                     "{\"attempt\": 1}")).get(20, TimeUnit.SECONDS).applied()).isTrue();
@@ -214,7 +215,7 @@ class StoreRefillTest {
 
             @Override
             public OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit) {
-                return ConflictLeases.claim(trip, owner, limit, Duration.ofSeconds(30));
+                return ConflictLeases.claim(trip, owner, limit, Duration.ofSeconds(30), Ticker.SYSTEM);
             }
 
             @Override

@@ -54,7 +54,7 @@ class ConfigRefusalTest {
     void anUnknownSynthesizerIsRefusedListingTheAvailableOnes() {
         SynthesisFactory factory = new SynthesisFactory();
         factory.setSynthesizer("gpt-merge");
-        assertThatThrownBy(() -> factory.synthesizer(SynthesizerCatalog.discover(), Clock.systemUTC()))
+        assertThatThrownBy(() -> factory.synthesizer(SynthesizerCatalog.discover(), "r", Clock.systemUTC()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'gpt-merge'")
                 .hasMessageContaining("available: stub");

@@ -8,6 +8,7 @@ import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.worker.WorkerFixture;
 import io.mergesynthesis.synthesis.MergeCheck;
+import io.mergesynthesis.synthesis.Ticker;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +31,7 @@ class ConflictLeasesTest {
             UUID handedBack = fixture.insertConflict("jira.a");
             UUID parked = fixture.insertConflict("jira.b");
             ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
-            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10), Ticker.SYSTEM));
             assertThat(leases).hasSize(2);
             Lease first = lease(leases, handedBack);
             Lease second = lease(leases, parked);
@@ -50,7 +51,7 @@ class ConflictLeasesTest {
                     new ConflictLeases.Ending(1, AttemptHistory.DEFERRED, "budget", "spent", List.of())));
             assertThat(parkedNow).isTrue();
             assertThat(fixture.column(parked, "attempts")).isEqualTo("0");
-            List<Lease> next = tx.crossTenant(h -> ConflictLeases.claim(h, "r2", 10, Duration.ofSeconds(10)));
+            List<Lease> next = tx.crossTenant(h -> ConflictLeases.claim(h, "r2", 10, Duration.ofSeconds(10), Ticker.SYSTEM));
             assertThat(next).extracting(Lease::conflictId).containsExactly(handedBack);
         }
     }
@@ -80,13 +81,13 @@ class ConflictLeasesTest {
                     .bind("id", orphan).execute());
             ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
 
-            List<Lease> one = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 1, Duration.ofSeconds(10)));
+            List<Lease> one = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 1, Duration.ofSeconds(10), Ticker.SYSTEM));
             assertThat(one).extracting(Lease::conflictId).containsExactly(orphan);
             assertThat(one.get(0).recovered()).isTrue();
             assertThat(one.get(0).attempts()).isEqualTo(2);
 
             // The rest of a larger claim still goes to the pending conflicts, oldest first.
-            List<Lease> rest = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 2, Duration.ofSeconds(10)));
+            List<Lease> rest = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 2, Duration.ofSeconds(10), Ticker.SYSTEM));
             assertThat(rest).extracting(Lease::conflictId).containsExactlyInAnyOrder(first, second);
             assertThat(rest).noneMatch(Lease::recovered);
         }
@@ -109,7 +110,7 @@ class ConflictLeasesTest {
                     .bind("expired", expired).bind("held", held).execute());
             ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
 
-            List<Lease> claimed = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
+            List<Lease> claimed = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10), Ticker.SYSTEM));
 
             // A live lease is nobody else's to take.
             assertThat(claimed).extracting(Lease::conflictId).containsExactlyInAnyOrder(pending, expired);
@@ -123,7 +124,7 @@ class ConflictLeasesTest {
             UUID kept = fixture.insertConflict("jira.a");
             UUID lost = fixture.insertConflict("jira.b");
             ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
-            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10), Ticker.SYSTEM));
             Lease keptLease = lease(leases, kept);
             Lease lostLease = lease(leases, lost);
             UsageLedger.Entry early = entry("primary", UsageLedger.ANSWER);
@@ -159,7 +160,7 @@ class ConflictLeasesTest {
             UUID paid = fixture.insertConflict("jira.b");
             UUID waiting = fixture.insertConflict("jira.c");
             ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
-            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 2, Duration.ofSeconds(10)));
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 2, Duration.ofSeconds(10), Ticker.SYSTEM));
             Lease freeLease = lease(leases, free);
             Lease paidLease = lease(leases, paid);
             OneTripBatch trip = OneTripBatch.tenant();
@@ -185,7 +186,7 @@ class ConflictLeasesTest {
             UUID retried = fixture.insertConflict("jira.retry");
             UUID marked = fixture.insertConflict("jira.mark");
             ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
-            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10)));
+            List<Lease> leases = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 10, Duration.ofSeconds(10), Ticker.SYSTEM));
             Lease retry = lease(leases, retried);
             Lease mark = lease(leases, marked);
 

@@ -61,7 +61,13 @@ class EveryStatementPlansTest {
             Map.entry("detail", "the provider did not answer in time"),
             Map.entry("state", "waiting_budget"),
             Map.entry("model", "stand-in/model"),
-            Map.entry("budget", new BigDecimal("10.00")));
+            Map.entry("budget", new BigDecimal("10.00")),
+            Map.entry("requester", "{\"requested_by\": \"operator\"}"),
+            Map.entry("requestedBy", "operator"),
+            Map.entry("afterTx", "0"),
+            Map.entry("afterId", 0L),
+            Map.entry("upToTx", "1000"),
+            Map.entry("upToId", 10L));
 
     private static Connection connection;
 
@@ -100,11 +106,13 @@ class EveryStatementPlansTest {
 
     @Test
     void theStatementsAreFoundWhereTheServiceKeepsThem() {
-        assertThat(statementFiles()).hasSizeGreaterThanOrEqualTo(24).contains(
+        assertThat(statementFiles()).hasSizeGreaterThanOrEqualTo(33).contains(
                 ROOT + "/worker/store/ConflictLeases/claim.sql",
                 ROOT + "/worker/store/ConflictLeases/store_merge_with_calls.sql",
                 ROOT + "/worker/store/ConflictLeases/ledger_rows_without_merge.sql",
-                ROOT + "/db/UsageLedger/record_early.sql");
+                ROOT + "/db/UsageLedger/record_early.sql",
+                ROOT + "/db/MarkedConflicts/requeue_batch_of_reason.sql",
+                ROOT + "/db/EventStream/page_of_org.sql");
     }
 
     static List<String> statementFiles() {

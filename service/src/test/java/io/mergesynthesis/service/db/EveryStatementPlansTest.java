@@ -84,8 +84,8 @@ class EveryStatementPlansTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("statementFiles")
-    void theStatementPlansOnTheSchema(String file) throws Exception {
-        String sql = SqlFiles.of(Class.forName(ownerOf(file)), nameOf(file));
+    void theStatementPlansOnTheSchema(String file) throws SQLException {
+        String sql = SqlFiles.of(ownerOf(file), nameOf(file));
         assertThat(sql).as("one statement per file").doesNotContain(";");
         ParsedSql parsed = new ColonPrefixSqlParser().parse(sql, null);
         try (PreparedStatement explain = connection.prepareStatement("EXPLAIN " + parsed.getSql())) {
@@ -136,8 +136,14 @@ class EveryStatementPlansTest {
         }
     }
 
-    private static String ownerOf(String file) {
-        return file.substring(0, file.lastIndexOf('/')).replace('/', '.');
+    private static Class<?> ownerOf(String file) {
+        String owner = file.substring(0, file.lastIndexOf('/')).replace('/', '.');
+        try {
+            return Class.forName(owner);
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError(file + " is not beside a class: a statement file goes in the folder named after "
+                    + "the class that runs it, and " + owner + " is none", e);
+        }
     }
 
     private static String nameOf(String file) {

@@ -98,7 +98,7 @@ public final class ConflictLeases {
         });
     }
 
-    /** Expired leases first, then pending rows, each oldest first: why, in the file. */
+    /** The claim ({@code claim.sql}: expired leases first, then pending rows); public for the benchmark's plan. */
     public static final String CLAIM = SqlFiles.of(ConflictLeases.class, "claim");
 
     /** The values of {@link #CLAIM}'s parameters: the benchmark shows the claim's plan with them. */

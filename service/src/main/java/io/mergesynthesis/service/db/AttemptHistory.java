@@ -21,16 +21,6 @@ public final class AttemptHistory {
     private AttemptHistory() {
     }
 
-    /**
-     * The head of an insert that appends one line per row of a source named right after it (the fenced update
-     * that ends a lease, as a CTE of the same statement), each row giving {@code id} as the conflict and
-     * {@code waits_until} as the time the row may be claimed again (null when it waits for nothing). Binds
-     * {@code :org}, {@code :attempt}, {@code :outcome}, {@code :why} and {@code :detail} (cut by {@link #detail}).
-     * A line exists exactly when its lease's end was written.
-     */
-    public static final String INSERT_FROM_ROWS = """
-            INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail, not_before)
-            SELECT :org, id, :attempt, :outcome, :why, :detail, waits_until FROM""";
 
     /** A detail as the history keeps it: its first 500 characters. */
     public static String detail(String detail) {
@@ -39,13 +29,13 @@ public final class AttemptHistory {
 
     /** The history of one conflict, oldest first; runs under that conflict's org scope. */
     public static List<AttemptHistoryLine> of(Handle handle, UUID conflictId) {
-        return handle.createQuery("""
-                        SELECT attempt, outcome, reason, detail, finished_at, not_before
-                        FROM synthesis_attempt_history WHERE conflict_id = :id ORDER BY id""")
+        return handle.createQuery(OF)
                 .bind("id", conflictId)
                 .map((rs, ctx) -> new AttemptHistoryLine(rs.getInt("attempt"), rs.getString("outcome"), rs.getString("reason"),
                         rs.getString("detail"), rs.getTimestamp("finished_at").toInstant(),
                         rs.getTimestamp("not_before") == null ? null : rs.getTimestamp("not_before").toInstant()))
                 .list();
     }
+
+    private static final String OF = SqlFiles.of(AttemptHistory.class, "of");
 }

@@ -24,16 +24,6 @@ public final class EventLog {
         }
     }
 
-    /**
-     * The head of an insert that appends one event per row of a source named right after it (a CTE of the
-     * statement that makes the change), each row giving {@code id} as the conflict; binds {@code :org},
-     * {@code :type} and {@code :details} as {@link #append} does. For a change and its event in one statement:
-     * the event is written exactly for the rows the change touched.
-     */
-    public static final String INSERT_FROM_ROWS = """
-            INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
-            SELECT :org, id, :type, CAST(:details AS jsonb) FROM""";
-
     private EventLog() {
     }
 
@@ -41,13 +31,13 @@ public final class EventLog {
      * @param detailsJson a JSON object with what a security team needs to read the event on its own
      */
     public static void append(Handle handle, UUID orgId, UUID conflictId, EventType type, String detailsJson) {
-        handle.createUpdate("""
-                        INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
-                        VALUES (:org, :conflict, :type, CAST(:details AS jsonb))""")
+        handle.createUpdate(APPEND)
                 .bind("org", orgId)
                 .bind("conflict", conflictId)
                 .bind("type", type.dbName())
                 .bind("details", detailsJson)
                 .execute();
     }
+
+    private static final String APPEND = SqlFiles.of(EventLog.class, "append");
 }

@@ -29,6 +29,12 @@ public final class EventStream {
     /** How many rows the driver fetches per round trip while streaming; a page is never held whole. */
     static final int FETCH_SIZE = 500;
 
+    // Each statement twice, for one org (its id repeated for the planner, as the class says) and for every org.
+    private static final String END_OF_PAGE_OF_ORG = SqlFiles.of(EventStream.class, "end_of_page_of_org");
+    private static final String END_OF_PAGE = SqlFiles.of(EventStream.class, "end_of_page");
+    private static final String PAGE_OF_ORG = SqlFiles.of(EventStream.class, "page_of_org");
+    private static final String PAGE = SqlFiles.of(EventStream.class, "page");
+
     private EventStream() {
     }
 
@@ -56,15 +62,7 @@ public final class EventStream {
      * finished transactions. Empty when no finished event follows {@code after}.
      */
     public static Optional<EventPosition> endOfPage(Handle handle, UUID orgId, EventPosition after, int limit) {
-        String sql = """
-                SELECT tx_id::text AS tx_id, id FROM (
-                    SELECT tx_id, id FROM conflict_events
-                     WHERE %s (tx_id, id) > (CAST(:afterTx AS text)::xid8, :afterId)
-                       AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-                     ORDER BY tx_id, id
-                     LIMIT :limit) page
-                 ORDER BY tx_id DESC, id DESC
-                 LIMIT 1""".formatted(orgId == null ? "" : "org_id = :org AND");
+        String sql = orgId == null ? END_OF_PAGE : END_OF_PAGE_OF_ORG;
         Query query = handle.createQuery(sql)
                 .bind("afterTx", Long.toUnsignedString(after.txId()))
                 .bind("afterId", after.id())
@@ -83,15 +81,7 @@ public final class EventStream {
      * finished. Returns how many events were handed over.
      */
     public static long forEach(Handle handle, UUID orgId, EventPosition after, EventPosition upTo, Consumer<StoredEvent> sink) {
-        // LEFT JOIN: an event is delivered even if its conflict row were ever out of reach.
-        String sql = """
-                SELECT e.id, e.tx_id::text AS tx_id, e.org_id, e.conflict_id, e.event_type, e.occurred_at,
-                       e.details::text AS details, c.dedup_key, c.action, c.target, c.winner_policy_id
-                  FROM conflict_events e
-                  LEFT JOIN policy_conflicts c ON c.id = e.conflict_id
-                 WHERE %s (e.tx_id, e.id) > (CAST(:afterTx AS text)::xid8, :afterId)
-                   AND (e.tx_id, e.id) <= (CAST(:upToTx AS text)::xid8, :upToId)
-                 ORDER BY e.tx_id, e.id""".formatted(orgId == null ? "" : "e.org_id = :org AND");
+        String sql = orgId == null ? PAGE : PAGE_OF_ORG;
         Query query = handle.createQuery(sql)
                 .setFetchSize(FETCH_SIZE)
                 .bind("afterTx", Long.toUnsignedString(after.txId()))

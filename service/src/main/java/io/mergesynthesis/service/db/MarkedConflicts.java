@@ -27,49 +27,13 @@ public final class MarkedConflicts {
     public record Requeued(UUID id, String previousFailureReason, int previousAttempts) {
     }
 
-    /**
-     * Picks marked rows of {@code :org} (the {@code %s} narrows them further), locks them, re-queues them and writes
-     * their events. A row another transaction changed meanwhile is checked again once its lock is free and left
-     * out if it is no longer marked. The history line's {@code format} is written with {@code %%s}, as the whole
-     * statement is itself a Java format.
-     */
-    private static final String REQUEUE = """
-            WITH marked AS (
-                SELECT id, last_failure_reason, attempts
-                FROM policy_conflicts
-                WHERE org_id = :org AND synthesis_state = 'max_attempts_exceeded' %s
-                LIMIT :limit
-                FOR UPDATE),
-            requeued AS (
-                UPDATE policy_conflicts c
-                SET synthesis_state = 'pending',
-                    attempts = 0,
-                    failure_marker = NULL,
-                    last_failure_reason = NULL,
-                    lease_owner = NULL,
-                    lease_expires_at = NULL,
-                    not_before = now(),
-                    updated_at = now()
-                FROM marked
-                WHERE c.id = marked.id AND c.synthesis_state = 'max_attempts_exceeded'
-                RETURNING c.id, marked.last_failure_reason, marked.attempts),
-            events AS (
-                INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
-                SELECT :org, id, :type, CAST(:requester AS jsonb)
-                           || jsonb_build_object('previous_failure_reason', last_failure_reason,
-                                                 'previous_attempts', attempts)
-                FROM requeued),
-            history AS (
-                INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail)
-                SELECT :org, id, 0, 'requeued', 'requeued',
-                       format('re-queued by %%s after %%s attempts (last failure: %%s)', CAST(:requestedBy AS text),
-                              attempts, coalesce(last_failure_reason, 'none recorded'))
-                FROM requeued)
-            SELECT id, last_failure_reason, attempts FROM requeued""";
-
-    private static final String ONE = REQUEUE.formatted("AND id = :id");
-    private static final String ANY_REASON = REQUEUE.formatted("");
-    private static final String OF_REASON = REQUEUE.formatted("AND last_failure_reason = :reason");
+    // One statement per way of picking the marked rows, each written out whole: which rows are picked decides
+    // the plan (one row by its key, or the partial index of marked rows), so the three are not folded into one.
+    private static final String ONE = SqlFiles.of(MarkedConflicts.class, "requeue_one");
+    private static final String ANY_REASON = SqlFiles.of(MarkedConflicts.class, "requeue_batch");
+    private static final String OF_REASON = SqlFiles.of(MarkedConflicts.class, "requeue_batch_of_reason");
+    private static final String ORGS_WITH_MARKED = SqlFiles.of(MarkedConflicts.class, "orgs_with_marked");
+    private static final String ORG_OF = SqlFiles.of(MarkedConflicts.class, "org_of");
 
     /**
      * Re-queues conflict {@code id} of {@code orgId} if it is marked; empty when it is not (or is not this org's).
@@ -111,10 +75,7 @@ public final class MarkedConflicts {
      * marked rows. Runs cross-tenant.
      */
     public static List<UUID> orgsWithMarked(Handle handle, String failureReason) {
-        return handle.createQuery("""
-                        SELECT DISTINCT org_id FROM policy_conflicts
-                        WHERE synthesis_state = 'max_attempts_exceeded'
-                          AND (CAST(:reason AS text) IS NULL OR last_failure_reason = :reason)""")
+        return handle.createQuery(ORGS_WITH_MARKED)
                 .bind("reason", failureReason)
                 .mapTo(UUID.class)
                 .list();
@@ -122,7 +83,7 @@ public final class MarkedConflicts {
 
     /** The org of conflict {@code id}, for a caller that may act on any org's conflicts. Runs cross-tenant. */
     public static Optional<UUID> orgOf(Handle handle, UUID id) {
-        return handle.createQuery("SELECT org_id FROM policy_conflicts WHERE id = :id")
+        return handle.createQuery(ORG_OF)
                 .bind("id", id)
                 .mapTo(UUID.class)
                 .findOne();

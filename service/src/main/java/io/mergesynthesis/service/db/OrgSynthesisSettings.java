@@ -19,8 +19,7 @@ public final class OrgSynthesisSettings {
 
     /** The org's settings; its defaults when none were ever set. Runs under that org's scope. */
     public static SynthesisSettings of(Handle handle, UUID orgId) {
-        return handle.createQuery("SELECT org_id, model, monthly_budget_usd, updated_at FROM org_synthesis_settings "
-                        + "WHERE org_id = :org")
+        return handle.createQuery(OF)
                 .bind("org", orgId)
                 .map((rs, ctx) -> settings(rs))
                 .findOne()
@@ -29,8 +28,7 @@ public final class OrgSynthesisSettings {
 
     /** Every org that has settings; runs cross-tenant, for the operator. */
     public static List<SynthesisSettings> all(Handle handle) {
-        return handle.createQuery("SELECT org_id, model, monthly_budget_usd, updated_at FROM org_synthesis_settings "
-                        + "ORDER BY org_id")
+        return handle.createQuery(ALL)
                 .map((rs, ctx) -> settings(rs))
                 .list();
     }
@@ -38,8 +36,7 @@ public final class OrgSynthesisSettings {
     /** How many orgs have each model override; runs cross-tenant, for the health check. */
     public static java.util.Map<String, Long> orgsByModel(Handle handle) {
         java.util.Map<String, Long> counts = new java.util.TreeMap<>();
-        handle.createQuery("SELECT model, count(*) AS orgs FROM org_synthesis_settings WHERE model IS NOT NULL "
-                        + "GROUP BY model")
+        handle.createQuery(ORGS_BY_MODEL)
                 .map((rs, ctx) -> counts.put(rs.getString("model"), rs.getLong("orgs")))
                 .list();
         return counts;
@@ -52,13 +49,7 @@ public final class OrgSynthesisSettings {
 
     /** Replaces the org's settings. Runs under that org's scope. */
     public static SynthesisSettings put(Handle handle, UUID orgId, String model, BigDecimal monthlyBudgetUsd) {
-        return handle.createQuery("""
-                        INSERT INTO org_synthesis_settings (org_id, model, monthly_budget_usd, updated_at)
-                        VALUES (:org, :model, :budget, now())
-                        ON CONFLICT (org_id) DO UPDATE
-                            SET model = excluded.model, monthly_budget_usd = excluded.monthly_budget_usd,
-                                updated_at = excluded.updated_at
-                        RETURNING org_id, model, monthly_budget_usd, updated_at""")
+        return handle.createQuery(PUT)
                 .bind("org", orgId)
                 .bind("model", model)
                 .bind("budget", monthlyBudgetUsd)
@@ -73,18 +64,7 @@ public final class OrgSynthesisSettings {
      * that org; cross-tenant it sees them all.
      */
     public static int resumeWaiting(Handle handle, Optional<UUID> orgId) {
-        int resumed = handle.createUpdate("""
-                        UPDATE policy_conflicts c
-                        SET synthesis_state = 'pending', not_before = now(), updated_at = now()
-                        WHERE c.synthesis_state = 'waiting_budget'
-                          AND (CAST(:org AS uuid) IS NULL OR c.org_id = :org)
-                          AND c.org_id IN (
-                              SELECT w.org_id
-                              FROM (SELECT DISTINCT org_id FROM policy_conflicts
-                                    WHERE synthesis_state = 'waiting_budget') w
-                              LEFT JOIN org_synthesis_settings s ON s.org_id = w.org_id
-                              WHERE s.monthly_budget_usd IS NULL
-                                 OR s.monthly_budget_usd > %s)""".formatted(UsageLedger.MONTH_SPEND_OF.formatted("w.org_id")))
+        int resumed = handle.createUpdate(RESUME_WAITING)
                 .bind("org", orgId.orElse(null))
                 .execute();
         if (resumed > 0) {
@@ -92,4 +72,10 @@ public final class OrgSynthesisSettings {
         }
         return resumed;
     }
+
+    private static final String OF = SqlFiles.of(OrgSynthesisSettings.class, "of");
+    private static final String ALL = SqlFiles.of(OrgSynthesisSettings.class, "all");
+    private static final String ORGS_BY_MODEL = SqlFiles.of(OrgSynthesisSettings.class, "orgs_by_model");
+    private static final String PUT = SqlFiles.of(OrgSynthesisSettings.class, "put");
+    private static final String RESUME_WAITING = SqlFiles.of(OrgSynthesisSettings.class, "resume_waiting");
 }

@@ -15,9 +15,11 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
 /**
- * The usage ledger ({@code llm_usage_events}): one row per provider call that the provider answered, all of
- * its SQL. The worker writes a call's rows in the same transaction as the attempt's outcome (the merge, a retry,
- * a hand-back), so that they commit together; the API reads them for usage, budgets and the conflict view.
+ * The usage ledger ({@code llm_usage_events}): one row per provider call that the provider answered. The worker
+ * writes a call's rows with the statement that records the attempt's outcome (the merge, a retry, a hand-back;
+ * those statements are the worker's, beside {@code worker.store.ConflictLeases}), so that they commit together;
+ * the API reads them for usage, budgets and the conflict view. Each statement here is in its own file beside this
+ * class ({@link SqlFiles}).
  *
  * <p>Each row's id is the call's own, so a call written twice (sent again after a commit whose answer was lost,
  * or recorded early before an escalation and again when the attempt ends) is one row; the attempt's end settles
@@ -47,45 +49,23 @@ public final class UsageLedger {
     }
 
     /**
-     * The insert of {@code :calls} (a JSON array written by {@link #callsJson}) for conflict {@code :conflict} of
-     * {@code :org}, attempt {@code :attempt}. {@code storedWhen} is the SQL condition under which a call marked
-     * {@link #ANSWER} was stored.
-     */
-    public static String insert(String storedWhen) {
-        return """
-                INSERT INTO llm_usage_events (id, org_id, conflict_id, attempt, pass, provider, model, input_tokens,
-                                              output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
-                                              latency_ms, outcome, provider_request_id)
-                SELECT e.id, :org, :conflict, :attempt, e.pass, e.provider, e.model, e.input_tokens, e.output_tokens,
-                       e.cache_read_tokens, e.cache_write_tokens, e.cost_usd, e.latency_ms,
-                       CASE WHEN e.outcome <> 'answer' THEN e.outcome
-                            WHEN %s THEN 'stored' ELSE 'discarded' END,
-                       e.provider_request_id
-                FROM jsonb_to_recordset(CAST(:calls AS jsonb)) AS e(
-                    id uuid, pass text, provider text, model text, input_tokens bigint, output_tokens bigint,
-                    cache_read_tokens bigint, cache_write_tokens bigint, cost_usd numeric, latency_ms integer,
-                    outcome text, provider_request_id text)
-                ON CONFLICT (id) DO UPDATE SET outcome = excluded.outcome""".formatted(storedWhen);
-    }
-
-    private static final String INSERT_NOT_STORED = insert("false");
-
-    /**
      * Puts one answered call on record before its attempt ends (ahead of an escalation), as not stored; the
      * attempt's end writes the call again and settles its outcome. A call already on record is left alone.
      */
     public static void recordEarly(Handle handle, UUID orgId, UUID conflictId, int attempt, Entry call) {
-        handle.createUpdate(INSERT_NOT_STORED.replace("DO UPDATE SET outcome = excluded.outcome", "DO NOTHING"))
-                .bindMap(params(orgId, conflictId, attempt, List.of(call)))
+        handle.createUpdate(RECORD_EARLY)
+                .bindMap(Map.of("org", orgId, "conflict", conflictId, "attempt", attempt,
+                        "calls", callsJson(List.of(call))))
                 .execute();
     }
 
-    /** The parameters of {@link #insert}. */
-    public static Map<String, Object> params(UUID orgId, UUID conflictId, int attempt, List<Entry> calls) {
-        return Map.of("org", orgId, "conflict", conflictId, "attempt", attempt, "calls", callsJson(calls));
-    }
+    private static final String RECORD_EARLY = SqlFiles.of(UsageLedger.class, "record_early");
 
-    static String callsJson(List<Entry> calls) {
+    /**
+     * {@code calls} as the JSON array the ledger's inserts read ({@code :calls}): the worker writes a call's rows
+     * with the statement that ends its attempt.
+     */
+    public static String callsJson(List<Entry> calls) {
         ArrayNode array = JSON.createArrayNode();
         for (Entry call : calls) {
             ObjectNode row = array.addObject()
@@ -109,11 +89,7 @@ public final class UsageLedger {
 
     /** The calls made for one conflict, oldest first; runs under that conflict's org scope. */
     public static List<ProviderCall> callsOf(Handle handle, UUID conflictId) {
-        return handle.createQuery("""
-                        SELECT attempt, pass, provider, model, input_tokens, output_tokens, cache_read_tokens,
-                               cache_write_tokens, cost_usd, latency_ms, outcome, created_at
-                        FROM llm_usage_events WHERE conflict_id = :id
-                        ORDER BY created_at, attempt, pass = 'escalation'""")
+        return handle.createQuery(CALLS_OF)
                 .bind("id", conflictId)
                 .map((rs, ctx) -> new ProviderCall(rs.getInt("attempt"), rs.getString("pass"), rs.getString("provider"),
                         rs.getString("model"), rs.getLong("input_tokens"), rs.getLong("output_tokens"),
@@ -123,24 +99,15 @@ public final class UsageLedger {
                 .list();
     }
 
-    /** Where the current month began, by the database clock, in UTC: budgets and usage reset then. */
-    static final String MONTH_START = "date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'";
-
-    /**
-     * Month-to-date cost of the org in scope (of {@code orgId}), zero when it made no call. A function of the
-     * schema (migration 8), so that a statement which may not need the sum does not set it up.
-     */
-    public static final String MONTH_SPEND_OF = "org_month_spend(%s)";
-
     /** Month-to-date cost of {@code orgId}, zero when it made no call this month. */
     public static BigDecimal monthSpend(Handle handle, UUID orgId) {
-        return Money.readable(handle.createQuery("SELECT " + MONTH_SPEND_OF.formatted(":org")).bind("org", orgId)
+        return Money.readable(handle.createQuery(MONTH_SPEND).bind("org", orgId)
                 .mapTo(BigDecimal.class).one());
     }
 
     /** When the current month began, by the database clock (UTC). */
     public static Instant monthStart(Handle handle) {
-        return handle.createQuery("SELECT " + MONTH_START).mapTo(java.time.OffsetDateTime.class).one().toInstant();
+        return handle.createQuery(MONTH_START).mapTo(java.time.OffsetDateTime.class).one().toInstant();
     }
 
     /**
@@ -148,18 +115,16 @@ public final class UsageLedger {
      * empty, of every org the transaction can see.
      */
     public static List<ModelUsage> monthToDate(Handle handle, Optional<UUID> orgId) {
-        return handle.createQuery("""
-                        SELECT provider || '/' || model AS model, count(*) AS calls,
-                               sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-                               sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
-                               sum(cost_usd) AS cost_usd
-                        FROM llm_usage_events
-                        WHERE created_at >= %s AND (CAST(:org AS uuid) IS NULL OR org_id = :org)
-                        GROUP BY provider, model ORDER BY provider, model""".formatted(MONTH_START))
+        return handle.createQuery(MONTH_TO_DATE)
                 .bind("org", orgId.orElse(null))
                 .map((rs, ctx) -> new ModelUsage(rs.getString("model"), rs.getLong("calls"),
                         rs.getLong("input_tokens"), rs.getLong("output_tokens"), rs.getLong("cache_read_tokens"),
                         rs.getLong("cache_write_tokens"), Money.readable(rs.getBigDecimal("cost_usd"))))
                 .list();
     }
+
+    private static final String CALLS_OF = SqlFiles.of(UsageLedger.class, "calls_of");
+    private static final String MONTH_SPEND = SqlFiles.of(UsageLedger.class, "month_spend");
+    private static final String MONTH_START = SqlFiles.of(UsageLedger.class, "month_start");
+    private static final String MONTH_TO_DATE = SqlFiles.of(UsageLedger.class, "month_to_date");
 }

@@ -1,9 +1,9 @@
 package io.mergesynthesis.service.worker.store;
 
 import io.mergesynthesis.service.db.AttemptHistory;
-import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.OneTripBatch;
+import io.mergesynthesis.service.db.SqlFiles;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.synthesis.MergeCheck;
 import io.mergesynthesis.synthesis.Ticker;
@@ -33,10 +33,16 @@ import org.jdbi.v3.core.Handle;
  * leased, {@code not_before} holds the lease expiry, so "claimable" is always the single range
  * {@code not_before <= now()} over the partial index {@code policy_conflicts_claimable}, and an expired lease
  * is claimable again with no further rule. The claim takes expired leases before pending rows (see
- * {@link #CLAIM}).
+ * {@code claim.sql}).
  *
  * <p>Every write after the claim is fenced on the lease ({@code lease_owner} and {@code attempts}) and on
- * {@code synthesis_state = 'in_progress'}: a worker whose lease was taken over changes nothing.
+ * {@code synthesis_state = 'in_progress'}: a worker whose lease was taken over changes nothing. Each write that
+ * ends a lease is one statement carrying what must commit with it (the event, the history line, the calls'
+ * ledger rows), so that a store or a hand-back stays one statement of its batch (ADR 0016).
+ *
+ * <p>Each statement is a file of its own in {@code ConflictLeases/} beside this class, read once by
+ * {@link SqlFiles}; the ends of a lease without a merge include the one piece they share, the calls' ledger rows
+ * ({@code ledger_rows_without_merge.sql}). The methods here bind each statement's parameters and read its rows.
  */
 public final class ConflictLeases {
 
@@ -93,43 +99,8 @@ public final class ConflictLeases {
         });
     }
 
-    /**
-     * Expired leases first, then pending rows, each oldest first. An expired lease's {@code not_before} is its
-     * expiry, later than that of every row queued while its holder worked, so one order over both would leave a
-     * conflict whose holder died waiting behind the whole backlog queued since. The expired leases are read from
-     * their own partial index ({@code policy_conflicts_leases_by_expiry}), the pending rows from the claimable
-     * one. PostgreSQL reads a WITH query only as far as its reader asks, and {@code LockRows} locks a row only as
-     * it passes it on: the outer limit takes the expired leases first and reads (and locks) pending rows only
-     * for what they left of it. Each read keeps a plain limit, so the planner knows both are small.
-     */
-    public static final String CLAIM = """
-            WITH expired AS (
-                SELECT id, true AS recovered, updated_at < pg_postmaster_start_time() AS cut_by_restart
-                FROM policy_conflicts
-                WHERE synthesis_state = 'in_progress' AND lease_expires_at <= now()
-                ORDER BY lease_expires_at
-                LIMIT :limit
-                FOR UPDATE SKIP LOCKED),
-            fresh AS (
-                SELECT id, false AS recovered, false AS cut_by_restart
-                FROM policy_conflicts
-                WHERE synthesis_state = 'pending' AND not_before <= now()
-                ORDER BY not_before
-                LIMIT :limit
-                FOR UPDATE SKIP LOCKED),
-            picked AS (
-                SELECT * FROM expired UNION ALL SELECT * FROM fresh
-                LIMIT :limit)
-            UPDATE policy_conflicts c
-            SET synthesis_state = 'in_progress',
-                lease_owner = :owner,
-                lease_expires_at = now() + :leaseMicros * interval '1 microsecond',
-                not_before = now() + :leaseMicros * interval '1 microsecond',
-                attempts = c.attempts + 1,
-                updated_at = now()
-            FROM picked
-            WHERE c.id = picked.id
-            RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart""";
+    /** The claim ({@code claim.sql}: expired leases first, then pending rows); public for the benchmark's plan. */
+    public static final String CLAIM = SqlFiles.of(ConflictLeases.class, "claim");
 
     /** The values of {@link #CLAIM}'s parameters: the benchmark shows the claim's plan with them. */
     public static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration) {
@@ -155,10 +126,7 @@ public final class ConflictLeases {
         });
     }
 
-    private static final String NEXT_DUE_IN = """
-            SELECT (extract(epoch FROM min(not_before) - now()) * 1000000)::bigint
-            FROM policy_conflicts
-            WHERE synthesis_state IN ('pending', 'in_progress') AND not_before > now()""";
+    private static final String NEXT_DUE_IN = SqlFiles.of(ConflictLeases.class, "next_due_in");
 
     private static Duration fromMicros(long micros) {
         return Duration.of(micros, ChronoUnit.MICROS);
@@ -177,16 +145,9 @@ public final class ConflictLeases {
 
     /**
      * The row, its inbox status, and whether its org's month-to-date spend has reached the org's budget: the
-     * sum over the ledger runs only for an org that has a budget, on an index that covers it.
+     * sum over the ledger runs only for an org that has a budget.
      */
-    private static final String LOAD = """
-            SELECT c.id, c.org_id, c.dedup_key, c.action, c.target, c.rules::text AS rules, c.winner_policy_id,
-                   c.detected_at, c.synthesis_state, c.lease_owner, c.attempts, c.inbox_status,
-                   s.model AS org_model,
-                   CASE WHEN s.monthly_budget_usd IS NULL THEN false
-                        ELSE s.monthly_budget_usd <= %s END AS budget_reached
-            FROM policy_conflicts c LEFT JOIN org_synthesis_settings s ON s.org_id = c.org_id
-            WHERE c.id = :id""".formatted(UsageLedger.MONTH_SPEND_OF.formatted("c.org_id"));
+    private static final String LOAD = SqlFiles.of(ConflictLeases.class, "load");
 
     private static LeasedRow leasedRow(ResultSet rs) throws SQLException {
         return new LeasedRow(
@@ -228,24 +189,7 @@ public final class ConflictLeases {
                 "details", eventDetailsJson));
     }
 
-    /** The fenced update that stores a merge and ends the lease; its rows are the conflicts it stored. */
-    private static final String STORED = """
-            WITH stored AS (
-                UPDATE policy_conflicts
-                SET suggested_merge = CAST(:merge AS jsonb),
-                    merge_check_version = :checkVersion,
-                    synthesis_state = 'done',
-                    synthesized_at = now(),
-                    last_failure_reason = NULL,
-                    lease_owner = NULL,
-                    lease_expires_at = NULL,
-                    not_before = now(),
-                    updated_at = now()
-                WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                  AND synthesis_state = 'in_progress'
-                RETURNING id)""";
-
-    private static final String STORE_MERGE = STORED + "\n" + EventLog.INSERT_FROM_ROWS + " stored";
+    private static final String STORE_MERGE = SqlFiles.of(ConflictLeases.class, "store_merge");
 
     /**
      * {@link #storeMerge} for a merge that cost provider calls: the same fenced update and event, and the calls'
@@ -256,79 +200,31 @@ public final class ConflictLeases {
     public static OneTripBatch.Result<Integer> storeMerge(OneTripBatch batch, UUID scopeOrg, Lease lease,
                                                           String mergeJson, String eventDetailsJson, int attempt,
                                                           List<UsageLedger.Entry> calls) {
-        Map<String, Object> params = new HashMap<>(UsageLedger.params(lease.orgId(), lease.conflictId(), attempt,
-                calls));
-        params.putAll(Map.of(
+        Map<String, Object> params = new HashMap<>(Map.of(
                 "merge", mergeJson,
                 "checkVersion", MergeCheck.VERSION,
                 "id", lease.conflictId(),
                 "owner", lease.owner(),
                 "attempts", lease.attempts(),
+                "org", lease.orgId(),
                 "type", EventType.MERGE_SYNTHESIZED.dbName(),
                 "details", eventDetailsJson));
+        putCalls(params, lease, attempt, calls);
         return batch.query(scopeOrg, STORE_MERGE_WITH_CALLS, params, rs -> {
             rs.next();
             return rs.getInt(1);
         });
     }
 
-    private static final String STORE_MERGE_WITH_CALLS = STORED + """
-            ,
-            event AS (%s stored),
-            ledger AS (%s)
-            SELECT count(*) FROM stored""".formatted(EventLog.INSERT_FROM_ROWS,
-            UsageLedger.insert("EXISTS (SELECT 1 FROM stored)"));
+    private static final String STORE_MERGE_WITH_CALLS = SqlFiles.of(ConflictLeases.class,
+            "store_merge_with_calls");
 
-    /**
-     * The fenced end of a lease without a merge, as one statement of a tenant batch: the update {@code set}; a
-     * history line when it applied and {@code :outcome} names one; the "synthesis failed permanently" event when it
-     * applied and {@code event} is set; and the ledger rows of the calls paid for ({@code :calls}, possibly none),
-     * written either way. The history line takes its {@code not_before} from the row as the update left it, so
-     * the two agree.
-     */
-    private static String endLease(String set, boolean event) {
-        return """
-                WITH ended AS (
-                    UPDATE policy_conflicts
-                    SET %s,
-                        lease_owner = NULL,
-                        lease_expires_at = NULL,
-                        updated_at = now()
-                    WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-                      AND synthesis_state = 'in_progress'
-                    RETURNING id, not_before, now() AS released_at,
-                              CASE WHEN synthesis_state = 'pending' THEN not_before END AS waits_until),
-                history AS (%s ended WHERE CAST(:outcome AS text) IS NOT NULL),%s
-                ledger AS (%s)
-                SELECT not_before, released_at FROM ended""".formatted(set, AttemptHistory.INSERT_FROM_ROWS,
-                event ? "\nevent AS (" + EventLog.INSERT_FROM_ROWS + " ended)," : "", UsageLedger.insert("false"));
-    }
-
-    private static final String RETRY_SET = """
-            synthesis_state = 'pending',
-                        last_failure_reason = :reason,
-                        not_before = now() + :delayMicros * interval '1 microsecond'""";
-
-    private static final String MARK_SET = """
-            synthesis_state = 'max_attempts_exceeded',
-                        failure_marker = 'synthesis_max_attempts_exceeded',
-                        last_failure_reason = :reason""";
-
-    private static final String HAND_BACK_SET = """
-            synthesis_state = 'pending',
-                        attempts = attempts - 1,
-                        last_failure_reason = coalesce(CAST(:reason AS text), last_failure_reason),
-                        not_before = now() + :delayMicros * interval '1 microsecond'""";
-
-    private static final String PARK_SET = """
-            synthesis_state = :state,
-                        attempts = attempts - 1,
-                        not_before = now()""";
-
-    private static final String RETRY = endLease(RETRY_SET, false);
-    private static final String MARK = endLease(MARK_SET, true);
-    private static final String HAND_BACK = endLease(HAND_BACK_SET, false);
-    private static final String PARK = endLease(PARK_SET, false);
+    // The ends of a lease without a merge: each fenced on the lease, with its history line and the calls' ledger
+    // rows in the same statement.
+    private static final String RETRY = SqlFiles.of(ConflictLeases.class, "release_for_retry");
+    private static final String MARK = SqlFiles.of(ConflictLeases.class, "mark_permanent");
+    private static final String HAND_BACK = SqlFiles.of(ConflictLeases.class, "hand_back");
+    private static final String PARK = SqlFiles.of(ConflictLeases.class, "park");
 
     /** What is written with the end of a lease: the attempt's number, its history line, the calls it paid for. */
     public record Ending(int attempt, String historyOutcome, String historyReason, String detail,
@@ -400,8 +296,15 @@ public final class ConflictLeases {
         params.put("outcome", ending.historyOutcome());
         params.put("why", ending.historyReason());
         params.put("detail", AttemptHistory.detail(ending.detail()));
-        params.putAll(UsageLedger.params(lease.orgId(), lease.conflictId(), ending.attempt(), ending.calls()));
+        putCalls(params, lease, ending.attempt(), ending.calls());
         return params;
+    }
+
+    /** The ledger rows' own parameters, beside {@code :org}: which conflict and attempt, and the calls. */
+    private static void putCalls(Map<String, Object> params, Lease lease, int attempt, List<UsageLedger.Entry> calls) {
+        params.put("conflict", lease.conflictId());
+        params.put("attempt", attempt);
+        params.put("calls", UsageLedger.callsJson(calls));
     }
 
     private static Optional<Release> release(ResultSet rs) throws SQLException {
@@ -418,15 +321,13 @@ public final class ConflictLeases {
      * {@code cap} index entries to report. Runs cross-tenant.
      */
     public static long countWaiting(Handle handle, int cap) {
-        return handle.createQuery("""
-                        SELECT count(*) FROM (
-                            SELECT 1 FROM policy_conflicts
-                            WHERE synthesis_state IN ('pending', 'in_progress')
-                            LIMIT :cap) waiting""")
+        return handle.createQuery(COUNT_WAITING)
                 .bind("cap", cap)
                 .mapTo(Long.class)
                 .one();
     }
+
+    private static final String COUNT_WAITING = SqlFiles.of(ConflictLeases.class, "count_waiting");
 
     private static long micros(Duration duration) {
         return duration.toNanos() / 1_000;

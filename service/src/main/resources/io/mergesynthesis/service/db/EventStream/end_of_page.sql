@@ -1,0 +1,12 @@
+-- end_of_page_of_org.sql over every org's events, for a cross-tenant export.
+--
+-- A page never reaches the oldest transaction still running (pg_snapshot_xmin): every event below that mark
+-- belongs to a finished transaction, so the rows below a position, once read, never change.
+SELECT tx_id::text AS tx_id, id FROM (
+    SELECT tx_id, id FROM conflict_events
+     WHERE (tx_id, id) > (CAST(:afterTx AS text)::xid8, :afterId)
+       AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+     ORDER BY tx_id, id
+     LIMIT :limit) page
+ ORDER BY tx_id DESC, id DESC
+ LIMIT 1

@@ -1,0 +1,8 @@
+-- page_of_org.sql over every org's events, for a cross-tenant export.
+SELECT e.id, e.tx_id::text AS tx_id, e.org_id, e.conflict_id, e.event_type, e.occurred_at,
+       e.details::text AS details, c.dedup_key, c.action, c.target, c.winner_policy_id
+  FROM conflict_events e
+  LEFT JOIN policy_conflicts c ON c.id = e.conflict_id
+ WHERE (e.tx_id, e.id) > (CAST(:afterTx AS text)::xid8, :afterId)
+   AND (e.tx_id, e.id) <= (CAST(:upToTx AS text)::xid8, :upToId)
+ ORDER BY e.tx_id, e.id

@@ -1,0 +1,28 @@
+-- Parks the row in :state (waiting_budget or not_needed), outside the claimable index, with the claim's attempt
+-- taken back.
+--
+-- Like every end of a lease without a merge, in one statement: the update, fenced on the lease (:owner,
+-- :attempts, still in progress); a line of the attempt history when it applied and :outcome names one (its
+-- not_before taken from the row as the update left it, so the two agree); and the ledger rows of the calls
+-- paid for, written either way. The row returned (none when the lease was no longer this worker's) gives when
+-- the conflict may be claimed again and when it was released.
+WITH ended AS (
+    UPDATE policy_conflicts
+    SET synthesis_state = :state,
+        attempts = attempts - 1,
+        not_before = now(),
+        lease_owner = NULL,
+        lease_expires_at = NULL,
+        updated_at = now()
+    WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+      AND synthesis_state = 'in_progress'
+    RETURNING id, not_before, now() AS released_at,
+              CASE WHEN synthesis_state = 'pending' THEN not_before END AS waits_until),
+history AS (
+    INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail, not_before)
+    SELECT :org, id, :attempt, :outcome, :why, :detail, waits_until FROM ended
+    WHERE CAST(:outcome AS text) IS NOT NULL),
+ledger AS (
+    \ir ledger_rows_without_merge.sql
+)
+SELECT not_before, released_at FROM ended

@@ -1,0 +1,20 @@
+-- Stores the merge, ends the lease and appends the "merge synthesized" event, in one statement: the event is
+-- inserted from the rows the fenced update returned, so it exists exactly when the merge was stored. A lease
+-- taken over since (another :owner or :attempts, or no longer in progress) changes nothing and writes no event.
+-- A merge reaches the store only once it passed the merge check, whose version goes in :checkVersion.
+WITH stored AS (
+    UPDATE policy_conflicts
+    SET suggested_merge = CAST(:merge AS jsonb),
+        merge_check_version = :checkVersion,
+        synthesis_state = 'done',
+        synthesized_at = now(),
+        last_failure_reason = NULL,
+        lease_owner = NULL,
+        lease_expires_at = NULL,
+        not_before = now(),
+        updated_at = now()
+    WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
+      AND synthesis_state = 'in_progress'
+    RETURNING id)
+INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
+SELECT :org, id, :type, CAST(:details AS jsonb) FROM stored

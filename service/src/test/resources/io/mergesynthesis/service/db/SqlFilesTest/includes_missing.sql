@@ -1,0 +1,3 @@
+SELECT 1 FROM (
+    \ir not_there.sql
+) missing

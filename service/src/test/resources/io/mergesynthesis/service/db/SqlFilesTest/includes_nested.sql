@@ -1,0 +1,3 @@
+SELECT 1 FROM (
+    \ir with_piece.sql
+) nested

@@ -10,7 +10,7 @@ import java.net.http.HttpHeaders;
  * @param unreadable why no answer text was found, when {@code answerText} is null
  * @param error      the provider's error object, when the body held one
  */
-record ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
+public record ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
                      String unreadable, ProviderError error) {
 
     boolean isSuccess() {
@@ -21,12 +21,12 @@ record ProviderReply(int status, HttpHeaders headers, Usage usage, String reques
      * The provider's error fields, as both protocols nest them under {@code error}. The message can quote
      * request details (OpenAI quotes part of a refused key), so it is only ever shown scrubbed.
      */
-    record ProviderError(String type, String code, String message) {
+    public record ProviderError(String type, String code, String message) {
 
-        static final ProviderError NONE = new ProviderError("", "", "");
+        public static final ProviderError NONE = new ProviderError("", "", "");
 
         /** Reads {@code error.type}, {@code error.code} and {@code error.message}; missing parts are empty. */
-        static ProviderError from(com.fasterxml.jackson.databind.JsonNode body) {
+        public static ProviderError from(com.fasterxml.jackson.databind.JsonNode body) {
             com.fasterxml.jackson.databind.JsonNode error = body == null ? null : body.get("error");
             if (error == null || !error.isObject()) {
                 return NONE;

@@ -49,7 +49,7 @@ public final class ProviderSettings {
      *
      * @throws IllegalStateException naming {@link #keyVariable()} when no key is set
      */
-    String requireKey() {
+    public String requireKey() {
         if (!hasKey()) {
             throw new IllegalStateException("provider of type " + type + " has no API key: set " + keyVariable());
         }

@@ -9,9 +9,9 @@ import java.util.Objects;
  * and the check's findings. The request puts the refused answer back as the model's own turn and the findings
  * in the user's turn after it, so the second pass repairs rather than starts over.
  */
-record Repair(String refusedAnswer, List<MergeFinding> findings) {
+public record Repair(String refusedAnswer, List<MergeFinding> findings) {
 
-    Repair {
+    public Repair {
         Objects.requireNonNull(refusedAnswer, "refusedAnswer");
         findings = List.copyOf(findings);
         if (findings.isEmpty()) {

@@ -7,15 +7,19 @@ import io.mergesynthesis.synthesis.ConflictSnapshot;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 
-/** One provider API's wire format: how to ask for a merge, and how to read what comes back. */
-interface WireProtocol {
+/**
+ * One provider API's wire format: how to ask for a merge, how to read what comes back, and what its headers say
+ * about the request limit and when to try again. Each protocol lives in its own package and is named once, in
+ * {@link ProviderType}.
+ */
+public interface WireProtocol {
 
     static WireProtocol of(ProviderType type) {
-        return switch (type) {
-            case ANTHROPIC -> new AnthropicProtocol();
-            case OPENAI -> new OpenAiProtocol();
-        };
+        return type.protocol();
     }
 
     /** The complete request for a first answer, key included; it must never be logged. */
@@ -34,6 +38,21 @@ interface WireProtocol {
 
     /** Reads any answer, success or error, whatever the answer mode asked for. Never throws. */
     ProviderReply read(int status, HttpHeaders headers, byte[] body);
+
+    /**
+     * The request limit this protocol's headers state, if they state one readably; see {@link RateLimitHeaders}.
+     *
+     * @param sentAt when the request was sent, for a protocol that states its reset as a time from now
+     */
+    Optional<RateLimitHeaders.Stated> statedLimit(HttpHeaders headers, Instant sentAt);
+
+    /**
+     * A wait this protocol's own headers ask for beyond the standard {@code retry-after} ones; see
+     * {@link RetryAfter}. It may be zero or negative when the stated time has already passed.
+     */
+    default Optional<Duration> requestedWait(HttpHeaders headers, Instant now) {
+        return Optional.empty();
+    }
 
     /** The body as JSON, or null when it is not JSON at all (an HTML error page from a proxy, say). */
     static JsonNode jsonOrNull(byte[] body) {
@@ -59,7 +78,7 @@ interface WireProtocol {
                 ? java.util.Optional.of(value.asText()) : java.util.Optional.empty();
     }
 
-    /** Shared by both protocols: an answer that could not be read, or an error status. */
+    /** Shared by every protocol: an answer that could not be read, or an error status. */
     static ProviderReply withoutAnswer(int status, HttpHeaders headers, Usage usage, String requestId,
                                        String why, JsonNode body) {
         return new ProviderReply(status, headers, usage, requestId, null, why, ProviderError.from(body));

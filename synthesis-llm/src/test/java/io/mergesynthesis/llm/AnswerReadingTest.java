@@ -2,6 +2,8 @@ package io.mergesynthesis.llm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.llm.anthropic.AnthropicProtocol;
+import io.mergesynthesis.llm.openai.OpenAiProtocol;
 import java.net.http.HttpHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

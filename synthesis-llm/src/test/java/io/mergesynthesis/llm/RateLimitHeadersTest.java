@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.llm.RateLimitHeaders.Stated;
 import java.net.http.HttpHeaders;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,18 +54,6 @@ class RateLimitHeadersTest {
                 "x-ratelimit-reset-tokens", "6m0s");
 
         assertThat(stated).contains(new Stated(OptionalLong.of(60), 59, SENT.plusSeconds(1)));
-    }
-
-    @Test
-    void goDurationsAsOpenAiWritesThem() {
-        assertThat(RateLimitHeaders.goDuration("250ms")).contains(Duration.ofMillis(250));
-        assertThat(RateLimitHeaders.goDuration("1s")).contains(Duration.ofSeconds(1));
-        assertThat(RateLimitHeaders.goDuration("1.5s")).contains(Duration.ofMillis(1500));
-        assertThat(RateLimitHeaders.goDuration("6m0s")).contains(Duration.ofMinutes(6));
-        assertThat(RateLimitHeaders.goDuration("2m59.56s")).contains(Duration.ofMillis(179_560));
-        assertThat(RateLimitHeaders.goDuration("1h2m")).contains(Duration.ofMinutes(62));
-        assertThat(RateLimitHeaders.goDuration("17.65ms")).contains(Duration.ofNanos(17_650_000));
-        assertThat(RateLimitHeaders.goDuration("0s")).contains(Duration.ZERO);
     }
 
     @Test

@@ -4,6 +4,8 @@ import static io.mergesynthesis.llm.Fixtures.conflict;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.mergesynthesis.llm.anthropic.AnthropicProtocol;
+import io.mergesynthesis.llm.openai.OpenAiProtocol;
 import io.mergesynthesis.synthesis.MergeFinding;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -149,19 +149,19 @@ public final class Behaviour {
         return this;
     }
 
-    long inputTokens() {
+    public long inputTokens() {
         return inputTokens;
     }
 
-    long outputTokens() {
+    public long outputTokens() {
         return outputTokens;
     }
 
-    long cacheReadTokens() {
+    public long cacheReadTokens() {
         return cacheReadTokens;
     }
 
-    long cacheWriteTokens() {
+    public long cacheWriteTokens() {
         return cacheWriteTokens;
     }
 

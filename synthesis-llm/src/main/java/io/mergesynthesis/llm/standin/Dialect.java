@@ -8,8 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** What differs between the two protocols the stand-in speaks: where the key and the question are, and answer shapes. */
-interface Dialect {
+/**
+ * How the stand-in speaks one wire protocol: where the request arrives, where the key and the question are, and
+ * the answer shapes. Each protocol's package holds its dialect; {@link io.mergesynthesis.llm.ProviderType} names it.
+ */
+public interface Dialect {
+
+    /** The path the protocol's requests are posted to, as seen by the stand-in. */
+    String path();
 
     /** The key the request carries, or null. */
     String key(Headers headers);
@@ -38,7 +44,7 @@ interface Dialect {
     Reply error(ObjectMapper mapper, int status, String type, String message, Map<String, String> headers, long serial);
 
     /** The request limit as this protocol's provider states it on every answer: limit, what is left, the reset. */
-    Map<String, String> rateLimitHeaders(RequestWindow.Admission admission);
+    Map<String, String> rateLimitHeaders(Admission admission);
 
     /** Reads the text of a message's content, which both protocols allow as a string or a list of text parts. */
     static String contentText(JsonNode content) {

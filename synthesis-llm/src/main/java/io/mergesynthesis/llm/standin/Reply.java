@@ -4,7 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** One HTTP answer the stand-in is about to send. */
-record Reply(int status, Map<String, String> headers, String body) {
+public record Reply(int status, Map<String, String> headers, String body) {
 
     /** The same answer with {@code more} headers; a header already set keeps its value. */
     Reply withHeaders(Map<String, String> more) {

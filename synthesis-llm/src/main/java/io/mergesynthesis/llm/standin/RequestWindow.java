@@ -16,10 +16,6 @@ final class RequestWindow {
     private Instant resetsAt;
     private int admitted;
 
-    /** What the window said to one request: let in or not, and what is left of it afterwards. */
-    record Admission(boolean admitted, int limit, int remaining, Instant resetsAt) {
-    }
-
     /** Counts one request against {@code limit} requests a window. */
     synchronized Admission admit(int limit) {
         long now = System.nanoTime();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.mergesynthesis.llm.DurationText;
+import io.mergesynthesis.llm.ProviderType;
 import io.mergesynthesis.synthesis.MergeFinding;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -16,6 +17,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,6 +32,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 /**
  * A local provider that speaks both protocols ({@code POST /v1/messages} and {@code POST /v1/chat/completions})
@@ -40,8 +43,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class StandInProvider implements AutoCloseable {
 
-    static final String ANTHROPIC_PATH = "/v1/messages";
-    static final String OPENAI_PATH = "/v1/chat/completions";
     static final String STATS_PATH = "/stand-in/stats";
     static final String OUTAGE_PATH = "/stand-in/outage";
 
@@ -57,8 +58,10 @@ public final class StandInProvider implements AutoCloseable {
     private ScheduledFuture<?> outageEnd; // guarded by this
     private final ExecutorService handlers;
     private final ScheduledExecutorService delays;
-    private final Dialect anthropic = new AnthropicDialect();
-    private final Dialect openAi = new OpenAiDialect();
+    /** Every protocol the service can speak, by the path its requests are posted to. */
+    private final Map<String, Dialect> dialects = Arrays.stream(ProviderType.values())
+            .map(ProviderType::standInDialect)
+            .collect(Collectors.toUnmodifiableMap(Dialect::path, dialect -> dialect));
 
     static {
         // The JDK server writes a response's headers and body separately; with Nagle's algorithm on, the body
@@ -246,7 +249,7 @@ public final class StandInProvider implements AutoCloseable {
     }
 
     private Reply reply(HttpExchange exchange, String path) throws IOException {
-        Dialect dialect = path.equals(ANTHROPIC_PATH) ? anthropic : path.equals(OPENAI_PATH) ? openAi : null;
+        Dialect dialect = dialects.get(path);
         long n = serial.incrementAndGet();
         if (dialect == null || !exchange.getRequestMethod().equals("POST")) {
             return new Reply(404, Map.of(), "{\"error\":{\"type\":\"not_found_error\",\"message\":\"no such endpoint\"}}");
@@ -264,7 +267,7 @@ public final class StandInProvider implements AutoCloseable {
             return dialect.error(mapper, 401, "authentication_error", "invalid x-api-key", Map.of(), n);
         }
         int limit = behaviour.rateLimitPerSecond();
-        RequestWindow.Admission admission = limit > 0 ? window.admit(limit) : null;
+        Admission admission = limit > 0 ? window.admit(limit) : null;
         Map<String, String> stated = admission != null && behaviour.statesRateLimit()
                 ? dialect.rateLimitHeaders(admission) : Map.of();
         if (admission != null && !admission.admitted()) {

@@ -164,14 +164,6 @@ class StandInProviderTest {
     }
 
     @Test
-    void goDurationsAreWrittenAsOpenAiWritesThem() {
-        assertThat(OpenAiDialect.goDuration(Duration.ofMillis(250))).isEqualTo("250ms");
-        assertThat(OpenAiDialect.goDuration(Duration.ofSeconds(1))).isEqualTo("1s");
-        assertThat(OpenAiDialect.goDuration(Duration.ofMillis(1500))).isEqualTo("1.5s");
-        assertThat(OpenAiDialect.goDuration(Duration.ofMinutes(6))).isEqualTo("6m0s");
-    }
-
-    @Test
     void latencyDoesNotHoldUpOtherRequests() throws Exception {
         Duration latency = Duration.ofMillis(1500);
         standIn.behaviour().latency(latency);

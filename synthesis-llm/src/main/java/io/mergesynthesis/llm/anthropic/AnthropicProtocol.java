@@ -1,15 +1,26 @@
-package io.mergesynthesis.llm;
+package io.mergesynthesis.llm.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.llm.AnswerMode;
+import io.mergesynthesis.llm.Prompt;
+import io.mergesynthesis.llm.ProviderReply;
+import io.mergesynthesis.llm.ProviderSettings;
+import io.mergesynthesis.llm.RateLimitHeaders;
+import io.mergesynthesis.llm.Repair;
+import io.mergesynthesis.llm.Usage;
+import io.mergesynthesis.llm.WireJson;
+import io.mergesynthesis.llm.WireProtocol;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import java.net.URI;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
+import java.time.Instant;
+import java.util.Optional;
 
 /** The Anthropic Messages API: {@code POST {baseUrl}/v1/messages}. */
-final class AnthropicProtocol implements WireProtocol {
+public final class AnthropicProtocol implements WireProtocol {
 
     @Override
     public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
@@ -78,6 +89,16 @@ final class AnthropicProtocol implements WireProtocol {
         }
         return new ProviderReply(status, headers, usage, requestId, text.toString(), null,
                 ProviderReply.ProviderError.NONE);
+    }
+
+    @Override
+    public Optional<RateLimitHeaders.Stated> statedLimit(HttpHeaders headers, Instant sentAt) {
+        return AnthropicHeaders.stated(headers);
+    }
+
+    @Override
+    public Optional<java.time.Duration> requestedWait(HttpHeaders headers, Instant now) {
+        return AnthropicHeaders.resetWait(headers, now);
     }
 
     /** Anthropic already reports uncached input apart from cache reads and writes. */

@@ -1,9 +1,13 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.llm.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
+import io.mergesynthesis.llm.standin.Admission;
+import io.mergesynthesis.llm.standin.Behaviour;
+import io.mergesynthesis.llm.standin.Dialect;
+import io.mergesynthesis.llm.standin.Reply;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,7 +15,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** Chat Completions as the stand-in speaks it. */
-final class OpenAiDialect implements Dialect {
+public final class OpenAiDialect implements Dialect {
+
+    @Override
+    public String path() {
+        return "/v1/chat/completions";
+    }
 
     private static final String BEARER = "Bearer ";
 
@@ -73,7 +82,7 @@ final class OpenAiDialect implements Dialect {
 
     /** OpenAI names the reset as the time until it, written the way Go prints a duration ({@code 250ms}, {@code 1s}). */
     @Override
-    public Map<String, String> rateLimitHeaders(RequestWindow.Admission admission) {
+    public Map<String, String> rateLimitHeaders(Admission admission) {
         Duration left = Duration.between(Instant.now(), admission.resetsAt());
         return Map.of("x-ratelimit-limit-requests", Integer.toString(admission.limit()),
                 "x-ratelimit-remaining-requests", Integer.toString(admission.remaining()),

@@ -1,15 +1,24 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.llm.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
+import io.mergesynthesis.llm.standin.Admission;
+import io.mergesynthesis.llm.standin.Behaviour;
+import io.mergesynthesis.llm.standin.Dialect;
+import io.mergesynthesis.llm.standin.Reply;
 import java.util.HashMap;
 import java.util.Map;
 
 /** The Messages API as the stand-in speaks it. */
-final class AnthropicDialect implements Dialect {
+public final class AnthropicDialect implements Dialect {
+
+    @Override
+    public String path() {
+        return "/v1/messages";
+    }
 
     @Override
     public String key(Headers headers) {
@@ -62,7 +71,7 @@ final class AnthropicDialect implements Dialect {
 
     /** Anthropic names the reset as an RFC 3339 instant. */
     @Override
-    public Map<String, String> rateLimitHeaders(RequestWindow.Admission admission) {
+    public Map<String, String> rateLimitHeaders(Admission admission) {
         return Map.of("anthropic-ratelimit-requests-limit", Integer.toString(admission.limit()),
                 "anthropic-ratelimit-requests-remaining", Integer.toString(admission.remaining()),
                 "anthropic-ratelimit-requests-reset", admission.resetsAt().toString());

@@ -1,15 +1,26 @@
-package io.mergesynthesis.llm;
+package io.mergesynthesis.llm.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.llm.AnswerMode;
+import io.mergesynthesis.llm.Prompt;
+import io.mergesynthesis.llm.ProviderReply;
+import io.mergesynthesis.llm.ProviderSettings;
+import io.mergesynthesis.llm.RateLimitHeaders;
+import io.mergesynthesis.llm.Repair;
+import io.mergesynthesis.llm.Usage;
+import io.mergesynthesis.llm.WireJson;
+import io.mergesynthesis.llm.WireProtocol;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import java.net.URI;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
+import java.time.Instant;
+import java.util.Optional;
 
 /** OpenAI Chat Completions, {@code POST {baseUrl}/chat/completions}; also what vLLM, Ollama and LiteLLM serve. */
-final class OpenAiProtocol implements WireProtocol {
+public final class OpenAiProtocol implements WireProtocol {
 
     @Override
     public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
@@ -95,6 +106,11 @@ final class OpenAiProtocol implements WireProtocol {
 
     private static ProviderReply answered(int status, HttpHeaders headers, Usage usage, String requestId, String text) {
         return new ProviderReply(status, headers, usage, requestId, text, null, ProviderReply.ProviderError.NONE);
+    }
+
+    @Override
+    public Optional<RateLimitHeaders.Stated> statedLimit(HttpHeaders headers, Instant sentAt) {
+        return OpenAiHeaders.stated(headers, sentAt);
     }
 
     /** OpenAI counts cached tokens inside {@code prompt_tokens}; the ledger keeps them apart. */

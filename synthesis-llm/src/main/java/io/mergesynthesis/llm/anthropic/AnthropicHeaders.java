@@ -1,0 +1,90 @@
+package io.mergesynthesis.llm.anthropic;
+
+import io.mergesynthesis.llm.RateLimitHeaders;
+import io.mergesynthesis.llm.RateLimitHeaders.Stated;
+import java.net.http.HttpHeaders;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What Anthropic's headers say about its limits: {@code anthropic-ratelimit-requests-limit}, {@code -remaining},
+ * and {@code -reset} as an RFC 3339 instant for the request limit, and an {@code anthropic-ratelimit-<limit>-reset}
+ * instant for every limit, which after a 429 says how long to wait.
+ */
+final class AnthropicHeaders {
+
+    private static final String PREFIX = "anthropic-ratelimit-";
+    private static final String RESET = "-reset";
+    private static final String REMAINING = "-remaining";
+
+    private AnthropicHeaders() {
+    }
+
+    static Optional<Stated> stated(HttpHeaders headers) {
+        OptionalLong remaining = RateLimitHeaders.count(headers, "anthropic-ratelimit-requests-remaining");
+        Optional<Instant> reset = headers.firstValue("anthropic-ratelimit-requests-reset")
+                .flatMap(AnthropicHeaders::instant);
+        if (remaining.isEmpty() || reset.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Stated(RateLimitHeaders.count(headers, "anthropic-ratelimit-requests-limit"),
+                remaining.getAsLong(), reset.get()));
+    }
+
+    /**
+     * The wait until the latest reset among the limits that are used up. A limit with requests left does not hold
+     * us back, so its reset only counts when no header says which limit is exhausted.
+     */
+    static Optional<Duration> resetWait(HttpHeaders httpHeaders, Instant now) {
+        Map<String, List<String>> headers = httpHeaders.map();
+        Optional<Instant> exhausted = Optional.empty();
+        Optional<Instant> any = Optional.empty();
+        for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+            String name = header.getKey().toLowerCase(Locale.ROOT);
+            if (!name.startsWith(PREFIX) || !name.endsWith(RESET) || header.getValue().isEmpty()) {
+                continue;
+            }
+            Optional<Instant> at = instant(header.getValue().get(0));
+            any = later(any, at);
+            String limit = name.substring(0, name.length() - RESET.length());
+            if (firstValue(headers, limit + REMAINING).map(r -> r.trim().equals("0")).orElse(false)) {
+                exhausted = later(exhausted, at);
+            }
+        }
+        Optional<Instant> relevant = exhausted.isPresent() ? exhausted : any;
+        return relevant.map(at -> Duration.between(now, at));
+    }
+
+    private static Optional<String> firstValue(Map<String, List<String>> headers, String lowerName) {
+        return headers.entrySet().stream()
+                .filter(e -> e.getKey().equalsIgnoreCase(lowerName) && !e.getValue().isEmpty())
+                .map(e -> e.getValue().get(0))
+                .findFirst();
+    }
+
+    /** An RFC 3339 instant, as Anthropic writes its resets; empty when it is not one. */
+    static Optional<Instant> instant(String value) {
+        try {
+            return Optional.of(OffsetDateTime.parse(value.trim()).toInstant());
+        } catch (DateTimeParseException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<Instant> later(Optional<Instant> a, Optional<Instant> b) {
+        if (a.isEmpty()) {
+            return b;
+        }
+        if (b.isEmpty()) {
+            return a;
+        }
+        return Optional.of(a.get().isAfter(b.get()) ? a.get() : b.get());
+    }
+}

@@ -1,0 +1,7 @@
+package io.mergesynthesis.llm.standin;
+
+import java.time.Instant;
+
+/** What the stand-in's request window said to one request: let in or not, and what is left of it afterwards. */
+public record Admission(boolean admitted, int limit, int remaining, Instant resetsAt) {
+}

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.worker.config;
+package io.mergesynthesis.service.health;
 
 import com.codahale.metrics.health.HealthCheck;
 import io.mergesynthesis.synthesis.CircuitStatus;

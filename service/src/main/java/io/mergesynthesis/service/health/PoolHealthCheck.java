@@ -1,6 +1,7 @@
-package io.mergesynthesis.service.worker.pool;
+package io.mergesynthesis.service.health;
 
 import com.codahale.metrics.health.HealthCheck;
+import io.mergesynthesis.service.worker.pool.SynthesisPool;
 import java.util.Optional;
 
 /** "synthesis-pool": healthy while the claim loop and the workers are alive, or when the pool is switched off. */

@@ -1,10 +1,10 @@
-package io.mergesynthesis.service.worker;
+package io.mergesynthesis.service.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.health.HealthCheck.Result;
+import io.mergesynthesis.service.worker.WorkerFixture;
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
-import io.mergesynthesis.service.worker.pool.PoolHealthCheck;
 import io.mergesynthesis.synthesis.Router;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -4,7 +4,7 @@ import com.codahale.metrics.health.HealthCheck;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
-import io.mergesynthesis.service.synthesis.OrgModelCheck;
+import io.mergesynthesis.service.models.OrgModelCheck;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

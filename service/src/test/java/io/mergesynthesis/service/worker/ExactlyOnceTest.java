@@ -3,13 +3,13 @@ package io.mergesynthesis.service.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.mergesynthesis.service.synthesis.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
 import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.PolicyRule;
-import io.mergesynthesis.synthesis.StubRouter;
 import io.mergesynthesis.synthesis.Router;
+import io.mergesynthesis.synthesis.StubRouter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.synthesis;
+package io.mergesynthesis.service.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +10,7 @@ import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
+import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.synthesis;
+package io.mergesynthesis.service.models;
 
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;

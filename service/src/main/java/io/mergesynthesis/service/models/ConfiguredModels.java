@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.synthesis;
+package io.mergesynthesis.service.models;
 
 import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.llm.ModelPrice;

@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.synthesis;
+package io.mergesynthesis.service.worker.attempt;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;

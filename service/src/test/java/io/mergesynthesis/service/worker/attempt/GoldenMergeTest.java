@@ -1,4 +1,4 @@
-package io.mergesynthesis.service.synthesis;
+package io.mergesynthesis.service.worker.attempt;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -15,6 +15,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -67,7 +69,16 @@ class EveryStatementPlansTest {
             Map.entry("afterTx", "0"),
             Map.entry("afterId", 0L),
             Map.entry("upToTx", "1000"),
-            Map.entry("upToId", 10L));
+            Map.entry("upToId", 10L),
+            Map.entry("since", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
+            Map.entry("month", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
+            Map.entry("now", Timestamp.from(Instant.parse("2026-01-02T00:00:00Z"))),
+            Map.entry("expires", Timestamp.from(Instant.parse("2026-01-03T00:00:00Z"))),
+            Map.entry("hash", new byte[32]),
+            Map.entry("token", UUID.fromString("33333333-3333-4333-8333-333333333333")),
+            Map.entry("role", "operator"),
+            Map.entry("prefix", "msk_abcdefgh"),
+            Map.entry("seconds", 3600.0));
 
     private static Connection connection;
 

@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.auth;
 
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.SqlFiles;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -28,6 +29,14 @@ public final class TokenStore {
     public static final int PREFIX_LENGTH = PREFIX.length() + 8;
 
     private static final SecureRandom RANDOM = new SecureRandom();
+
+    private static final String MINT = SqlFiles.of(TokenStore.class, "mint");
+    private static final String LOOK_UP = SqlFiles.of(TokenStore.class, "look_up");
+    private static final String RECORD_USE = SqlFiles.of(TokenStore.class, "record_use");
+    private static final String LIST = SqlFiles.of(TokenStore.class, "list");
+    private static final String BY_ID = SqlFiles.of(TokenStore.class, "by_id");
+    private static final String BY_PREFIX = SqlFiles.of(TokenStore.class, "by_prefix");
+    private static final String REVOKE = SqlFiles.of(TokenStore.class, "revoke");
 
     private final Jdbi jdbi;
     private final ScopedTransactions transactions;
@@ -78,10 +87,7 @@ public final class TokenStore {
         String secret = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(random);
         UUID id = UUID.randomUUID();
         String prefix = secret.substring(0, PREFIX_LENGTH);
-        Instant expiresAt = jdbi.withHandle(handle -> handle.createQuery("""
-                        INSERT INTO api_tokens (id, token_sha256, role, org_id, prefix, expires_at)
-                        VALUES (:id, :hash, :role, :org, :prefix, now() + make_interval(secs => :seconds))
-                        RETURNING expires_at""")
+        Instant expiresAt = jdbi.withHandle(handle -> handle.createQuery(MINT)
                 .bind("id", id)
                 .bind("hash", sha256(secret))
                 .bind("role", role.wireName())
@@ -112,12 +118,7 @@ public final class TokenStore {
      */
     public Optional<ActiveToken> lookUp(byte[] hash) {
         return transactions.asTenant(handle -> {
-            Optional<Found> found = handle.createQuery("""
-                            SELECT id, role, org_id, expires_at,
-                                   last_used_at IS NULL OR last_used_at < now() - interval '1 minute' AS use_is_old
-                            FROM api_tokens
-                            WHERE token_sha256 = :hash AND revoked_at IS NULL
-                              AND (expires_at IS NULL OR expires_at > now())""")
+            Optional<Found> found = handle.createQuery(LOOK_UP)
                     .bind("hash", hash)
                     .map((rs, ctx) -> new Found(new ActiveToken(new Caller(
                             rs.getObject("id", UUID.class),
@@ -127,9 +128,7 @@ public final class TokenStore {
                             rs.getBoolean("use_is_old")))
                     .findOne();
             if (found.isPresent() && found.get().useIsOld()) {
-                handle.createUpdate("""
-                                UPDATE api_tokens SET last_used_at = now()
-                                WHERE id = :id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')""")
+                handle.createUpdate(RECORD_USE)
                         .bind("id", found.get().token().caller().tokenId())
                         .execute();
             }
@@ -142,9 +141,7 @@ public final class TokenStore {
 
     /** Every token, newest first, revoked and expired ones included. */
     public List<ListedToken> list() {
-        return jdbi.withHandle(handle -> handle.createQuery("""
-                        SELECT id, prefix, role, org_id, created_at, expires_at, last_used_at, revoked_at
-                        FROM api_tokens ORDER BY created_at DESC, id""")
+        return jdbi.withHandle(handle -> handle.createQuery(LIST)
                 .map((rs, ctx) -> new ListedToken(
                         rs.getObject("id", UUID.class),
                         rs.getString("prefix"),
@@ -171,9 +168,9 @@ public final class TokenStore {
         return jdbi.inTransaction(handle -> {
             UUID id = asUuid(key);
             List<UUID> matching = id != null
-                    ? handle.createQuery("SELECT id FROM api_tokens WHERE id = :id").bind("id", id)
+                    ? handle.createQuery(BY_ID).bind("id", id)
                             .mapTo(UUID.class).list()
-                    : handle.createQuery("SELECT id FROM api_tokens WHERE prefix = :prefix").bind("prefix", key)
+                    : handle.createQuery(BY_PREFIX).bind("prefix", key)
                             .mapTo(UUID.class).list();
             if (matching.isEmpty()) {
                 throw new IllegalArgumentException("no token has the id or prefix " + key
@@ -183,8 +180,7 @@ public final class TokenStore {
                 throw new IllegalArgumentException(matching.size() + " tokens have the prefix " + key
                         + "; revoke by id instead (token list shows it)");
             }
-            int changed = handle.createUpdate("UPDATE api_tokens SET revoked_at = now() "
-                            + "WHERE id = :id AND revoked_at IS NULL")
+            int changed = handle.createUpdate(REVOKE)
                     .bind("id", matching.get(0))
                     .execute();
             return changed == 1 ? Revocation.REVOKED : Revocation.ALREADY_REVOKED;

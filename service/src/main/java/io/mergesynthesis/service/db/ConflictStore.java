@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.StatementContext;
@@ -30,11 +32,18 @@ public final class ConflictStore {
     /** Notified (in the inserting transaction) when new conflicts wait for synthesis. */
     public static final String PENDING_CHANNEL = "policy_conflicts_pending";
 
-    private static final String COLUMNS = """
-            id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
-            received_at, synthesis_state, attempts, last_failure_reason, failure_marker,
-            suggested_merge::text AS suggested_merge, merge_check_version, synthesized_at, inbox_status,
-            acknowledged_at, resolved_at, resolution, resolution_note""";
+    private static final String INSERT_IF_ABSENT = SqlFiles.of(ConflictStore.class, "insert_if_absent");
+    private static final String ID_OF_KEY = SqlFiles.of(ConflictStore.class, "id_of_key");
+    private static final String NOTIFY_PENDING = SqlFiles.of(ConflictStore.class, "notify_pending");
+    private static final String FIND = SqlFiles.of(ConflictStore.class, "find");
+    private static final String COUNTS = SqlFiles.of(ConflictStore.class, "counts");
+    private static final String ACKNOWLEDGE = SqlFiles.of(ConflictStore.class, "acknowledge");
+    private static final String RESOLVE = SqlFiles.of(ConflictStore.class, "resolve");
+    /** The inbox page, one whole statement per combination of its optional filters, by file name. */
+    private static final Map<String, String> PAGES = Stream.of("page", "page_after", "page_of_state",
+                    "page_of_state_after", "page_of_status", "page_of_status_after", "page_of_status_of_state",
+                    "page_of_status_of_state_after")
+            .collect(Collectors.toUnmodifiableMap(name -> name, name -> SqlFiles.of(ConflictStore.class, name)));
 
     private ConflictStore() {
     }
@@ -45,12 +54,7 @@ public final class ConflictStore {
 
     /** Stores a report unless its {@code (org_id, dedup_key)} is already there; either way returns the id. */
     public static Stored insertIfAbsent(Handle handle, ConflictReport report, String rulesJson) {
-        Optional<UUID> inserted = handle.createQuery("""
-                        INSERT INTO policy_conflicts
-                            (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at)
-                        VALUES (:id, :org, :key, :action, :target, CAST(:rules AS jsonb), :winner, :detectedAt)
-                        ON CONFLICT (org_id, dedup_key) DO NOTHING
-                        RETURNING id""")
+        Optional<UUID> inserted = handle.createQuery(INSERT_IF_ABSENT)
                 .bind("id", UUID.randomUUID())
                 .bind("org", report.orgId())
                 .bind("key", report.dedupKey())
@@ -66,7 +70,7 @@ public final class ConflictStore {
         }
         // A concurrent insert of the same key waited on the unique index and committed first; this
         // statement's fresh snapshot sees it.
-        UUID existing = handle.createQuery("SELECT id FROM policy_conflicts WHERE org_id = :org AND dedup_key = :key")
+        UUID existing = handle.createQuery(ID_OF_KEY)
                 .bind("org", report.orgId())
                 .bind("key", report.dedupKey())
                 .mapTo(UUID.class)
@@ -76,12 +80,12 @@ public final class ConflictStore {
 
     /** Wakes idle workers in every replica once this transaction commits. */
     public static void notifyPending(Handle handle) {
-        handle.createQuery("SELECT pg_notify(:channel, '')").bind("channel", PENDING_CHANNEL)
+        handle.createQuery(NOTIFY_PENDING).bind("channel", PENDING_CHANNEL)
                 .mapTo(String.class).one();
     }
 
     public static Optional<StoredConflict> find(Handle handle, UUID orgId, UUID id) {
-        return handle.createQuery("SELECT " + COLUMNS + " FROM policy_conflicts WHERE org_id = :org AND id = :id")
+        return handle.createQuery(FIND)
                 .bind("org", orgId)
                 .bind("id", id)
                 .map(ConflictStore::map)
@@ -95,18 +99,9 @@ public final class ConflictStore {
 
     /** One org's conflicts, newest first, strictly after the keyset position if one is given. */
     public static List<StoredConflict> page(Handle handle, UUID orgId, PageRequest request) {
-        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM policy_conflicts WHERE org_id = :org");
-        if (request.inboxStatus() != null) {
-            sql.append(" AND inbox_status = :inbox");
-        }
-        if (request.synthesisState() != null) {
-            sql.append(" AND synthesis_state = :state");
-        }
-        if (request.afterId() != null) {
-            sql.append(" AND (received_at, id) < (:afterReceivedAt, :afterId)");
-        }
-        sql.append(" ORDER BY received_at DESC, id DESC LIMIT :limit");
-        Query query = handle.createQuery(sql.toString())
+        String page = "page" + (request.inboxStatus() != null ? "_of_status" : "")
+                + (request.synthesisState() != null ? "_of_state" : "") + (request.afterId() != null ? "_after" : "");
+        Query query = handle.createQuery(PAGES.get(page))
                 .bind("org", orgId)
                 .bind("limit", request.limit());
         if (request.inboxStatus() != null) {
@@ -116,7 +111,8 @@ public final class ConflictStore {
             query.bind("state", request.synthesisState().wireName());
         }
         if (request.afterId() != null) {
-            query.bind("afterReceivedAt", Timestamp.from(request.afterReceivedAt())).bind("afterId", request.afterId());
+            query.bind("afterReceivedAt", Timestamp.from(request.afterReceivedAt()))
+                    .bind("afterConflict", request.afterId());
         }
         return query.map(ConflictStore::map).list();
     }
@@ -126,10 +122,7 @@ public final class ConflictStore {
         Map<SynthesisState, Long> states = zeros(SynthesisState.class);
         Map<InboxStatus, Long> statuses = zeros(InboxStatus.class);
         long[] total = {0};
-        handle.createQuery("""
-                        SELECT synthesis_state, inbox_status, count(*) AS n
-                          FROM policy_conflicts WHERE org_id = :org
-                         GROUP BY synthesis_state, inbox_status""")
+        handle.createQuery(COUNTS)
                 .bind("org", orgId)
                 .map((rs, ctx) -> {
                     long n = rs.getLong("n");
@@ -155,11 +148,7 @@ public final class ConflictStore {
      * not exist, or was no longer open when this statement got its row lock.
      */
     public static Optional<StoredConflict> acknowledge(Handle handle, UUID orgId, UUID id) {
-        return handle.createQuery("""
-                        UPDATE policy_conflicts
-                           SET inbox_status = 'acknowledged', acknowledged_at = now(), updated_at = now()
-                         WHERE org_id = :org AND id = :id AND inbox_status = 'open'
-                        RETURNING\s""" + COLUMNS)
+        return handle.createQuery(ACKNOWLEDGE)
                 .bind("org", orgId)
                 .bind("id", id)
                 .map(ConflictStore::map)
@@ -174,13 +163,7 @@ public final class ConflictStore {
      */
     public static Optional<StoredConflict> resolve(Handle handle, UUID orgId, UUID id, Resolution resolution,
                                                    String note) {
-        return handle.createQuery("""
-                        UPDATE policy_conflicts
-                           SET inbox_status = 'resolved', resolution = :resolution, resolution_note = :note,
-                               resolved_at = now(), updated_at = now()
-                         WHERE org_id = :org AND id = :id AND inbox_status <> 'resolved'
-                           AND (:resolution <> 'accepted_suggestion' OR suggested_merge IS NOT NULL)
-                        RETURNING\s""" + COLUMNS)
+        return handle.createQuery(RESOLVE)
                 .bind("org", orgId)
                 .bind("id", id)
                 .bind("resolution", resolution.wireName())

@@ -12,6 +12,11 @@ import org.jdbi.v3.core.Handle;
  */
 public final class WebSessionStore {
 
+    private static final String INSERT = SqlFiles.of(WebSessionStore.class, "insert");
+    private static final String FIND_LIVE = SqlFiles.of(WebSessionStore.class, "find_live");
+    private static final String END = SqlFiles.of(WebSessionStore.class, "end");
+    private static final String VIEW = SqlFiles.of(WebSessionStore.class, "view");
+
     private WebSessionStore() {
     }
 
@@ -20,9 +25,7 @@ public final class WebSessionStore {
     }
 
     public static void insert(Handle handle, byte[] idHash, UUID tokenId, Instant now, Instant expires) {
-        handle.createUpdate("""
-                        INSERT INTO web_sessions (id_sha256, token_id, created_at, expires_at)
-                        VALUES (:hash, :token, :now, :expires)""")
+        handle.createUpdate(INSERT)
                 .bind("hash", idHash)
                 .bind("token", tokenId)
                 .bind("now", Timestamp.from(now))
@@ -32,11 +35,7 @@ public final class WebSessionStore {
 
     /** The session if it is neither ended nor expired, and its token neither revoked nor expired, at {@code now}. */
     public static Optional<Row> findLive(Handle handle, byte[] idHash, Instant now) {
-        return handle.createQuery("""
-                        SELECT s.token_id, t.role, t.org_id, s.viewing_org_id, s.expires_at
-                          FROM web_sessions s JOIN api_tokens t ON t.id = s.token_id
-                         WHERE s.id_sha256 = :hash AND s.ended_at IS NULL AND s.expires_at > :now
-                           AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > :now)""")
+        return handle.createQuery(FIND_LIVE)
                 .bind("hash", idHash)
                 .bind("now", Timestamp.from(now))
                 .map((rs, ctx) -> new Row(rs.getObject("token_id", UUID.class), rs.getString("role"),
@@ -46,7 +45,7 @@ public final class WebSessionStore {
     }
 
     public static void end(Handle handle, byte[] idHash, Instant now) {
-        handle.createUpdate("UPDATE web_sessions SET ended_at = :now WHERE id_sha256 = :hash AND ended_at IS NULL")
+        handle.createUpdate(END)
                 .bind("now", Timestamp.from(now))
                 .bind("hash", idHash)
                 .execute();
@@ -54,7 +53,7 @@ public final class WebSessionStore {
 
     /** Sets the org a platform session looks at; null for none. */
     public static void view(Handle handle, byte[] idHash, UUID org) {
-        handle.createUpdate("UPDATE web_sessions SET viewing_org_id = :org WHERE id_sha256 = :hash")
+        handle.createUpdate(VIEW)
                 .bind("org", org)
                 .bind("hash", idHash)
                 .execute();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.service.core.ConflictReport;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.SqlFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
 public final class SampleConflicts {
 
     private static final Logger LOG = LoggerFactory.getLogger(SampleConflicts.class);
+    private static final String NONE_STORED = SqlFiles.of(SampleConflicts.class, "none_stored");
 
     static final List<String> SHAPES = List.of(
             "01-org-over-member-tool-call",
@@ -49,7 +51,7 @@ public final class SampleConflicts {
     /** Loads the samples if no conflict is stored yet; returns the orgs they belong to. */
     public static Set<UUID> loadIfEmpty(ScopedTransactions transactions, ConflictIntake intake, ObjectMapper json) {
         boolean empty = transactions.crossTenant(handle ->
-                handle.createQuery("SELECT NOT EXISTS (SELECT 1 FROM policy_conflicts)").mapTo(Boolean.class).one());
+                handle.createQuery(NONE_STORED).mapTo(Boolean.class).one());
         if (!empty) {
             return Set.of();
         }

@@ -15,6 +15,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -67,7 +69,28 @@ class EveryStatementPlansTest {
             Map.entry("afterTx", "0"),
             Map.entry("afterId", 0L),
             Map.entry("upToTx", "1000"),
-            Map.entry("upToId", 10L));
+            Map.entry("upToId", 10L),
+            Map.entry("since", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
+            Map.entry("month", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
+            Map.entry("now", Timestamp.from(Instant.parse("2026-01-02T00:00:00Z"))),
+            Map.entry("expires", Timestamp.from(Instant.parse("2026-01-03T00:00:00Z"))),
+            Map.entry("hash", new byte[32]),
+            Map.entry("token", UUID.fromString("33333333-3333-4333-8333-333333333333")),
+            Map.entry("role", "operator"),
+            Map.entry("prefix", "msk_abcdefgh"),
+            Map.entry("seconds", 3600.0),
+            Map.entry("key", "sample-01"),
+            Map.entry("action", "tool_call"),
+            Map.entry("target", "export"),
+            Map.entry("rules", "[]"),
+            Map.entry("winner", "policy-1"),
+            Map.entry("detectedAt", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
+            Map.entry("channel", "policy_conflicts_pending"),
+            Map.entry("inbox", "open"),
+            Map.entry("afterReceivedAt", Timestamp.from(Instant.parse("2026-01-02T00:00:00Z"))),
+            Map.entry("afterConflict", UUID.fromString("44444444-4444-4444-8444-444444444444")),
+            Map.entry("resolution", "accepted_suggestion"),
+            Map.entry("note", "merged by hand"));
 
     private static Connection connection;
 

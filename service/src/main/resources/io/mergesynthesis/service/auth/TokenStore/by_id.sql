@@ -1,0 +1,2 @@
+-- The token of id :id, if there is one.
+SELECT id FROM api_tokens WHERE id = :id

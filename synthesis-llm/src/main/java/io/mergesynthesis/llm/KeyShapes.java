@@ -5,7 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * Takes anything shaped like a secret out of a provider's own text before it goes into a log line. Providers quote
- * keys back in their errors, whole or cut down to a head and a tail ({@code sk-ant-api03-AbC...6789},
+ * keys back in their errors, whole or cut down to a head and a tail ({@code sk-ant-...6789},
  * {@code sk-proj-****1234}); replacing the configured key where it appears whole misses every such form, and the
  * head and tail together are most of what identifies a key. So this removes, besides the configured key itself:
  * any word that starts with its head; words of the known key forms ({@code sk-...}, this service's own

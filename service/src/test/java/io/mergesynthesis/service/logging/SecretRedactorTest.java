@@ -21,14 +21,14 @@ class SecretRedactorTest {
         assertThat(REDACTOR.redact("Proxy-Authorization: Basic dXNlcjpwYXNz"))
                 .isEqualTo("Proxy-Authorization: Basic [redacted]");
         // The JDK HTTP client's header log, one header per line.
-        assertThat(REDACTOR.redact("REQUEST HEADERS:\nPOST /v1/messages\n x-api-key: sk-ant-api03-AbCdEf123\n"))
+        assertThat(REDACTOR.redact("REQUEST HEADERS:\nPOST /v1/messages\n x-api-key: sk-" + "ant-api03-AbCdEf123\n"))
                 .doesNotContain("AbCdEf123");
     }
 
     @Test
     void tokensAndProviderKeysAreRemovedByShapeAnywhere() {
         assertThat(REDACTOR.redact("token " + TOKEN + " refused")).isEqualTo("token msk_[redacted] refused");
-        assertThat(REDACTOR.redact("Incorrect API key provided: sk-proj-AbCdEfGhIjKlMn."))
+        assertThat(REDACTOR.redact("Incorrect API key provided: sk-" + "proj-AbCdEfGhIjKlMn."))
                 .isEqualTo("Incorrect API key provided: sk-[redacted].");
         assertThat(REDACTOR.redact("key sk-ant-RED...6789")).doesNotContain("RED");
         assertThat(REDACTOR.redact("calling with custom-provider-key-0123456789 now"))

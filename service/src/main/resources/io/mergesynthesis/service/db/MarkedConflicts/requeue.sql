@@ -1,13 +1,19 @@
--- Re-queues the marked conflict :id of :org (:limit is 1); no row when it is not marked or not the org's.
+-- Re-queues up to :limit marked conflicts of :org: only conflict :id when it is not null, only those whose last
+-- failure is :reason when it is not null. Callers of a batch repeat it until it re-queues none.
 --
 -- Each row is locked, re-queued and given its synthesis_requeued event (:type, with :requester merged into
 -- its details) and a requeued line of the attempt history (naming :requestedBy), in one statement, so both
 -- exist exactly for the rows that changed. A row another transaction changed meanwhile is checked again once
 -- its lock is free and left out if it is no longer marked.
+--
+-- The rows are found through the partial index of marked rows by org, whichever filter is given: a marked
+-- conflict is also found there by its id, among its org's marked rows only.
 WITH marked AS (
     SELECT id, last_failure_reason, attempts
     FROM policy_conflicts
-    WHERE org_id = :org AND synthesis_state = 'max_attempts_exceeded' AND id = :id
+    WHERE org_id = :org AND synthesis_state = 'max_attempts_exceeded'
+      AND (CAST(:id AS uuid) IS NULL OR id = CAST(:id AS uuid))
+      AND (CAST(:reason AS text) IS NULL OR last_failure_reason = CAST(:reason AS text))
     LIMIT :limit
     FOR UPDATE),
 requeued AS (

@@ -49,15 +49,7 @@ public final class OneTripBatch {
      * stores, with or without a claim); the bound only keeps an unforeseen caller from growing it for ever.
      */
     private static final Cache<List<String>, String> TEXTS = Caffeine.newBuilder().maximumSize(1_000).build();
-    // row_security is set on as well as left alone: a batch run inside a transaction that went cross-tenant
-    // before it (see runWithin) must be held by row-level security again. The org is the first statement's,
-    // set in the same statement (see scopeTo), or none.
-    private static final String ENTER_TENANT = "SELECT set_config('role', :role, true), "
-            + "set_config('row_security', 'on', true), set_config('app.org_id', :org, true)";
     private static final String NO_ORG = "";
-    private static final String LEAVE_TENANT = "SELECT set_config('role', :role, true), "
-            + "set_config('row_security', 'off', true), set_config('app.org_id', '', true)";
-    private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
 
     /** Reads one statement's rows into what the caller wants of them. */
     @FunctionalInterface
@@ -121,7 +113,7 @@ public final class OneTripBatch {
         if (!tenant) {
             throw new IllegalStateException("the batch is cross-tenant already");
         }
-        add(LEAVE_TENANT, Map.of("role", ScopedTransactions.SWEEP_ROLE), null, null);
+        add(ScopedTransactions.LEAVE_TENANT, Map.of("role", ScopedTransactions.SWEEP_ROLE), null, null);
         tenant = false;
         return this;
     }
@@ -134,7 +126,7 @@ public final class OneTripBatch {
      * durable commit on the server flushes this one's WAL with its own, as the WAL is written in order.
      */
     public OneTripBatch withoutWaitingForDisk() {
-        add(NO_WAIT_FOR_DISK, Map.of(), null, null);
+        add(ScopedTransactions.NO_WAIT_FOR_DISK, Map.of(), null, null);
         return this;
     }
 
@@ -309,7 +301,7 @@ public final class OneTripBatch {
 
     /** The statement that enters the tenant role, scoped to {@code org} (or none). */
     private static Part enterTenant(String org) {
-        return part(ENTER_TENANT, Map.of("role", ScopedTransactions.TENANT_ROLE, "org", org), null, null);
+        return part(ScopedTransactions.ENTER_TENANT, Map.of("role", ScopedTransactions.TENANT_ROLE, "org", org), null, null);
     }
 
     private <T> Result<T> add(String sql, Map<String, ?> params, RowsReader<?> reader, Result<T> result) {

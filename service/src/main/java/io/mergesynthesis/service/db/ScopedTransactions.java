@@ -30,11 +30,12 @@ public final class ScopedTransactions {
     public static final String TENANT_ROLE = "merge_synthesis_tenant";
     public static final String SWEEP_ROLE = "merge_synthesis_sweep";
 
-    // The identity switches are written here once; OneTripBatch sends the same statements in its batches.
-    // set_config's third argument keeps each setting to the transaction.
-    static final String ENTER_SWEEP =
-            "SELECT set_config('role', :role, true), set_config('row_security', 'off', true)";
-    static final String SCOPE_TO_ORG = "SELECT set_config('app.org_id', :org, true)";
+    // The identity switches, each in its own file; OneTripBatch sends the same statements in its batches.
+    static final String ENTER_SWEEP = SqlFiles.of(ScopedTransactions.class, "enter_sweep");
+    static final String ENTER_TENANT = SqlFiles.of(ScopedTransactions.class, "enter_tenant");
+    static final String SCOPE_TO_ORG = SqlFiles.of(ScopedTransactions.class, "scope_to_org");
+    static final String LEAVE_TENANT = SqlFiles.of(ScopedTransactions.class, "leave_tenant");
+    static final String NO_WAIT_FOR_DISK = SqlFiles.of(ScopedTransactions.class, "no_wait_for_disk");
 
     private final Jdbi jdbi;
     private final ConnectionFactory connections;
@@ -192,7 +193,7 @@ public final class ScopedTransactions {
 
     private static void enterTenant(Handle handle, UUID orgId) {
         // One round trip: the role switch and the org scope are both transaction-local settings.
-        handle.createQuery("SELECT set_config('role', :role, true), set_config('app.org_id', :org, true)")
+        handle.createQuery(ENTER_TENANT)
                 .bind("role", TENANT_ROLE)
                 .bind("org", orgId == null ? "" : orgId.toString())
                 .mapTo(String.class)

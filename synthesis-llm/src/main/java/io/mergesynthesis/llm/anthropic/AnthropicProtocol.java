@@ -26,7 +26,7 @@ public final class AnthropicProtocol implements WireProtocol {
 
     /**
      * The prefix comes first and is the same for every conflict: tools, then the system prompt, marked
-     * cacheable when it is long enough for the model; the budget and the conflict follow it.
+     * cacheable when it is long enough for the model; the conflict and the budget follow it.
      */
     @Override
     public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
@@ -53,7 +53,6 @@ public final class AnthropicProtocol implements WireProtocol {
             // Tools and system are cached together: Anthropic's prefix runs tools, system, messages.
             systemBlock.putObject("cache_control").put("type", "ephemeral");
         }
-        body.put("max_tokens", plan.maxTokens());
         ArrayNode messages = body.putArray("messages");
         ObjectNode message = messages.addObject();
         message.put("role", "user");
@@ -64,6 +63,8 @@ public final class AnthropicProtocol implements WireProtocol {
             messages.addObject().put("role", "assistant").put("content", repair.refusedAnswer());
             messages.addObject().put("role", "user").put("content", prompt.repairMessage(repair.findings()));
         }
+        // Last, like everything that differs between calls: the bytes before the conflict stay the same.
+        body.put("max_tokens", plan.maxTokens());
         return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/v1/messages"))
                 .timeout(provider.getRequestTimeout())
                 .header("x-api-key", provider.requireKey())

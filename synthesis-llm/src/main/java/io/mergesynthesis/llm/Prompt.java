@@ -51,7 +51,7 @@ public final class Prompt {
 
     private Prompt(String template, String structured, String inline, ObjectNode answerSchema, String toolName,
                    String toolDescription, String repair) {
-        this.instructions = template.replace(FORMAT_PLACEHOLDER, "").stripTrailing() + "\n";
+        this.instructions = template.replace(FORMAT_PLACEHOLDER, "").stripTrailing();
         this.systemForRequestSchema = template.replace(FORMAT_PLACEHOLDER, structured.strip());
         // Compact: the model reads JSON as well without the indentation, and every space is an input token.
         this.systemForPromptSchema = template.replace(FORMAT_PLACEHOLDER,

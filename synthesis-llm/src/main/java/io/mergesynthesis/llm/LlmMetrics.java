@@ -25,7 +25,8 @@ final class LlmMetrics {
     LlmMetrics(CollectorRegistry registry, Map<String, ProviderGate> gates) {
         calls = Counter.build("llm_calls_total", "Provider calls by outcome.")
                 .labelNames("provider", "outcome").register(registry);
-        tokens = Counter.build("llm_tokens_total", "Tokens the providers counted; cache reads and writes are input.")
+        tokens = Counter.build("llm_tokens_total", "Tokens the providers counted; input includes cache reads and "
+                        + "writes, which cache_read and cache_write count again on their own.")
                 .labelNames("provider", "kind").register(registry);
         cost = Counter.build("llm_cost_usd_total", "What the calls cost by the configured prices, in USD.")
                 .labelNames("provider").register(registry);
@@ -44,6 +45,8 @@ final class LlmMetrics {
             }
             tokens.labels(provider, "input");
             tokens.labels(provider, "output");
+            tokens.labels(provider, "cache_read");
+            tokens.labels(provider, "cache_write");
             cost.labels(provider);
         }
     }
@@ -56,6 +59,8 @@ final class LlmMetrics {
     void usage(String provider, Usage usage, BigDecimal costUsd) {
         tokens.labels(provider, "input").inc(usage.allInputTokens());
         tokens.labels(provider, "output").inc(usage.outputTokens());
+        tokens.labels(provider, "cache_read").inc(usage.cacheReadTokens());
+        tokens.labels(provider, "cache_write").inc(usage.cacheWriteTokens());
         cost.labels(provider).inc(costUsd.doubleValue());
     }
 

@@ -33,6 +33,12 @@ public final class LlmSettings {
         }
         problems.addAll(circuit.problems());
         providers.forEach((name, provider) -> problems.addAll(providerProblems(name, provider)));
+        models.forEach((model, price) -> {
+            if (price != null && price.getMinCachedPrefixTokens() != null && price.getMinCachedPrefixTokens() < 1) {
+                problems.add("model '" + model + "' has minCachedPrefixTokens " + price.getMinCachedPrefixTokens()
+                        + ": at least 1, or leave it out to never mark a prefix cacheable");
+            }
+        });
         for (String model : models.keySet()) {
             String provider = ModelName.providerOf(model);
             if (provider == null) {

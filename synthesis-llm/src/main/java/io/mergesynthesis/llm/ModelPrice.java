@@ -7,6 +7,10 @@ import java.util.Objects;
  * What one model costs, in USD per million tokens. Cache prices are optional: when left out, a cache read
  * costs a tenth of the input price and a cache write 1.25 times it, which is how Anthropic prices its
  * five-minute cache. Set them explicitly for a provider that prices caching differently.
+ *
+ * <p>{@code minCachedPrefixTokens} is the shortest prefix the model's provider caches when asked to, which differs
+ * by model; a request marks its static prefix cacheable when it is estimated at least this long. Left out, the
+ * prefix is never marked (OpenAI caches without being asked, so its models need none).
  */
 public final class ModelPrice {
 
@@ -17,6 +21,7 @@ public final class ModelPrice {
     private BigDecimal outputPerMillionUsd;
     private BigDecimal cacheReadPerMillionUsd;
     private BigDecimal cacheWritePerMillionUsd;
+    private Integer minCachedPrefixTokens;
 
     public ModelPrice() {
     }
@@ -81,6 +86,19 @@ public final class ModelPrice {
 
     public void setCacheWritePerMillionUsd(BigDecimal cacheWritePerMillionUsd) {
         this.cacheWritePerMillionUsd = cacheWritePerMillionUsd;
+    }
+
+    public Integer getMinCachedPrefixTokens() {
+        return minCachedPrefixTokens;
+    }
+
+    public void setMinCachedPrefixTokens(Integer minCachedPrefixTokens) {
+        this.minCachedPrefixTokens = minCachedPrefixTokens;
+    }
+
+    /** The minimum as a request plan reads it: 0 never marks the prefix. */
+    public int cacheFromTokens() {
+        return minCachedPrefixTokens == null ? 0 : minCachedPrefixTokens;
     }
 
     @Override

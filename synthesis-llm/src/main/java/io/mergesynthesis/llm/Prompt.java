@@ -13,28 +13,49 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * What the model is told. The words live in two versioned resources beside this class, the system prompt
+ * What the model is told. The words live in versioned resources beside this class, the system prompt
  * ({@code merge-synthesis-prompt.md}) and the schema of the answer ({@code merge-answer.schema.json}), so that a
  * change to them is a reviewable diff rather than an edit to string literals. The schema's title and
- * description double as the tool's name and description. A third resource, {@code merge-repair-message.md},
- * holds what a model is told when the merge check refused its answer.
+ * description double as the tool's name and description. The prompt closes with one of two sentences on the
+ * answer's form: {@code merge-answer-structured.md} when the request carries the schema itself (a tool or a
+ * response format), {@code merge-answer-inline.md}, with the schema written out compactly, when it does not. The
+ * schema is sent once per request either way (ADR 0039). {@code merge-repair-message.md} holds what a model is
+ * told when the merge check refused its answer.
  */
 public final class Prompt {
 
     static final String PROMPT_RESOURCE = "merge-synthesis-prompt.md";
     static final String SCHEMA_RESOURCE = "merge-answer.schema.json";
     static final String REPAIR_RESOURCE = "merge-repair-message.md";
+    static final String STRUCTURED_RESOURCE = "merge-answer-structured.md";
+    static final String INLINE_RESOURCE = "merge-answer-inline.md";
     private static final String SCHEMA_PLACEHOLDER = "{{answer_schema}}";
+    private static final String FORMAT_PLACEHOLDER = "{{answer_format}}";
     private static final String FINDINGS_PLACEHOLDER = "{{findings}}";
 
-    private final String system;
+    /** Where the answer's schema travels in a request: once, in one of the two places. */
+    public enum SchemaPlace {
+        /** The request carries it as a tool's input schema or a response format; the prompt only points to it. */
+        REQUEST,
+        /** Nothing in the request carries it: the prompt writes it out. */
+        PROMPT
+    }
+
+    private final String instructions;
+    private final String systemForRequestSchema;
+    private final String systemForPromptSchema;
     private final ObjectNode answerSchema;
     private final String toolName;
     private final String toolDescription;
     private final String repair;
 
-    private Prompt(String system, ObjectNode answerSchema, String toolName, String toolDescription, String repair) {
-        this.system = system;
+    private Prompt(String template, String structured, String inline, ObjectNode answerSchema, String toolName,
+                   String toolDescription, String repair) {
+        this.instructions = template.replace(FORMAT_PLACEHOLDER, "").stripTrailing();
+        this.systemForRequestSchema = template.replace(FORMAT_PLACEHOLDER, structured.strip());
+        // Compact: the model reads JSON as well without the indentation, and every space is an input token.
+        this.systemForPromptSchema = template.replace(FORMAT_PLACEHOLDER,
+                inline.strip().replace(SCHEMA_PLACEHOLDER, answerSchema.toString()));
         this.answerSchema = answerSchema;
         this.toolName = toolName;
         this.toolDescription = toolDescription;
@@ -47,9 +68,8 @@ public final class Prompt {
             ObjectNode schema = (ObjectNode) WireJson.MAPPER.readTree(resource(SCHEMA_RESOURCE));
             String name = schema.remove("title").asText();
             String description = schema.remove("description").asText();
-            String system = resource(PROMPT_RESOURCE).replace(SCHEMA_PLACEHOLDER,
-                    WireJson.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(schema));
-            return new Prompt(system, schema, name, description, resource(REPAIR_RESOURCE).strip());
+            return new Prompt(resource(PROMPT_RESOURCE), resource(STRUCTURED_RESOURCE), resource(INLINE_RESOURCE),
+                    schema, name, description, resource(REPAIR_RESOURCE).strip());
         } catch (IOException e) {
             throw new UncheckedIOException("the prompt resources of the LLM synthesizer cannot be read", e);
         }
@@ -64,8 +84,18 @@ public final class Prompt {
         }
     }
 
-    public String system() {
-        return system;
+    /**
+     * The system prompt; the same text for every conflict, so that it stays a cacheable prefix.
+     *
+     * @param schema where the request carries the answer's schema
+     */
+    public String system(SchemaPlace schema) {
+        return schema == SchemaPlace.REQUEST ? systemForRequestSchema : systemForPromptSchema;
+    }
+
+    /** The system prompt's instructions without its closing sentence on the answer's form. */
+    public String instructions() {
+        return instructions;
     }
 
     /** The JSON Schema of the five answer fields; a fresh copy, since request builders may embed it. */

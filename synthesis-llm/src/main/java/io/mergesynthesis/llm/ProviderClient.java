@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -56,6 +57,7 @@ final class ProviderClient {
     private final Clock clock;
     private final Ticker ticker;
     private final Duration slotWait;
+    private final AnswerBudget budget;
 
     ProviderClient(String name, ProviderSettings settings, ProviderGate gate, Prompt prompt, LlmMetrics metrics,
                    Clock clock, Ticker ticker, Duration slotWait) {
@@ -68,6 +70,7 @@ final class ProviderClient {
         this.clock = clock;
         this.ticker = ticker;
         this.slotWait = slotWait;
+        this.budget = new AnswerBudget(settings.getMaxOutputTokens(), settings.getMaxAnswerBytes());
         this.http = HttpClient.newBuilder()
                 .connectTimeout(settings.getConnectTimeout())
                 // HTTP/2 needs TLS in practice; a plain-http base URL is a local server that speaks HTTP/1.1.
@@ -104,11 +107,22 @@ final class ProviderClient {
                                 + " calls in flight from this replica", calls);
             }
             try {
-                long turn = awaitPace(Duration.ofNanos(Math.max(0, deadline - ticker.nanos())), calls);
-                // Again: a call that waited for its slot or its turn may have waited into a pause another call
-                // started.
-                deferIfPaused(calls);
-                return send(pass, model, price, conflict, winner, calls, ticket, turn, repair);
+                RequestPlan plan = new RequestPlan(budget.first(model, conflict.rules().size()), price.cacheFromTokens());
+                Duration wait = Duration.ofNanos(Math.max(0, deadline - ticker.nanos()));
+                for (boolean lastTry = false; ; lastTry = true) {
+                    long turn = awaitPace(wait, calls);
+                    // Again: a call that waited for its slot or its turn may have waited into a pause another
+                    // call started.
+                    deferIfPaused(calls);
+                    Optional<PassAnswer> answer = send(pass, model, price, conflict, winner, calls, ticket, turn,
+                            repair, plan, lastTry);
+                    if (answer.isPresent()) {
+                        return answer.get();
+                    }
+                    // Cut at its budget: once more in the same attempt, with more; the cut call is among the calls.
+                    plan = new RequestPlan(budget.retry(plan.maxTokens()), plan.cacheFromTokens());
+                    wait = slotWait;
+                }
             } finally {
                 gate.limit().release();
             }
@@ -173,11 +187,12 @@ final class ProviderClient {
         }
     }
 
-    private PassAnswer send(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
+    /** One call; empty when its answer was cut at its budget and the caller may ask once more. */
+    private Optional<PassAnswer> send(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
                             PolicyRule winner, List<ProviderCall> calls, ProviderCircuit.Ticket ticket,
-                            long turn, Repair repair)
+                            long turn, Repair repair, RequestPlan plan, boolean lastTry)
             throws SynthesisException, InterruptedException {
-        HttpRequest request = protocol.request(settings, model, prompt, conflict, repair);
+        HttpRequest request = protocol.request(settings, model, prompt, conflict, repair, plan);
         Instant startedAt = clock.instant();
         long started = ticker.nanos();
         HttpResponse<byte[]> response = exchange(request, model, conflict, calls, started, ticket);
@@ -198,8 +213,12 @@ final class ProviderClient {
         LOG.debug("provider '{}' model '{}' answered HTTP {} in {} ms (request {})", name, model, reply.status(),
                 latency.toMillis(), reply.requestId());
 
+        if (reply.isSuccess() && reply.cut()) {
+            cut(reply, call, calls, latency, plan, lastTry);
+            return Optional.empty();
+        }
         if (reply.isSuccess()) {
-            return answer(reply, call, conflict, winner, calls, latency);
+            return Optional.of(answer(reply, call, conflict, winner, calls, latency));
         }
         if (down) {
             metrics.call(name, CallOutcome.SERVER_ERROR, latency);
@@ -208,7 +227,7 @@ final class ProviderClient {
                     + reply.status() + " (" + describe(reply.error()) + ")",
                     "the model provider was unavailable (HTTP " + reply.status() + ")", null, calls);
         }
-        return refuse(reply, call, calls, latency);
+        return Optional.of(refuse(reply, call, calls, latency));
     }
 
     /** A 5xx that is not an overload: what a provider answers when it is broken, not busy. */
@@ -256,6 +275,7 @@ final class ProviderClient {
             }
             ModelAnswer answer = AnswerCheck.check(reply.answerText(), conflict, settings.getMaxAnswerBytes());
             metrics.call(name, CallOutcome.OK, latency);
+            budget.answered(call.model(), conflict.rules().size(), call.outputTokens());
             calls.add(call);
             return new PassAnswer(
                     answer.toMerge(conflict, winner, new ProducedBy(LlmSynthesizer.NAME, name, call.model()),
@@ -269,6 +289,25 @@ final class ProviderClient {
                     + "' gave an answer that cannot be used: " + e.getMessage(),
                     "the answer was not a valid merge: " + e.getMessage(), calls);
         }
+    }
+
+    /**
+     * An answer that stopped at its budget: paid for and unfinished, whatever text it has. The first is asked
+     * again with more (the caller does); a second fails the attempt as an answer that cannot be used.
+     */
+    private void cut(ProviderReply reply, ProviderCall call, List<ProviderCall> calls, Duration latency,
+                     RequestPlan plan, boolean lastTry) throws InvalidAnswerException {
+        gate.succeeded();
+        metrics.call(name, CallOutcome.INVALID_OUTPUT, latency);
+        calls.add(call.withDisposition(Disposition.FAILED));
+        if (lastTry) {
+            throw new InvalidAnswerException("provider '" + name + "' model '" + call.model()
+                    + "' stopped its answer at max_tokens " + plan.maxTokens() + ", the second cut answer of this "
+                    + "attempt (request " + reply.requestId() + ")",
+                    "the answer was cut short at the output limit twice", calls);
+        }
+        LOG.debug("provider '{}' model '{}' stopped at max_tokens {} (request {}); asking once more with more",
+                name, call.model(), plan.maxTokens(), reply.requestId());
     }
 
     private PassAnswer refuse(ProviderReply reply, ProviderCall call, List<ProviderCall> calls, Duration latency)

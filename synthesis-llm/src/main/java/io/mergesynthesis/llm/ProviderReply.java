@@ -9,9 +9,16 @@ import java.net.http.HttpHeaders;
  * @param answerText the model's answer as JSON text (tool arguments or message text), or null
  * @param unreadable why no answer text was found, when {@code answerText} is null
  * @param error      the provider's error object, when the body held one
+ * @param cut        the answer stopped at its output budget ({@code max_tokens}): whatever text it has is
+ *                   unfinished, even when it happens to parse
  */
 public record ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
-                     String unreadable, ProviderError error) {
+                     String unreadable, ProviderError error, boolean cut) {
+
+    public ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
+                         String unreadable, ProviderError error) {
+        this(status, headers, usage, requestId, answerText, unreadable, error, false);
+    }
 
     boolean isSuccess() {
         return status >= 200 && status < 300;

@@ -123,6 +123,7 @@ public final class ProviderSettings {
         this.maxConcurrency = maxConcurrency;
     }
 
+    /** The {@code max_tokens} of a model's calls until its budget is learnt from its answers ({@link AnswerBudget}). */
     public int getMaxOutputTokens() {
         return maxOutputTokens;
     }

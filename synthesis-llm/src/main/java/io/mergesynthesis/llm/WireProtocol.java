@@ -22,19 +22,21 @@ public interface WireProtocol {
         return type.protocol();
     }
 
-    /** The complete request for a first answer, key included; it must never be logged. */
+    /** The complete request for a first answer, unsized, key included; it must never be logged. */
     default HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict) {
-        return request(provider, model, prompt, conflict, null);
+        return request(provider, model, prompt, conflict, null, RequestPlan.unsized(provider));
     }
 
     /**
-     * The complete request, key included; it must never be logged.
+     * The complete request, key included; it must never be logged. The static prefix (tools, system prompt) comes
+     * first in the body and is the same bytes for every conflict, so that a provider's prompt cache can serve it.
      *
      * @param repair null for a first answer; otherwise the refused answer goes back as the model's own turn,
      *               followed by {@link Prompt#repairMessage} with the check's findings
+     * @param plan   the output budget and whether to mark the prefix cacheable
      */
     HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
-                        Repair repair);
+                        Repair repair, RequestPlan plan);
 
     /** Reads any answer, success or error, whatever the answer mode asked for. Never throws. */
     ProviderReply read(int status, HttpHeaders headers, byte[] body);

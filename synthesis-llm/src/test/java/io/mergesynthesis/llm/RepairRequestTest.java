@@ -25,7 +25,7 @@ class RepairRequestTest {
         ProviderSettings provider = Fixtures.provider(ProviderType.OPENAI, "https://openai.example/v1", AnswerMode.TOOL);
 
         JsonNode messages = body(new OpenAiProtocol().request(provider, "m", prompt, conflict(),
-                new Repair(REFUSED, FINDINGS))).path("messages");
+                new Repair(REFUSED, FINDINGS), RequestPlan.unsized(provider))).path("messages");
 
         assertThat(messages).extracting(m -> m.path("role").asText())
                 .containsExactly("system", "user", "assistant", "user");
@@ -39,7 +39,7 @@ class RepairRequestTest {
         ProviderSettings provider = Fixtures.provider(ProviderType.ANTHROPIC, "https://anthropic.example", AnswerMode.TOOL);
 
         JsonNode body = body(new AnthropicProtocol().request(provider, "m", prompt, conflict(),
-                new Repair(REFUSED, FINDINGS)));
+                new Repair(REFUSED, FINDINGS), RequestPlan.unsized(provider)));
 
         assertThat(body.path("messages")).extracting(m -> m.path("role").asText())
                 .containsExactly("user", "assistant", "user");

@@ -37,7 +37,7 @@ class RequestBuildingTest {
         assertThat(request.timeout()).contains(Duration.ofSeconds(12));
         assertThat(body.path("model").asText()).isEqualTo("test-model");
         assertThat(body.path("max_tokens").asInt()).isEqualTo(900);
-        assertThat(body.path("system").asText()).isEqualTo(prompt.system());
+        assertThat(body.path("system").get(0).path("text").asText()).isEqualTo(prompt.system(Prompt.SchemaPlace.REQUEST));
         assertThat(body.path("messages")).hasSize(1);
         assertThat(body.path("messages").get(0).path("role").asText()).isEqualTo("user");
         assertThat(body.path("tools").get(0).path("name").asText()).isEqualTo("submit_suggested_merge");
@@ -71,8 +71,10 @@ class RequestBuildingTest {
     }
 
     @Test
-    void theSystemPromptEmbedsTheAnswerSchema() {
-        assertThat(prompt.system()).doesNotContain("{{answer_schema}}").contains("\"loser_actions\"");
+    void theSystemPromptWritesTheSchemaOutOnlyWhenTheRequestDoesNotCarryIt() {
+        String compactSchema = prompt.answerSchema().toString();
+        assertThat(prompt.system(Prompt.SchemaPlace.PROMPT)).doesNotContain("{{").contains(compactSchema);
+        assertThat(prompt.system(Prompt.SchemaPlace.REQUEST)).doesNotContain("{{").doesNotContain("\"loser_actions\"");
         assertThat(prompt.answerSchema().has("title")).isFalse();
     }
 

@@ -6,11 +6,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
 import io.mergesynthesis.llm.standin.Admission;
-import io.mergesynthesis.llm.standin.Behaviour;
 import io.mergesynthesis.llm.standin.Dialect;
 import io.mergesynthesis.llm.standin.Reply;
+import io.mergesynthesis.llm.standin.Tokens;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** The Messages API as the stand-in speaks it. */
 public final class AnthropicDialect implements Dialect {
@@ -26,7 +27,8 @@ public final class AnthropicDialect implements Dialect {
     }
 
     @Override
-    public Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Behaviour behaviour, long serial) {
+    public Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Tokens usage, boolean cut,
+                        long serial) {
         ObjectNode body = mapper.createObjectNode();
         body.put("id", "msg_standin_" + serial);
         body.put("type", "message");
@@ -41,19 +43,44 @@ public final class AnthropicDialect implements Dialect {
             use.put("id", "toolu_standin_" + serial);
             use.put("name", tools.get(0).path("name").asText());
             use.set("input", input);
-            body.put("stop_reason", "tool_use");
+            body.put("stop_reason", cut ? "max_tokens" : "tool_use");
         } else {
             ObjectNode text = content.addObject();
             text.put("type", "text");
             text.put("text", input != null ? "```json\n" + answerText + "\n```" : answerText);
-            body.put("stop_reason", "end_turn");
+            body.put("stop_reason", cut ? "max_tokens" : "end_turn");
         }
-        ObjectNode usage = body.putObject("usage");
-        usage.put("input_tokens", behaviour.inputTokens());
-        usage.put("output_tokens", behaviour.outputTokens());
-        usage.put("cache_read_input_tokens", behaviour.cacheReadTokens());
-        usage.put("cache_creation_input_tokens", behaviour.cacheWriteTokens());
+        ObjectNode counts = body.putObject("usage");
+        counts.put("input_tokens", usage.input());
+        counts.put("output_tokens", usage.output());
+        counts.put("cache_read_input_tokens", usage.cacheRead());
+        counts.put("cache_creation_input_tokens", usage.cacheWrite());
         return new Reply(200, Map.of("request-id", "req_standin_" + serial), body.toString());
+    }
+
+    @Override
+    public long maxTokens(JsonNode request) {
+        return request.path("max_tokens").asLong(0);
+    }
+
+    /** The tools and the system blocks up to the last one marked with {@code cache_control}. */
+    @Override
+    public Optional<String> cacheablePrefix(JsonNode request) {
+        JsonNode system = request.path("system");
+        int marked = -1;
+        for (int i = 0; i < system.size(); i++) {
+            if (system.get(i).has("cache_control")) {
+                marked = i;
+            }
+        }
+        if (marked < 0) {
+            return Optional.empty();
+        }
+        StringBuilder prefix = new StringBuilder(request.path("tools").toString());
+        for (int i = 0; i <= marked; i++) {
+            prefix.append(system.get(i).path("text").asText(""));
+        }
+        return Optional.of(prefix.toString());
     }
 
     @Override

@@ -9,6 +9,8 @@ import io.mergesynthesis.llm.ProviderReply;
 import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.llm.RateLimitHeaders;
 import io.mergesynthesis.llm.Repair;
+import io.mergesynthesis.llm.RequestPlan;
+import io.mergesynthesis.llm.TokenEstimate;
 import io.mergesynthesis.llm.Usage;
 import io.mergesynthesis.llm.WireJson;
 import io.mergesynthesis.llm.WireProtocol;
@@ -22,13 +24,35 @@ import java.util.Optional;
 /** The Anthropic Messages API: {@code POST {baseUrl}/v1/messages}. */
 public final class AnthropicProtocol implements WireProtocol {
 
+    /**
+     * The prefix comes first and is the same for every conflict: tools, then the system prompt, marked
+     * cacheable when it is long enough for the model; the conflict and the budget follow it.
+     */
     @Override
     public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
-                               Repair repair) {
+                               Repair repair, RequestPlan plan) {
         ObjectNode body = WireJson.MAPPER.createObjectNode();
         body.put("model", model);
-        body.put("max_tokens", provider.getMaxOutputTokens());
-        body.put("system", prompt.system());
+        // Anthropic has no structured-output switch in this API version: json_schema falls back to text.
+        boolean tool = provider.getAnswerMode() == AnswerMode.TOOL;
+        if (tool) {
+            ObjectNode definition = body.putArray("tools").addObject();
+            definition.put("name", prompt.toolName());
+            definition.put("description", prompt.toolDescription());
+            definition.set("input_schema", prompt.answerSchema());
+            ObjectNode choice = body.putObject("tool_choice");
+            choice.put("type", "tool");
+            choice.put("name", prompt.toolName());
+        }
+        String system = prompt.system(tool ? Prompt.SchemaPlace.REQUEST : Prompt.SchemaPlace.PROMPT);
+        ObjectNode systemBlock = body.putArray("system").addObject();
+        systemBlock.put("type", "text");
+        systemBlock.put("text", system);
+        long prefix = TokenEstimate.of(system) + (tool ? TokenEstimate.of(body.path("tools").toString()) : 0);
+        if (plan.marksPrefixOf(prefix)) {
+            // Tools and system are cached together: Anthropic's prefix runs tools, system, messages.
+            systemBlock.putObject("cache_control").put("type", "ephemeral");
+        }
         ArrayNode messages = body.putArray("messages");
         ObjectNode message = messages.addObject();
         message.put("role", "user");
@@ -39,16 +63,8 @@ public final class AnthropicProtocol implements WireProtocol {
             messages.addObject().put("role", "assistant").put("content", repair.refusedAnswer());
             messages.addObject().put("role", "user").put("content", prompt.repairMessage(repair.findings()));
         }
-        // Anthropic has no structured-output switch in this API version: json_schema falls back to text.
-        if (provider.getAnswerMode() == AnswerMode.TOOL) {
-            ObjectNode tool = body.putArray("tools").addObject();
-            tool.put("name", prompt.toolName());
-            tool.put("description", prompt.toolDescription());
-            tool.set("input_schema", prompt.answerSchema());
-            ObjectNode choice = body.putObject("tool_choice");
-            choice.put("type", "tool");
-            choice.put("name", prompt.toolName());
-        }
+        // Last, like everything that differs between calls: the bytes before the conflict stay the same.
+        body.put("max_tokens", plan.maxTokens());
         return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/v1/messages"))
                 .timeout(provider.getRequestTimeout())
                 .header("x-api-key", provider.requireKey())
@@ -73,22 +89,23 @@ public final class AnthropicProtocol implements WireProtocol {
         if (!content.isArray()) {
             return WireProtocol.withoutAnswer(status, headers, usage, requestId, "the answer has no content", json);
         }
+        boolean cut = "max_tokens".equals(json.path("stop_reason").asText());
         StringBuilder text = new StringBuilder();
         for (JsonNode block : content) {
             if ("tool_use".equals(block.path("type").asText()) && block.has("input")) {
                 return new ProviderReply(status, headers, usage, requestId, block.get("input").toString(), null,
-                        ProviderReply.ProviderError.NONE);
+                        ProviderReply.ProviderError.NONE, cut);
             }
             if ("text".equals(block.path("type").asText())) {
                 text.append(block.path("text").asText(""));
             }
         }
-        if (text.length() == 0) {
+        if (text.length() == 0 && !cut) {
             return WireProtocol.withoutAnswer(status, headers, usage, requestId,
                     "the answer has neither a tool call nor text", json);
         }
         return new ProviderReply(status, headers, usage, requestId, text.toString(), null,
-                ProviderReply.ProviderError.NONE);
+                ProviderReply.ProviderError.NONE, cut);
     }
 
     @Override

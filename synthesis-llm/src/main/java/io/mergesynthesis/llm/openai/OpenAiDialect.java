@@ -5,14 +5,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
 import io.mergesynthesis.llm.standin.Admission;
-import io.mergesynthesis.llm.standin.Behaviour;
 import io.mergesynthesis.llm.standin.Dialect;
 import io.mergesynthesis.llm.standin.Reply;
+import io.mergesynthesis.llm.standin.Tokens;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** Chat Completions as the stand-in speaks it. */
 public final class OpenAiDialect implements Dialect {
@@ -31,7 +32,8 @@ public final class OpenAiDialect implements Dialect {
     }
 
     @Override
-    public Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Behaviour behaviour, long serial) {
+    public Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Tokens usage, boolean cut,
+                        long serial) {
         ObjectNode body = mapper.createObjectNode();
         body.put("id", "chatcmpl-standin-" + serial);
         body.put("object", "chat.completion");
@@ -50,21 +52,38 @@ public final class OpenAiDialect implements Dialect {
             ObjectNode function = call.putObject("function");
             function.put("name", tools.get(0).path("function").path("name").asText());
             function.put("arguments", answerText);
-            choice.put("finish_reason", "tool_calls");
+            choice.put("finish_reason", cut ? "length" : "tool_calls");
         } else if ("json_schema".equals(request.path("response_format").path("type").asText()) || !json) {
             message.put("content", answerText);
-            choice.put("finish_reason", "stop");
+            choice.put("finish_reason", cut ? "length" : "stop");
         } else {
             message.put("content", "```json\n" + answerText + "\n```");
-            choice.put("finish_reason", "stop");
+            choice.put("finish_reason", cut ? "length" : "stop");
         }
-        ObjectNode usage = body.putObject("usage");
-        long cached = behaviour.cacheReadTokens();
-        usage.put("prompt_tokens", behaviour.inputTokens() + cached);
-        usage.put("completion_tokens", behaviour.outputTokens());
-        usage.put("total_tokens", behaviour.inputTokens() + cached + behaviour.outputTokens());
-        usage.putObject("prompt_tokens_details").put("cached_tokens", cached);
+        // OpenAI bills no cache write: a prefix cached for the first time is plain input.
+        ObjectNode counts = body.putObject("usage");
+        long prompt = usage.input() + usage.cacheRead() + usage.cacheWrite();
+        counts.put("prompt_tokens", prompt);
+        counts.put("completion_tokens", usage.output());
+        counts.put("total_tokens", prompt + usage.output());
+        counts.putObject("prompt_tokens_details").put("cached_tokens", usage.cacheRead());
         return new Reply(200, Map.of("x-request-id", "req-standin-" + serial), body.toString());
+    }
+
+    @Override
+    public long maxTokens(JsonNode request) {
+        return request.path("max_completion_tokens").asLong(request.path("max_tokens").asLong(0));
+    }
+
+    /** OpenAI caches a long enough prefix unasked: the tools or response format, then the system message. */
+    @Override
+    public Optional<String> cacheablePrefix(JsonNode request) {
+        JsonNode first = request.path("messages").path(0);
+        if (!"system".equals(first.path("role").asText())) {
+            return Optional.empty();
+        }
+        return Optional.of(request.path("tools").toString() + request.path("response_format").toString()
+                + Dialect.contentText(first.path("content")));
     }
 
     @Override

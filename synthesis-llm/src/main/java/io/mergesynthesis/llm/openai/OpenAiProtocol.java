@@ -9,6 +9,7 @@ import io.mergesynthesis.llm.ProviderReply;
 import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.llm.RateLimitHeaders;
 import io.mergesynthesis.llm.Repair;
+import io.mergesynthesis.llm.RequestPlan;
 import io.mergesynthesis.llm.Usage;
 import io.mergesynthesis.llm.WireJson;
 import io.mergesynthesis.llm.WireProtocol;
@@ -22,23 +23,15 @@ import java.util.Optional;
 /** OpenAI Chat Completions, {@code POST {baseUrl}/chat/completions}; also what vLLM, Ollama and LiteLLM serve. */
 public final class OpenAiProtocol implements WireProtocol {
 
+    /**
+     * The prefix comes first and is byte for byte the same for every conflict (tools or response format, then the
+     * system message), so that OpenAI's automatic prompt caching can apply; the conflict and the budget follow.
+     */
     @Override
     public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
-                               Repair repair) {
+                               Repair repair, RequestPlan plan) {
         ObjectNode body = WireJson.MAPPER.createObjectNode();
         body.put("model", model);
-        body.put("max_completion_tokens", provider.getMaxOutputTokens());
-        ArrayNode messages = body.putArray("messages");
-        ObjectNode system = messages.addObject();
-        system.put("role", "system");
-        system.put("content", prompt.system());
-        ObjectNode user = messages.addObject();
-        user.put("role", "user");
-        user.put("content", prompt.userMessage(conflict));
-        if (repair != null) {
-            messages.addObject().put("role", "assistant").put("content", repair.refusedAnswer());
-            messages.addObject().put("role", "user").put("content", prompt.repairMessage(repair.findings()));
-        }
         switch (provider.getAnswerMode()) {
             case TOOL -> {
                 ObjectNode function = body.putArray("tools").addObject()
@@ -61,9 +54,23 @@ public final class OpenAiProtocol implements WireProtocol {
                 schema.set("schema", prompt.answerSchema());
             }
             case TEXT -> {
-                // The system prompt already asks for the bare JSON object.
+                // The system prompt writes the schema out.
             }
         }
+        Prompt.SchemaPlace place = provider.getAnswerMode() == AnswerMode.TEXT
+                ? Prompt.SchemaPlace.PROMPT : Prompt.SchemaPlace.REQUEST;
+        ArrayNode messages = body.putArray("messages");
+        ObjectNode system = messages.addObject();
+        system.put("role", "system");
+        system.put("content", prompt.system(place));
+        ObjectNode user = messages.addObject();
+        user.put("role", "user");
+        user.put("content", prompt.userMessage(conflict));
+        if (repair != null) {
+            messages.addObject().put("role", "assistant").put("content", repair.refusedAnswer());
+            messages.addObject().put("role", "user").put("content", prompt.repairMessage(repair.findings()));
+        }
+        body.put("max_completion_tokens", plan.maxTokens());
         return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/chat/completions"))
                 .timeout(provider.getRequestTimeout())
                 .header("authorization", "Bearer " + provider.requireKey())
@@ -83,29 +90,32 @@ public final class OpenAiProtocol implements WireProtocol {
         if (json == null || !json.isObject()) {
             return WireProtocol.withoutAnswer(status, headers, usage, requestId, "the body is not a JSON object", null);
         }
-        JsonNode message = json.path("choices").path(0).path("message");
+        JsonNode choice = json.path("choices").path(0);
+        JsonNode message = choice.path("message");
         if (!message.isObject()) {
             return WireProtocol.withoutAnswer(status, headers, usage, requestId, "the answer has no message", json);
         }
+        boolean cut = "length".equals(choice.path("finish_reason").asText());
         JsonNode arguments = message.path("tool_calls").path(0).path("function").path("arguments");
         if (arguments.isTextual()) {
-            return answered(status, headers, usage, requestId, arguments.asText());
+            return answered(status, headers, usage, requestId, arguments.asText(), cut);
         }
         if (arguments.isObject()) {
             // Some compatible servers send the arguments as an object instead of a string.
-            return answered(status, headers, usage, requestId, arguments.toString());
+            return answered(status, headers, usage, requestId, arguments.toString(), cut);
         }
         JsonNode content = message.path("content");
-        if (content.isTextual() && !content.asText().isBlank()) {
-            return answered(status, headers, usage, requestId, content.asText());
+        if ((content.isTextual() && !content.asText().isBlank()) || cut) {
+            return answered(status, headers, usage, requestId, content.asText(""), cut);
         }
         String why = message.path("refusal").isTextual()
                 ? "the model refused to answer" : "the answer has neither a tool call nor text";
         return WireProtocol.withoutAnswer(status, headers, usage, requestId, why, json);
     }
 
-    private static ProviderReply answered(int status, HttpHeaders headers, Usage usage, String requestId, String text) {
-        return new ProviderReply(status, headers, usage, requestId, text, null, ProviderReply.ProviderError.NONE);
+    private static ProviderReply answered(int status, HttpHeaders headers, Usage usage, String requestId, String text,
+                                          boolean cut) {
+        return new ProviderReply(status, headers, usage, requestId, text, null, ProviderReply.ProviderError.NONE, cut);
     }
 
     @Override

@@ -27,6 +27,9 @@ public final class Behaviour {
     private volatile long cacheWriteTokens;
     private volatile UnsafeMerge unsafe;
     private volatile boolean rightWhenToldWhy;
+    private volatile boolean countTokens;
+    private volatile long cacheMinimumTokens = 1024;
+    private volatile boolean cutAtMaxTokens;
     private final Map<String, Double> confidenceByModel = new ConcurrentHashMap<>();
     private final Queue<Failure> nextFailures = new ConcurrentLinkedQueue<>();
     private final Queue<Scripted> script = new ConcurrentLinkedQueue<>();
@@ -186,6 +189,42 @@ public final class Behaviour {
      */
     public Behaviour rightWhenToldWhy(boolean right) {
         this.rightWhenToldWhy = right;
+        return this;
+    }
+
+    public boolean countsTokens() {
+        return countTokens;
+    }
+
+    /**
+     * Whether each answer reports the stand-in's own count of its request and answer ({@link StandInTokens}),
+     * with a prompt cache, instead of the fixed {@link #usage} figures; off by default.
+     */
+    public Behaviour countTokens(boolean count) {
+        this.countTokens = count;
+        return this;
+    }
+
+    public long cacheMinimumTokens() {
+        return cacheMinimumTokens;
+    }
+
+    /** With {@link #countTokens} on: the shortest prefix, by the stand-in's count, that its prompt cache keeps. */
+    public Behaviour cacheMinimumTokens(long tokens) {
+        this.cacheMinimumTokens = tokens;
+        return this;
+    }
+
+    public boolean cutsAtMaxTokens() {
+        return cutAtMaxTokens;
+    }
+
+    /**
+     * Whether an answer longer than the request's output budget stops there, unfinished, as the providers'
+     * answers do ({@code stop_reason: max_tokens}, {@code finish_reason: length}); off by default.
+     */
+    public Behaviour cutAtMaxTokens(boolean cut) {
+        this.cutAtMaxTokens = cut;
         return this;
     }
 

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.Headers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * How the stand-in speaks one wire protocol: where the request arrives, where the key and the question are, and
@@ -38,8 +39,19 @@ public interface Dialect {
      * A successful answer in the form the request asked for.
      *
      * @param answerText the model's answer as text; JSON for a well-behaved model
+     * @param usage      what the answer reports it used
+     * @param cut        the answer stopped at the request's output budget, as the protocol says it
      */
-    Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Behaviour behaviour, long serial);
+    Reply answer(ObjectMapper mapper, JsonNode request, String answerText, Tokens usage, boolean cut, long serial);
+
+    /** The request's output budget ({@code max_tokens} or its like); 0 when it sets none. */
+    long maxTokens(JsonNode request);
+
+    /**
+     * The part of the request this protocol's provider would cache, as text, if any: for Anthropic what the
+     * request marks, for OpenAI the tools and the system message, which it caches unasked.
+     */
+    Optional<String> cacheablePrefix(JsonNode request);
 
     Reply error(ObjectMapper mapper, int status, String type, String message, Map<String, String> headers, long serial);
 

@@ -50,6 +50,7 @@ public final class StandInProvider implements AutoCloseable {
     private final Behaviour behaviour;
     private final Stats stats = new Stats();
     private final RequestWindow window = new RequestWindow();
+    private final PromptCache cache = new PromptCache();
     private final AtomicLong serial = new AtomicLong();
     private final int port;
     private HttpServer server; // guarded by this; replaced when a refusing outage ends
@@ -286,7 +287,7 @@ public final class StandInProvider implements AutoCloseable {
             return new Reply(scripted.get().status(), scripted.get().headers(), scripted.get().body());
         }
         if (scripted.isPresent()) {
-            return dialect.answer(mapper, request, scripted.get().answerText(), behaviour, n).withHeaders(stated);
+            return answered(dialect, request, scripted.get().answerText(), n).withHeaders(stated);
         }
         return respond(dialect, request, n).withHeaders(stated);
     }
@@ -335,7 +336,7 @@ public final class StandInProvider implements AutoCloseable {
                     "the stand-in reads a conflict as JSON from the first user message", Map.of(), n);
         }
         if (spoil == Failure.NOT_JSON) {
-            return dialect.answer(mapper, request, "I would keep the winner and remove the others.", behaviour, n);
+            return answered(dialect, request, "I would keep the winner and remove the others.", n);
         }
         if (spoil == Failure.MISSING_FIELD) {
             answer.remove("rationale");
@@ -343,7 +344,19 @@ public final class StandInProvider implements AutoCloseable {
         if (spoil == Failure.UNKNOWN_POLICY) {
             ((ObjectNode) answer.get("merged_rule")).put("based_on_policy_id", "pol-not-in-this-conflict");
         }
-        return dialect.answer(mapper, request, answer.toString(), behaviour, n);
+        return answered(dialect, request, answer.toString(), n);
+    }
+
+    /** The answer with its usage; cut at the request's budget when it is longer and the behaviour says so. */
+    private Reply answered(Dialect dialect, JsonNode request, String text, long n) {
+        Tokens usage = cache.usage(dialect, request, text, behaviour);
+        long budget = dialect.maxTokens(request);
+        if (behaviour.cutsAtMaxTokens() && budget > 0 && usage.output() > budget) {
+            String unfinished = text.substring(0, (int) (text.length() * budget / usage.output()));
+            return dialect.answer(mapper, request, unfinished,
+                    new Tokens(usage.input(), budget, usage.cacheRead(), usage.cacheWrite()), true, n);
+        }
+        return dialect.answer(mapper, request, text, usage, false, n);
     }
 
     /** A repair request names at least one of the merge check's finding codes. */
@@ -392,7 +405,9 @@ public final class StandInProvider implements AutoCloseable {
      * {@code --confidence 0.9}, {@code --key test-key} (401 for any other), {@code --states-rate-limit false}
      * (rate-limit headers on 429s only), {@code --unsafe flip_effect} (every answer unsafe that way, see
      * {@link UnsafeMerge}), {@code --right-when-told-why true} (a repair request carrying the merge check's
-     * findings gets the correct merge).
+     * findings gets the correct merge), {@code --count-tokens true} (usage counted from each request, with a
+     * prompt cache), {@code --cache-minimum-tokens 1024}, {@code --cut-at-max-tokens true} (longer answers stop at
+     * the request's budget).
      */
     public static void main(String[] args) throws Exception {
         int port = 9090;
@@ -414,9 +429,12 @@ public final class StandInProvider implements AutoCloseable {
                 case "--states-rate-limit" -> behaviour.statesRateLimit(Boolean.parseBoolean(value));
                 case "--unsafe" -> behaviour.unsafe(UnsafeMerge.fromLabel(value));
                 case "--right-when-told-why" -> behaviour.rightWhenToldWhy(Boolean.parseBoolean(value));
+                case "--count-tokens" -> behaviour.countTokens(Boolean.parseBoolean(value));
+                case "--cache-minimum-tokens" -> behaviour.cacheMinimumTokens(Long.parseLong(value));
+                case "--cut-at-max-tokens" -> behaviour.cutAtMaxTokens(Boolean.parseBoolean(value));
                 default -> throw new IllegalArgumentException("unknown flag " + flag
                         + " (known: --port --latency --rate-limit --states-rate-limit --failure-rate "
-                        + "--failure-kind --confidence --key --unsafe --right-when-told-why; outages are switched at runtime: POST "
+                        + "--failure-kind --confidence --key --unsafe --right-when-told-why --count-tokens --cache-minimum-tokens --cut-at-max-tokens; outages are switched at runtime: POST "
                         + OUTAGE_PATH + "?kind=status-503&for=30s)");
             }
         }

@@ -32,6 +32,8 @@ import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.export.EventExport;
+import io.mergesynthesis.service.health.HealthCheckGauges;
+import io.mergesynthesis.service.health.ReadinessServlet;
 import io.mergesynthesis.service.http.BodyLimitFilter;
 import io.mergesynthesis.service.http.DatabaseUnavailableMapper;
 import io.mergesynthesis.service.http.ExactHeaderValues;
@@ -210,6 +212,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 orgSettings), json, Clock.systemUTC());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
+        environment.admin().addServlet("ready", new ReadinessServlet(environment.healthChecks())).addMapping("/ready");
+        new HealthCheckGauges(environment.healthChecks()).register(metrics);
         WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(), config.getDatabase(),
                         transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,

@@ -27,6 +27,7 @@ public final class SynthesisMetrics {
     private final Gauge inFlight;
     private final Counter leaseRecoveries;
     private final Counter deferrals;
+    private final Counter budgetWaits;
     private final MergeCheckRefusals refusals;
 
     public SynthesisMetrics(CollectorRegistry registry) {
@@ -46,6 +47,9 @@ public final class SynthesisMetrics {
         deferrals = Counter.build("synthesis_deferrals_total",
                         "Conflicts handed back uncounted because the provider asked to wait, the replica was at its "
                         + "concurrency limit towards it, or the lease was too short for a call.")
+                .register(registry);
+        budgetWaits = Counter.build("synthesis_budget_waits_total",
+                        "Conflicts set to wait because their org's month-to-date spend reached its monthly budget.")
                 .register(registry);
         // Shared with the LLM synthesizer when it reports into the same registry: one counter, two places refusing.
         refusals = MergeCheckRefusals.in(registry);
@@ -91,6 +95,10 @@ public final class SynthesisMetrics {
     /** A synthesizer's merge the merge check refused before it could be stored. */
     public void refused(List<MergeFinding> findings) {
         refusals.refused(findings);
+    }
+
+    public void waitedForBudget() {
+        budgetWaits.inc();
     }
 
     public void leaseRecovered() {

@@ -121,6 +121,7 @@ public final class AttemptRunner {
                         "resolved before synthesis began");
             }
             if (row.get().budgetReached()) {
+                metrics.waitedForBudget();
                 return new AttemptResult.Park(lease, scopeOrg, attempt, "waiting_budget", "budget",
                         "the org's month-to-date spend has reached its monthly budget");
             }

@@ -64,6 +64,7 @@ import io.mergesynthesis.service.session.WebSessions;
 import io.mergesynthesis.service.settings.OrgSettings;
 import io.mergesynthesis.service.usage.MonthlyUsage;
 import io.mergesynthesis.service.web.WebInbox;
+import io.mergesynthesis.service.tracing.TraceExport;
 import io.mergesynthesis.service.worker.config.WorkerWiring;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
@@ -214,10 +215,13 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         environment.admin().addServlet("ready", new ReadinessServlet(environment.healthChecks())).addMapping("/ready");
         new HealthCheckGauges(environment.healthChecks()).register(metrics);
+        // Managed before the worker, so stopped after it: the last attempts' spans are flushed.
+        TraceExport traces = TraceExport.of(System.getenv());
+        environment.lifecycle().manage(traces);
         WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(), config.getDatabase(),
-                        transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM),
+                        transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM, traces.telemetry()),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
-                        config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM),
+                        config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM, traces.telemetry()),
                 router, orgModels);
 
         if (embedded.isPresent() && config.isLoadSamples()) {

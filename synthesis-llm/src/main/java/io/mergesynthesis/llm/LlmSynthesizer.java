@@ -16,6 +16,7 @@ import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.synthesis.Ticker;
+import io.opentelemetry.api.OpenTelemetry;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -62,16 +63,25 @@ public final class LlmSynthesizer implements MergeSynthesizer {
     private final Map<String, ProviderClient> clients;
     private final LlmMetrics metrics;
 
+    /** A synthesizer that traces nothing; see the full constructor. */
+    public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry) {
+        this(settings, clock, ticker, registry, OpenTelemetry.noop());
+    }
+
     /**
      * The settings are read as they stand now; change them after construction and behaviour is undefined.
      *
-     * @param clock    the time of day, for pauses a provider names and the merge's {@code generated_at}
-     * @param ticker   elapsed time, for the wait for a slot or a turn and each call's latency
-     * @param registry where the {@code llm_*} metrics are registered; one synthesizer per registry
+     * @param clock     the time of day, for pauses a provider names and the merge's {@code generated_at}
+     * @param ticker    elapsed time, for the wait for a slot or a turn and each call's latency
+     * @param registry  where the {@code llm_*} metrics are registered; one synthesizer per registry
+     * @param telemetry where each provider call's client span goes (docs/adr/0048); {@link OpenTelemetry#noop()}
+     *                  traces nothing
      * @throws IllegalArgumentException when {@link LlmSettings#problems()} reports anything; the message lists it
      */
-    public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry) {
+    public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
+                          OpenTelemetry telemetry) {
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(telemetry, "telemetry");
         Objects.requireNonNull(ticker, "ticker");
         List<String> problems = settings.problems();
         if (!problems.isEmpty()) {
@@ -94,7 +104,8 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         Prompt prompt = Prompt.shipped();
         Map<String, ProviderClient> clients = new LinkedHashMap<>();
         settings.getProviders().forEach((name, provider) -> clients.put(name, new ProviderClient(name, provider,
-                gates.get(name), prompt, metrics, clock, ticker, settings.getConcurrencyWait())));
+                gates.get(name), prompt, metrics, clock, ticker, settings.getConcurrencyWait(),
+                new ProviderCallSpans(telemetry, provider.getType(), provider.trimmedBaseUrl()))));
         this.clients = Collections.unmodifiableMap(clients);
     }
 

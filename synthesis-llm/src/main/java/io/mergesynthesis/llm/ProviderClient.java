@@ -58,10 +58,18 @@ final class ProviderClient {
     private final Ticker ticker;
     private final Duration slotWait;
     private final AnswerBudget budget;
+    private final ProviderCallSpans spans;
 
+    /** A client whose calls are not traced. */
     ProviderClient(String name, ProviderSettings settings, ProviderGate gate, Prompt prompt, LlmMetrics metrics,
                    Clock clock, Ticker ticker, Duration slotWait) {
+        this(name, settings, gate, prompt, metrics, clock, ticker, slotWait, ProviderCallSpans.off(settings.getType()));
+    }
+
+    ProviderClient(String name, ProviderSettings settings, ProviderGate gate, Prompt prompt, LlmMetrics metrics,
+                   Clock clock, Ticker ticker, Duration slotWait, ProviderCallSpans spans) {
         this.name = name;
+        this.spans = spans;
         this.settings = settings;
         this.protocol = WireProtocol.of(settings.getType());
         this.gate = gate;
@@ -193,13 +201,15 @@ final class ProviderClient {
                             long turn, Repair repair, RequestPlan plan, boolean lastTry)
             throws SynthesisException, InterruptedException {
         HttpRequest request = protocol.request(settings, model, prompt, conflict, repair, plan);
+        ProviderCallSpan span = spans.start(pass, model, plan.maxTokens());
         Instant startedAt = clock.instant();
         long started = ticker.nanos();
-        HttpResponse<byte[]> response = exchange(request, model, conflict, calls, started, ticket);
+        HttpResponse<byte[]> response = exchange(request, model, conflict, calls, started, ticket, span);
         Duration latency = Duration.ofNanos(ticker.nanos() - started);
         gate.pace().answered(turn, startedAt, RateLimitHeaders.read(response.headers(), startedAt));
 
         ProviderReply reply = protocol.read(response.statusCode(), response.headers(), response.body());
+        span.answered(reply);
         boolean down = isOutageAnswer(reply);
         if (!down) {
             // Any other answer, a refusal included, shows the provider is up.
@@ -241,18 +251,21 @@ final class ProviderClient {
 
     /** Sends and waits, giving up the wait at once when the worker interrupts. */
     private HttpResponse<byte[]> exchange(HttpRequest request, String model, ConflictSnapshot conflict,
-                                          List<ProviderCall> calls, long started, ProviderCircuit.Ticket ticket)
+                                          List<ProviderCall> calls, long started, ProviderCircuit.Ticket ticket,
+                                          ProviderCallSpan span)
             throws SynthesisException, InterruptedException {
         CompletableFuture<HttpResponse<byte[]>> future = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
         try {
             return future.get();
         } catch (InterruptedException e) {
             future.cancel(true);
+            span.failed(e);
             throw e;
         } catch (ExecutionException e) {
             Duration waited = Duration.ofNanos(ticker.nanos() - started);
             metrics.call(name, CallOutcome.TIMEOUT, waited);
             Throwable cause = e.getCause();
+            span.failed(cause);
             String what = cause instanceof HttpTimeoutException
                     ? "did not answer within " + settings.getRequestTimeout().toMillis() + " ms"
                     : "could not be reached (" + cause.getClass().getSimpleName() + ")";

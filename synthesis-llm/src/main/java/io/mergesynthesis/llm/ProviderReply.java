@@ -11,13 +11,20 @@ import java.net.http.HttpHeaders;
  * @param error      the provider's error object, when the body held one
  * @param cut        the answer stopped at its output budget ({@code max_tokens}): whatever text it has is
  *                   unfinished, even when it happens to parse
+ * @param model      the model the provider says answered, which may name a version the request did not; null
+ *                   when the body does not say
  */
 public record ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
-                     String unreadable, ProviderError error, boolean cut) {
+                     String unreadable, ProviderError error, boolean cut, String model) {
 
     public ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
                          String unreadable, ProviderError error) {
-        this(status, headers, usage, requestId, answerText, unreadable, error, false);
+        this(status, headers, usage, requestId, answerText, unreadable, error, false, null);
+    }
+
+    public ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
+                         String unreadable, ProviderError error, boolean cut) {
+        this(status, headers, usage, requestId, answerText, unreadable, error, cut, null);
     }
 
     boolean isSuccess() {

@@ -6,6 +6,7 @@ import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.MergeSynthesizerProvider;
 import io.mergesynthesis.synthesis.Ticker;
+import io.opentelemetry.api.OpenTelemetry;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,14 +23,17 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     private final CollectorRegistry registry;
     private final Duration invokeTimeout;
     private final Ticker ticker;
+    private final OpenTelemetry telemetry;
 
     /**
      * @param invokeTimeout the worker's limit on one attempt; both passes' requests must fit inside it, or the
      *                      worker could interrupt an escalation and lose the primary's paid answer with it
      * @param ticker        the worker's, so that one ticker reckons the worker's and the provider calls' waits
+     * @param telemetry     where each provider call's span goes; {@link OpenTelemetry#noop()} when traces are off
      */
     public LlmSynthesizerProvider(LlmSettings settings, CollectorRegistry registry, Duration invokeTimeout,
-                                  Ticker ticker) {
+                                  Ticker ticker, OpenTelemetry telemetry) {
+        this.telemetry = telemetry;
         this.settings = settings;
         this.registry = registry;
         this.invokeTimeout = invokeTimeout;
@@ -44,7 +48,7 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     /** @throws IllegalArgumentException listing what is wrong with the {@code llm:} settings, keys never shown */
     @Override
     public MergeSynthesizer create(Clock clock) {
-        MergeSynthesizer synthesizer = new LlmSynthesizer(settings, clock, ticker, registry);
+        MergeSynthesizer synthesizer = new LlmSynthesizer(settings, clock, ticker, registry, telemetry);
         passesOutlastInvoke().ifPresent(problem -> {
             throw new IllegalArgumentException(problem);
         });

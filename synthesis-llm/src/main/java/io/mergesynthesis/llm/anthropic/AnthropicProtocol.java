@@ -94,7 +94,7 @@ public final class AnthropicProtocol implements WireProtocol {
         for (JsonNode block : content) {
             if ("tool_use".equals(block.path("type").asText()) && block.has("input")) {
                 return new ProviderReply(status, headers, usage, requestId, block.get("input").toString(), null,
-                        ProviderReply.ProviderError.NONE, cut);
+                        ProviderReply.ProviderError.NONE, cut, json.path("model").asText(null));
             }
             if ("text".equals(block.path("type").asText())) {
                 text.append(block.path("text").asText(""));
@@ -105,7 +105,7 @@ public final class AnthropicProtocol implements WireProtocol {
                     "the answer has neither a tool call nor text", json);
         }
         return new ProviderReply(status, headers, usage, requestId, text.toString(), null,
-                ProviderReply.ProviderError.NONE, cut);
+                ProviderReply.ProviderError.NONE, cut, json.path("model").asText(null));
     }
 
     @Override

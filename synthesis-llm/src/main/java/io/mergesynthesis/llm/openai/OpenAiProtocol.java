@@ -98,15 +98,15 @@ public final class OpenAiProtocol implements WireProtocol {
         boolean cut = "length".equals(choice.path("finish_reason").asText());
         JsonNode arguments = message.path("tool_calls").path(0).path("function").path("arguments");
         if (arguments.isTextual()) {
-            return answered(status, headers, usage, requestId, arguments.asText(), cut);
+            return answered(status, headers, usage, requestId, arguments.asText(), cut, json);
         }
         if (arguments.isObject()) {
             // Some compatible servers send the arguments as an object instead of a string.
-            return answered(status, headers, usage, requestId, arguments.toString(), cut);
+            return answered(status, headers, usage, requestId, arguments.toString(), cut, json);
         }
         JsonNode content = message.path("content");
         if ((content.isTextual() && !content.asText().isBlank()) || cut) {
-            return answered(status, headers, usage, requestId, content.asText(""), cut);
+            return answered(status, headers, usage, requestId, content.asText(""), cut, json);
         }
         String why = message.path("refusal").isTextual()
                 ? "the model refused to answer" : "the answer has neither a tool call nor text";
@@ -114,8 +114,9 @@ public final class OpenAiProtocol implements WireProtocol {
     }
 
     private static ProviderReply answered(int status, HttpHeaders headers, Usage usage, String requestId, String text,
-                                          boolean cut) {
-        return new ProviderReply(status, headers, usage, requestId, text, null, ProviderReply.ProviderError.NONE, cut);
+                                          boolean cut, JsonNode body) {
+        return new ProviderReply(status, headers, usage, requestId, text, null, ProviderReply.ProviderError.NONE, cut,
+                body.path("model").asText(null));
     }
 
     @Override

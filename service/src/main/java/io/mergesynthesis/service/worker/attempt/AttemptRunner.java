@@ -50,11 +50,16 @@ public final class AttemptRunner {
     private final Clock clock;
     private final Pool pool;
     private final Consumer<RetryScheduled> retries;
+    private final AttemptSpans spans;
 
-    /** @param retries told of every failed conflict released for a retry, with the backoff written */
+    /**
+     * @param retries told of every failed conflict released for a retry, with the backoff written
+     * @param spans   where each attempt's span goes; {@link AttemptSpans#OFF} traces nothing
+     */
     public AttemptRunner(ScopedTransactions transactions, MergeMaker merges, AttemptCounter counter,
                          AttemptCompleter completer, SynthesisMetrics metrics, Clock clock, Pool pool,
-                         Consumer<RetryScheduled> retries) {
+                         Consumer<RetryScheduled> retries, AttemptSpans spans) {
+        this.spans = spans;
         this.transactions = transactions;
         this.merges = merges;
         this.counter = counter;
@@ -79,7 +84,7 @@ public final class AttemptRunner {
         metrics.started();
         CompletableFuture<Outcome> attempted;
         try {
-            attempted = finish(attempt(lease, scopeOrg, readAhead));
+            attempted = finish(spans.around(lease, () -> attempt(lease, scopeOrg, readAhead)));
         } catch (RuntimeException | Error e) {
             metrics.finished();
             throw e;

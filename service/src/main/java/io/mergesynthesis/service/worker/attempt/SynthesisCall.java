@@ -10,6 +10,7 @@ import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.opentelemetry.context.Context;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -61,7 +62,9 @@ public final class SynthesisCall {
     /** @param early where the synthesizer puts a call on record before it makes another for the same attempt */
     Synthesis invoke(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
             throws AttemptFailure, AttemptDeferred {
-        Future<Synthesis> call = calls.submit(() -> synthesizer.synthesizeWithCalls(conflict, model, early));
+        // The attempt's span goes along, so that the provider calls' spans are its children.
+        Future<Synthesis> call = calls.submit(Context.current().wrap(
+                () -> synthesizer.synthesizeWithCalls(conflict, model, early)));
         try {
             Synthesis synthesis = call.get(invokeTimeout.toNanos(), TimeUnit.NANOSECONDS);
             if (synthesis == null) {

@@ -13,6 +13,7 @@ import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.attempt.AttemptCompleter;
 import io.mergesynthesis.service.worker.attempt.AttemptCounter;
 import io.mergesynthesis.service.worker.attempt.AttemptRunner;
+import io.mergesynthesis.service.worker.attempt.AttemptSpans;
 import io.mergesynthesis.service.worker.attempt.MergeMaker;
 import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.attempt.SynthesisCall;
@@ -33,6 +34,7 @@ import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.MergeSynthesizerProvider;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.Ticker;
+import io.opentelemetry.api.OpenTelemetry;
 import io.prometheus.client.CollectorRegistry;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -67,9 +69,13 @@ public final class WorkerWiring {
     private WorkerWiring() {
     }
 
-    /** What the service hands the worker: its settings and the pieces it shares with the rest of the service. */
+    /**
+     * What the service hands the worker: its settings and the pieces it shares with the rest of the service.
+     *
+     * @param telemetry where the attempts' spans go; {@link OpenTelemetry#noop()} when traces are off
+     */
     public record Service(SynthesisFactory config, DataSourceFactory database, ScopedTransactions transactions,
-                          CollectorRegistry registry, Clock clock, Ticker ticker) {
+                          CollectorRegistry registry, Clock clock, Ticker ticker, OpenTelemetry telemetry) {
     }
 
     /**
@@ -100,6 +106,7 @@ public final class WorkerWiring {
                 .orgModels(orgModels)
                 .clock(service.clock())
                 .ticker(service.ticker())
+                .telemetry(service.telemetry())
                 .listenConnection(() -> DriverManager.getConnection(database.getUrl(), connectionProperties(database)))
                 .build();
 
@@ -139,6 +146,7 @@ public final class WorkerWiring {
         private SuggestedMergeJson mergeJson = new SuggestedMergeJson();
         private DedicatedConnection listenConnection;
         private Consumer<RetryScheduled> retries = retry -> { };
+        private AttemptSpans spans = AttemptSpans.OFF;
 
         private PoolBuilder(PoolSettings settings, ScopedTransactions transactions, MergeSynthesizer synthesizer,
                             Router router, SynthesisMetrics metrics) {
@@ -183,6 +191,12 @@ public final class WorkerWiring {
             return this;
         }
 
+        /** Where each attempt's span goes (docs/adr/0048); by default nowhere. */
+        public PoolBuilder telemetry(OpenTelemetry telemetry) {
+            this.spans = new AttemptSpans(telemetry);
+            return this;
+        }
+
         public SynthesisPool build() {
             SynthesisCall call = new SynthesisCall(synthesizer, settings.invokeTimeout(),
                     SynthesisPool.threadPrefix(settings));
@@ -193,7 +207,7 @@ public final class WorkerWiring {
             ClaimHold hold = new ClaimHold(ticker);
             AttemptRunner runner = new AttemptRunner(transactions,
                     new MergeMaker(router, orgModels, call, mergeJson, metrics), counter, completer, metrics, clock,
-                    hold, retries);
+                    hold, retries, spans);
             Waiter waiter = new Waiter();
             Optional<PendingListener> listener = settings.listen() && listenConnection != null
                     ? Optional.of(new PendingListener(listenConnection, waiter, clock)) : Optional.empty();

@@ -207,7 +207,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new OpenApiResource());
         WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC()),
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
-                orgSettings), json, Clock.systemUTC());
+                orgSettings), json, Clock.systemUTC(), config.getLlm().getEscalateBelow());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(), config.getDatabase(),

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * One page of an org's conflicts, newest first.
  *
- * @param next where the following page begins; null on the last page
+ * @param next  where the page of older conflicts begins; null on the oldest page
+ * @param newer where the page of newer conflicts begins; null on the newest page
  */
-public record PageOfConflicts(List<StoredConflict> conflicts, PageCursor next) {
+public record PageOfConflicts(List<StoredConflict> conflicts, PageCursor next, PageCursor newer) {
 }

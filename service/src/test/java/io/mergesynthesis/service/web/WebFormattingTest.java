@@ -63,8 +63,18 @@ class WebFormattingTest {
 
     @Test
     void inboxLinksCarryOnlyKnownValuesEncoded() {
-        assertThat(InboxPage.link(null, null, null)).isEqualTo("/");
-        assertThat(InboxPage.link("open", "done", "YzE6MTIz")).isEqualTo("/?inbox_status=open&synthesis_state=done&after=YzE6MTIz");
+        assertThat(InboxQuery.of(null, null, null, null, null, null).newest()).isEqualTo("/");
+        io.mergesynthesis.service.inbox.PageCursor at = new io.mergesynthesis.service.inbox.PageCursor(
+                java.time.Instant.parse("2026-11-20T10:15:00Z"), java.util.UUID.fromString("66149ad9-b0fe-4981-b3a0-ea0d94e58b4f"));
+        InboxQuery query = InboxQuery.of("open", "done", "tool_call", "a&b=c d", null, null);
+        assertThat(query.older(at)).isEqualTo("/?inbox_status=open&synthesis_state=done&action=tool_call&q=a%26b%3Dc+d&after="
+                + at.encode());
+        assertThat(query.newer(at)).endsWith("&before=" + at.encode());
+        // Unknown values and damaged cursors are dropped rather than carried into the links.
+        InboxQuery odd = InboxQuery.of("closed", "done", "<script>", "   ", "not-a-cursor", at.encode());
+        assertThat(odd.newest()).isEqualTo("/?synthesis_state=done");
+        assertThat(odd.direction()).isEqualTo(io.mergesynthesis.service.inbox.InboxReads.Direction.NEWER);
+        assertThat(odd.live()).isEqualTo("/live/inbox?synthesis_state=done&before=" + at.encode());
     }
 
     @Test

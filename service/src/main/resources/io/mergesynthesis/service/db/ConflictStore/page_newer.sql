@@ -1,8 +1,8 @@
 -- Up to :limit of :org's conflicts that pass the inbox's filters, oldest first, strictly newer than the keyset
 -- position (:positionReceivedAt, :positionConflict) when one is given (the oldest when not). A null filter
 -- does not filter. :prefix is matched at the start of the target, of the engine's key and of any rule's policy id.
--- Every combination plans alike, generic plan included: up the inbox index (org_id, received_at DESC, id DESC), backwards,
--- from the position, the filters checked on the rows it passes, stopping at :limit (InboxSearchTest checks it).
+-- The unfiltered page is read up the inbox index (org_id, received_at DESC, id DESC) from the position,
+-- stopping at :limit; a filter is checked on the rows the index passes (InboxSearchTest checks the plans).
 SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
        received_at, synthesis_state, attempts, last_failure_reason, failure_marker,
        suggested_merge::text AS suggested_merge, merge_check_version, synthesized_at, inbox_status,

@@ -70,7 +70,8 @@ final class CefLines implements EventLines {
     }
 
     /**
-     * What a stored merge makes of the rules, and the check it passed. The six custom strings are taken by the
+     * What a stored merge makes of the rules, and the check it passed; for an accepted suggestion, the merge the
+     * policy engine is to apply, with its losing rules' actions. The six custom strings are taken by the
      * conflict's own fields, so these are keys of our own, named for the product as CEF asks of vendor keys; a
      * collector that keeps only the standard keys needs a mapping for them (ADR 0010).
      */

@@ -4,6 +4,21 @@
 (function () {
   "use strict";
   var EVERY_MS = 5000;
+
+  // A resolution is final: acting on everything a filter matches asks once more. Without the script the form
+  // goes straight through, as every form of the pages does.
+  var bulk = document.getElementById("bulk");
+  if (bulk) {
+    bulk.addEventListener("submit", function (event) {
+      var button = event.submitter;
+      if (button && button.value === "matching" && !window.confirm("Apply this to every conflict that matches the "
+          + "current filter (the newest 500 at most)?")) {
+        event.preventDefault();
+      }
+    });
+  }
+
+  // The age line is not announced: it changes every second. What a reader needs to hear is the reload offer.
   var status = document.getElementById("live-status");
   if (!status || !status.getAttribute("data-live-url") || !window.fetch) { return; }
   var url = status.getAttribute("data-live-url");

@@ -330,6 +330,15 @@ class InboxAdminBrowserTest {
             driver.findElement(By.id("bulk-note")).sendKeys(note);
         }
         driver.findElement(By.cssSelector("#bulk button[value=" + scope + "]")).click();
+        if (scope.equals("matching")) {
+            // Every match is asked about once more; declining first sends nothing.
+            waitFor(ExpectedConditions.alertIsPresent());
+            driver.switchTo().alert().dismiss();
+            assertThat(driver.findElements(By.id("bulk-heading"))).isEmpty();
+            driver.findElement(By.cssSelector("#bulk button[value=" + scope + "]")).click();
+            waitFor(ExpectedConditions.alertIsPresent());
+            driver.switchTo().alert().accept();
+        }
         waitFor(ExpectedConditions.presenceOfElementLocated(By.id("bulk-heading")));
     }
 

@@ -15,7 +15,7 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * What the admin inbox reads, for the API and the web pages alike: pages of an org's conflicts (keyset paging
- * both ways, newest first, filtered and searched), their counts, and one conflict with its calls and history. Each read runs in one transaction
+ * both ways, newest or oldest first, filtered and searched), their counts, and one conflict with its calls and history. Each read runs in one transaction
  * scoped to the org asked for; another org's conflict is simply not there.
  */
 public final class InboxReads {
@@ -30,31 +30,38 @@ public final class InboxReads {
     public record PageWithCounts(PageOfConflicts page, InboxCounts counts) {
     }
 
-    /** Which way a page goes from its keyset position. */
-    public enum Direction {
-        /** Strictly older than the position; from the newest when there is none. */
-        OLDER,
-        /** Strictly newer than the position. */
-        NEWER
+    /** The order a page lists conflicts in. */
+    public enum Order {
+        NEWEST_FIRST,
+        OLDEST_FIRST
     }
 
-    /** Up to {@code size} conflicts that pass {@code filter}, strictly older than {@code after} when it is given. */
+    /** Which way a page goes from its keyset position, in the page's order. */
+    public enum Direction {
+        /** Past the position: older ones when newest first. From the first page when there is no position. */
+        ONWARD,
+        /** Before the position, towards the first page. */
+        BACK
+    }
+
+    /** Up to {@code size} conflicts that pass {@code filter}, newest first, strictly older than {@code after}. */
     public PageOfConflicts page(UUID org, InboxFilter filter, PageCursor after, int size) {
-        return transactions.inOrg(org, handle -> page(handle, org, filter, after, Direction.OLDER, size));
+        return transactions.inOrg(org, handle -> page(handle, org, filter, after, Direction.ONWARD,
+                Order.NEWEST_FIRST, size));
     }
 
     public PageWithCounts pageWithCounts(UUID org, InboxFilter filter, PageCursor after, int size) {
-        return pageWithCounts(org, filter, after, Direction.OLDER, size);
+        return pageWithCounts(org, filter, after, Direction.ONWARD, Order.NEWEST_FIRST, size);
     }
 
     /**
-     * A page either way from {@code position}, newest first whichever way it went, with the counts of the whole
-     * inbox beside it, both read in one transaction.
+     * A page either way from {@code position}, in {@code order} whichever way it went, with the counts of the
+     * whole inbox beside it, both read in one transaction.
      */
     public PageWithCounts pageWithCounts(UUID org, InboxFilter filter, PageCursor position, Direction direction,
-                                         int size) {
+                                         Order order, int size) {
         return transactions.inOrg(org, handle -> new PageWithCounts(
-                page(handle, org, filter, position, direction, size), ConflictStore.counts(handle, org)));
+                page(handle, org, filter, position, direction, order, size), ConflictStore.counts(handle, org)));
     }
 
     public Optional<ConflictWithHistory> conflict(UUID org, UUID id) {
@@ -63,27 +70,28 @@ public final class InboxReads {
     }
 
     private static PageOfConflicts page(Handle handle, UUID org, InboxFilter filter, PageCursor position,
-                                        Direction direction, int size) {
-        boolean newer = direction == Direction.NEWER && position != null;
+                                        Direction direction, Order order, int size) {
+        boolean back = direction == Direction.BACK && position != null;
+        boolean towardsNewer = (order == Order.OLDEST_FIRST) != back;
         // One row more than asked tells whether another page exists that way without a count query.
         List<StoredConflict> rows = ConflictStore.page(handle, org, new ConflictStore.PageRequest(
                 filter.inboxStatus(), filter.synthesisState(), filter.action(), filter.prefix(),
-                position == null ? null : position.receivedAt(), position == null ? null : position.id(), newer,
-                size + 1));
+                position == null ? null : position.receivedAt(), position == null ? null : position.id(),
+                towardsNewer, size + 1));
         boolean more = rows.size() > size;
         rows = more ? rows.subList(0, size) : rows;
-        if (!newer) {
+        if (!back) {
             return new PageOfConflicts(rows, more ? cursorOf(rows.get(size - 1)) : null,
                     position != null && !rows.isEmpty() ? cursorOf(rows.get(0)) : null);
         }
         if (!more) {
-            // Fewer than a page is newer: that is the top, and the newest page shows it whole.
-            return page(handle, org, filter, null, Direction.OLDER, size);
+            // Fewer than a page lies back there: that is the start, and the first page shows it whole.
+            return page(handle, org, filter, null, Direction.ONWARD, order, size);
         }
-        List<StoredConflict> newestFirst = new ArrayList<>(rows);
-        Collections.reverse(newestFirst);
-        // The position's own row is older than all of these, so an older page exists.
-        return new PageOfConflicts(newestFirst, cursorOf(newestFirst.get(size - 1)), cursorOf(newestFirst.get(0)));
+        List<StoredConflict> inOrder = new ArrayList<>(rows);
+        Collections.reverse(inOrder);
+        // The position's own row lies onward of all of these, so an onward page exists.
+        return new PageOfConflicts(inOrder, cursorOf(inOrder.get(size - 1)), cursorOf(inOrder.get(0)));
     }
 
     private static PageCursor cursorOf(StoredConflict c) {

@@ -55,7 +55,7 @@ public final class BulkActionsResource {
         if (session.org() == null || !session.mayChangeConflicts()) {
             return pages.message(403, session, "Not allowed", "Only this org's admins act on its conflicts.");
         }
-        InboxQuery query = InboxQuery.of(inboxStatus, state, action, search, null, null);
+        InboxQuery query = InboxQuery.of(inboxStatus, state, action, search, null, null, null);
         Layout layout = Layout.of("Bulk action", "inbox", session);
         Optional<Operation> operation = Operation.fromWireName(operationParam);
         if (operation.isEmpty()) {

@@ -20,12 +20,12 @@ record BulkSummaryPage(String heading, List<Item> changed, List<Item> refused, b
         String heading = summary.operation().label() + ": " + changed.size() + " changed, " + refused.size()
                 + " refused";
         return new BulkSummaryPage(heading, changed, refused, summary.capped(), BulkActions.MAX_CONFLICTS,
-                query.newest());
+                query.first());
     }
 
     static BulkSummaryPage nothing(InboxQuery query) {
         return new BulkSummaryPage("Nothing was done", List.of(), List.of(), false, BulkActions.MAX_CONFLICTS,
-                query.newest());
+                query.first());
     }
 
     boolean anyChanged() {

@@ -47,7 +47,8 @@ public final class InboxLiveResource {
     public Response inbox(@CookieParam(SessionCookies.SESSION) String cookie,
                           @QueryParam("inbox_status") String inboxStatus, @QueryParam("synthesis_state") String state,
                           @QueryParam("action") String action, @QueryParam("q") String search,
-                          @QueryParam("after") String after, @QueryParam("before") String before) {
+                          @QueryParam("sort") String sort, @QueryParam("after") String after,
+                          @QueryParam("before") String before) {
         Optional<WebSession> session = pages.session(cookie);
         if (session.isEmpty()) {
             return signedOut();
@@ -56,9 +57,9 @@ public final class InboxLiveResource {
         if (org == null) {
             return notFound();
         }
-        InboxQuery query = InboxQuery.of(inboxStatus, state, action, search, after, before);
+        InboxQuery query = InboxQuery.of(inboxStatus, state, action, search, sort, after, before);
         InboxReads.PageWithCounts read = reads.pageWithCounts(org, query.filter(), query.position(),
-                query.direction(), InboxResource.PAGE_SIZE);
+                query.direction(), query.order(), InboxResource.PAGE_SIZE);
         Instant now = pages.clock().instant();
         ObjectNode body = json.createObjectNode();
         body.put("as_of", now.toString());

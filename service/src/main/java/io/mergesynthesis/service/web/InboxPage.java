@@ -17,8 +17,7 @@ import java.util.Map;
  */
 record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, long total,
                  List<Option> statusOptions, List<Option> stateOptions, List<Option> actionOptions, String q,
-                 String olderLink, String newerLink, String newestLink, boolean filtered, String liveLink,
-                 Bulk bulk) {
+                 List<Option> sortOptions, Paging paging, boolean filtered, String liveLink, Bulk bulk) {
 
     record Row(String id, String link, String action, String target, String winner, String state, String stateLabel,
                String inboxStatus, Moment received) {
@@ -37,6 +36,11 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
     record Option(String value, String label, boolean selected) {
     }
 
+    /** The links to the first, the previous and the next page, worded for the order the page is in. */
+    record Paging(String firstLink, String firstLabel, String previousLink, String previousLabel, String nextLink,
+                  String nextLabel) {
+    }
+
     /**
      * The bulk form, for a person who may change conflicts: the current filter rides along in hidden fields, for
      * "every conflict matching the filter".
@@ -53,12 +57,12 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
         List<Row> rows = page.conflicts().stream().map(c -> Row.of(c, now)).toList();
         List<Chip> stateChips = new ArrayList<>();
         for (Map.Entry<SynthesisState, Long> e : counts.bySynthesisState().entrySet()) {
-            stateChips.add(new Chip(e.getKey().label(), e.getValue(), query.withState(e.getKey()).newest(),
+            stateChips.add(new Chip(e.getKey().label(), e.getValue(), query.withState(e.getKey()).first(),
                     e.getKey() == query.state(), "state:" + e.getKey().wireName()));
         }
         List<Chip> statusChips = new ArrayList<>();
         for (Map.Entry<InboxStatus, Long> e : counts.byInboxStatus().entrySet()) {
-            statusChips.add(new Chip(e.getKey().label(), e.getValue(), query.withStatus(e.getKey()).newest(),
+            statusChips.add(new Chip(e.getKey().label(), e.getValue(), query.withStatus(e.getKey()).first(),
                     e.getKey() == query.inboxStatus(), "inbox:" + e.getKey().wireName()));
         }
         List<Option> statusOptions = new ArrayList<>();
@@ -79,11 +83,13 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
         Bulk bulk = !mayChange ? null : new Bulk(query.inboxStatus() == null ? null : query.inboxStatus().wireName(),
                 query.state() == null ? null : query.state().wireName(), query.action(), query.q(), mayRequeue,
                 matchingCap);
+        List<Option> sortOptions = List.of(new Option("", "newest first", !query.oldestFirst()),
+                new Option(InboxQuery.OLDEST, "oldest first", query.oldestFirst()));
+        boolean oldest = query.oldestFirst();
+        Paging paging = new Paging(query.position() != null ? query.first() : null, oldest ? "« Oldest" : "« Newest",
+                page.previous() == null ? null : query.back(page.previous()), oldest ? "‹ Older" : "‹ Newer",
+                page.next() == null ? null : query.onward(page.next()), oldest ? "Newer »" : "Older »");
         return new InboxPage(rows, stateChips, statusChips, counts.total(), statusOptions, stateOptions,
-                actionOptions, query.q(),
-                page.next() == null ? null : query.older(page.next()),
-                page.newer() == null ? null : query.newer(page.newer()),
-                query.position() != null ? query.newest() : null,
-                query.filtered(), query.live(), bulk);
+                actionOptions, query.q(), sortOptions, paging, query.filtered(), query.live(), bulk);
     }
 }

@@ -4,6 +4,7 @@ import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.SynthesisState;
 import io.mergesynthesis.service.inbox.InboxFilter;
 import io.mergesynthesis.service.inbox.InboxReads.Direction;
+import io.mergesynthesis.service.inbox.InboxReads.Order;
 import io.mergesynthesis.service.inbox.PageCursor;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -11,22 +12,27 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What an inbox URL asks for: the filters, the search text and a keyset position with its direction
- * ({@code after=} older, {@code before=} newer). Read leniently, as links are: an unknown value or a damaged cursor
- * is dropped, so a stale bookmark still opens a page. Every inbox link the pages write is built here.
+ * What an inbox URL asks for: the filters, the search text, the order ({@code sort=oldest}, newest first
+ * otherwise) and a keyset position with its direction ({@code after=} onward, {@code before=} back towards the first
+ * page). Read leniently, as links are: an unknown value or a damaged cursor is dropped, so a stale bookmark still
+ * opens a page. Every inbox link the pages write is built here.
  */
-record InboxQuery(InboxStatus inboxStatus, SynthesisState state, String action, String q, PageCursor position,
-                  Direction direction) {
+record InboxQuery(InboxStatus inboxStatus, SynthesisState state, String action, String q, Order order,
+                  PageCursor position, Direction direction) {
 
-    static InboxQuery of(String inboxStatus, String state, String action, String q, String after, String before) {
+    static final String OLDEST = "oldest";
+
+    static InboxQuery of(String inboxStatus, String state, String action, String q, String sort, String after,
+                         String before) {
         String search = q == null || q.isBlank() ? null : q.strip();
-        PageCursor older = cursor(after);
-        PageCursor newer = older == null ? cursor(before) : null;
+        PageCursor onward = cursor(after);
+        PageCursor back = onward == null ? cursor(before) : null;
         return new InboxQuery(InboxStatus.fromWireName(inboxStatus).orElse(null),
                 SynthesisState.fromWireName(state).orElse(null),
                 InboxFilter.knownAction(action) ? action : null,
                 search != null && InboxFilter.prefixProblem(search) == null ? search : null,
-                older != null ? older : newer, newer != null ? Direction.NEWER : Direction.OLDER);
+                OLDEST.equals(sort) ? Order.OLDEST_FIRST : Order.NEWEST_FIRST,
+                onward != null ? onward : back, back != null ? Direction.BACK : Direction.ONWARD);
     }
 
     InboxFilter filter() {
@@ -37,31 +43,35 @@ record InboxQuery(InboxStatus inboxStatus, SynthesisState state, String action, 
         return filter().filters();
     }
 
-    /** This filter, at the newest page. */
-    String newest() {
+    boolean oldestFirst() {
+        return order == Order.OLDEST_FIRST;
+    }
+
+    /** This filter and order, at the first page. */
+    String first() {
         return "/" + query(null, null);
     }
 
-    String older(PageCursor cursor) {
+    String onward(PageCursor cursor) {
         return "/" + query("after", cursor);
     }
 
-    String newer(PageCursor cursor) {
+    String back(PageCursor cursor) {
         return "/" + query("before", cursor);
     }
 
     /** The JSON view of this very page, for the script that keeps it current. */
     String live() {
-        return "/live/inbox" + query(direction == Direction.NEWER ? "before" : "after", position);
+        return "/live/inbox" + query(direction == Direction.BACK ? "before" : "after", position);
     }
 
     /** This filter with another synthesis state or inbox status, from the first page. */
     InboxQuery withState(SynthesisState other) {
-        return new InboxQuery(inboxStatus, other, action, q, null, Direction.OLDER);
+        return new InboxQuery(inboxStatus, other, action, q, order, null, Direction.ONWARD);
     }
 
     InboxQuery withStatus(InboxStatus other) {
-        return new InboxQuery(other, state, action, q, null, Direction.OLDER);
+        return new InboxQuery(other, state, action, q, order, null, Direction.ONWARD);
     }
 
     private String query(String cursorName, PageCursor cursor) {
@@ -70,6 +80,7 @@ record InboxQuery(InboxStatus inboxStatus, SynthesisState state, String action, 
         add(query, "synthesis_state", state == null ? null : state.wireName());
         add(query, "action", action);
         add(query, "q", q);
+        add(query, "sort", oldestFirst() ? OLDEST : null);
         if (cursor != null) {
             add(query, cursorName, cursor.encode());
         }

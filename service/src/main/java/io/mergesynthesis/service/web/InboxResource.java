@@ -60,6 +60,7 @@ public final class InboxResource {
                           @QueryParam("synthesis_state") String stateParam,
                           @QueryParam("action") String actionParam,
                           @QueryParam("q") String searchParam,
+                          @QueryParam("sort") String sortParam,
                           @QueryParam("after") String afterParam,
                           @QueryParam("before") String beforeParam) {
         Optional<WebSession> found = pages.session(cookie);
@@ -72,10 +73,10 @@ public final class InboxResource {
             return Pages.seeOther("/operator");
         }
         // Unknown filter values and damaged cursors fall back to the unfiltered newest page.
-        InboxQuery query = InboxQuery.of(inboxStatusParam, stateParam, actionParam, searchParam, afterParam,
+        InboxQuery query = InboxQuery.of(inboxStatusParam, stateParam, actionParam, searchParam, sortParam, afterParam,
                 beforeParam);
         InboxReads.PageWithCounts read = reads.pageWithCounts(org, query.filter(), query.position(),
-                query.direction(), PAGE_SIZE);
+                query.direction(), query.order(), PAGE_SIZE);
         InboxPage page = InboxPage.of(read.page(), read.counts(), query, session.mayChangeConflicts(),
                 session.mayRequeue(), BulkActions.MAX_CONFLICTS, pages.clock().instant());
         return pages.render(200, "inbox", Layout.of("Inbox", "inbox", session), page);

@@ -6,10 +6,12 @@ import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
 import io.mergesynthesis.service.inbox.InboxReads.Direction;
+import io.mergesynthesis.service.inbox.InboxReads.Order;
 import io.mergesynthesis.service.testing.TestDatabase;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
@@ -19,8 +21,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The inbox's search, filters and paging both ways, against a model: for many generated filters, walking the pages
- * older from the newest and then newer back again lists exactly the conflicts the model says, in order, each once,
+ * The inbox's search, filters, order and paging both ways, against a model: for many generated filters, walking the
+ * pages onward from the first and then back again lists exactly the conflicts the model says, in order, each once,
  * and never another org's. The first page, whatever it filters, is read through an index, and the unfiltered one
  * down the inbox index in its own order, with no sort.
  */
@@ -98,48 +100,66 @@ class InboxSearchTest {
     }
 
     @Test
-    void walkingOlderThenNewerListsExactlyWhatTheFilterMatchesInOrder() {
+    void walkingOnwardThenBackListsExactlyWhatTheFilterMatchesInEitherOrder() {
         Random random = new Random(SEED + 1);
         int nonEmpty = 0;
         for (int round = 0; round < 40; round++) {
             InboxFilter filter = randomFilter(random);
+            Order order = random.nextBoolean() ? Order.NEWEST_FIRST : Order.OLDEST_FIRST;
             int size = 4 + random.nextInt(12);
-            List<UUID> expected = ROWS.stream().filter(r -> r.matches(filter)).map(Row::id).toList();
+            List<UUID> expected = new ArrayList<>(ROWS.stream().filter(r -> r.matches(filter)).map(Row::id).toList());
+            if (order == Order.OLDEST_FIRST) {
+                Collections.reverse(expected);
+            }
             nonEmpty += expected.isEmpty() ? 0 : 1;
 
             List<List<StoredConflict>> pages = new ArrayList<>();
-            List<UUID> older = new ArrayList<>();
-            PageOfConflicts page = reads.page(ORG, filter, null, size);
-            assertThat(page.newer()).as("the newest page has nothing newer").isNull();
+            List<UUID> onward = new ArrayList<>();
+            PageOfConflicts page = read(filter, null, Direction.ONWARD, order, size);
+            assertThat(page.previous()).as("the first page has nothing before it").isNull();
             while (true) {
                 pages.add(page.conflicts());
-                page.conflicts().forEach(c -> older.add(c.id()));
+                page.conflicts().forEach(c -> onward.add(c.id()));
                 assertThat(page.conflicts()).allSatisfy(c -> assertThat(c.orgId()).isEqualTo(ORG));
                 if (page.next() == null) {
                     break;
                 }
-                page = reads.page(ORG, filter, page.next(), size);
+                page = read(filter, page.next(), Direction.ONWARD, order, size);
             }
-            assertThat(older).as("older pages of %s, %d a page", filter, size).isEqualTo(expected);
+            assertThat(onward).as("pages of %s, %s, %d a page", filter, order, size).isEqualTo(expected);
 
-            // Back up with "Newer" from the oldest page: each page is the one seen on the way down, until the top,
-            // which shows the newest page whole.
-            PageCursor newer = lastOf(pages).isEmpty() ? null
+            // Back from the last page: each page is the one seen on the way, until the start, which shows the first
+            // page whole.
+            PageCursor back = lastOf(pages).isEmpty() ? null
                     : new PageCursor(lastOf(pages).get(0).receivedAt(), lastOf(pages).get(0).id());
-            for (int i = pages.size() - 2; i >= 0 && newer != null; i--) {
-                PageOfConflicts up = reads.pageWithCounts(ORG, filter, newer, Direction.NEWER, size).page();
+            for (int i = pages.size() - 2; i >= 0 && back != null; i--) {
+                PageOfConflicts up = read(filter, back, Direction.BACK, order, size);
                 List<UUID> ids = up.conflicts().stream().map(StoredConflict::id).toList();
-                if (i == 0 || up.newer() == null) {
-                    assertThat(ids).as("the top, for %s", filter).isEqualTo(idsOf(pages.get(0)));
-                    assertThat(up.newer()).isNull();
+                if (i == 0 || up.previous() == null) {
+                    assertThat(ids).as("the start, for %s, %s", filter, order).isEqualTo(idsOf(pages.get(0)));
+                    assertThat(up.previous()).isNull();
                     break;
                 }
-                assertThat(ids).as("page %d from below, for %s", i, filter).isEqualTo(idsOf(pages.get(i)));
-                assertThat(up.next()).as("an older page exists below").isNotNull();
-                newer = up.newer();
+                assertThat(ids).as("page %d from behind, for %s, %s", i, filter, order).isEqualTo(idsOf(pages.get(i)));
+                assertThat(up.next()).as("a page exists onward").isNotNull();
+                back = up.previous();
             }
         }
         assertThat(nonEmpty).as("most generated filters match something").isGreaterThan(20);
+    }
+
+    @Test
+    void theApisPagesAreTheNewestFirstOnes() {
+        InboxFilter all = InboxFilter.NONE;
+        PageOfConflicts viaApi = reads.page(ORG, all, null, 10);
+        assertThat(idsOf(viaApi.conflicts())).isEqualTo(ROWS.stream().limit(10).map(Row::id).toList());
+        PageOfConflicts second = reads.page(ORG, all, viaApi.next(), 10);
+        assertThat(idsOf(second.conflicts())).isEqualTo(ROWS.stream().skip(10).limit(10).map(Row::id).toList());
+    }
+
+    private static PageOfConflicts read(InboxFilter filter, PageCursor position, Direction direction, Order order,
+                                        int size) {
+        return reads.pageWithCounts(ORG, filter, position, direction, order, size).page();
     }
 
     @Test

@@ -198,6 +198,17 @@ class InboxAdminBrowserTest {
         driver.findElement(By.linkText("‹ Newer")).click();
         waitFor(ExpectedConditions.urlContains("before="));
         assertThat(ids()).isEqualTo(first);
+
+        // Oldest first: the conflicts seeded before any test, and the way on is "Newer".
+        new Select(driver.findElement(By.id("sort"))).selectByValue("oldest");
+        driver.findElement(By.cssSelector("form.filters button")).click();
+        waitFor(ExpectedConditions.urlContains("sort=oldest"));
+        assertThat(rows()).hasSize(InboxResource.PAGE_SIZE).allSatisfy(r -> assertThat(
+                r.findElement(By.cssSelector("td.target")).getText()).matches("[a-z]+\\.[a-z_]+_\\d+"));
+        driver.findElement(By.linkText("Newer »")).click();
+        waitFor(ExpectedConditions.urlContains("after="));
+        assertThat(driver.getCurrentUrl()).contains("sort=oldest");
+        assertThat(driver.findElements(By.linkText("‹ Older"))).hasSize(1);
     }
 
     @Test

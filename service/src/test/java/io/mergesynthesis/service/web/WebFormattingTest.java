@@ -63,18 +63,19 @@ class WebFormattingTest {
 
     @Test
     void inboxLinksCarryOnlyKnownValuesEncoded() {
-        assertThat(InboxQuery.of(null, null, null, null, null, null).newest()).isEqualTo("/");
+        assertThat(InboxQuery.of(null, null, null, null, null, null, null).first()).isEqualTo("/");
         io.mergesynthesis.service.inbox.PageCursor at = new io.mergesynthesis.service.inbox.PageCursor(
                 java.time.Instant.parse("2026-11-20T10:15:00Z"), java.util.UUID.fromString("66149ad9-b0fe-4981-b3a0-ea0d94e58b4f"));
-        InboxQuery query = InboxQuery.of("open", "done", "tool_call", "a&b=c d", null, null);
-        assertThat(query.older(at)).isEqualTo("/?inbox_status=open&synthesis_state=done&action=tool_call&q=a%26b%3Dc+d&after="
+        InboxQuery query = InboxQuery.of("open", "done", "tool_call", "a&b=c d", null, null, null);
+        assertThat(query.onward(at)).isEqualTo("/?inbox_status=open&synthesis_state=done&action=tool_call&q=a%26b%3Dc+d&after="
                 + at.encode());
-        assertThat(query.newer(at)).endsWith("&before=" + at.encode());
+        assertThat(query.back(at)).endsWith("&before=" + at.encode());
         // Unknown values and damaged cursors are dropped rather than carried into the links.
-        InboxQuery odd = InboxQuery.of("closed", "done", "<script>", "   ", "not-a-cursor", at.encode());
-        assertThat(odd.newest()).isEqualTo("/?synthesis_state=done");
-        assertThat(odd.direction()).isEqualTo(io.mergesynthesis.service.inbox.InboxReads.Direction.NEWER);
-        assertThat(odd.live()).isEqualTo("/live/inbox?synthesis_state=done&before=" + at.encode());
+        InboxQuery odd = InboxQuery.of("closed", "done", "<script>", "   ", "oldest", "not-a-cursor", at.encode());
+        assertThat(odd.first()).isEqualTo("/?synthesis_state=done&sort=oldest");
+        assertThat(odd.direction()).isEqualTo(io.mergesynthesis.service.inbox.InboxReads.Direction.BACK);
+        assertThat(odd.live()).isEqualTo("/live/inbox?synthesis_state=done&sort=oldest&before=" + at.encode());
+        assertThat(InboxQuery.of(null, null, null, null, "sideways", null, null).first()).isEqualTo("/");
     }
 
     @Test

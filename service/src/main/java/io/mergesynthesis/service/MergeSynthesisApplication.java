@@ -210,7 +210,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new OpenApiResource());
         WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC()),
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
-                orgSettings), json, Clock.systemUTC());
+                orgSettings), json, Clock.systemUTC(), config.getLlm().getEscalateBelow());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         environment.admin().addServlet("ready", new ReadinessServlet(environment.healthChecks())).addMapping("/ready");

@@ -16,10 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.StatementContext;
 
 /**
@@ -39,11 +36,9 @@ public final class ConflictStore {
     private static final String COUNTS = SqlFiles.of(ConflictStore.class, "counts");
     private static final String ACKNOWLEDGE = SqlFiles.of(ConflictStore.class, "acknowledge");
     private static final String RESOLVE = SqlFiles.of(ConflictStore.class, "resolve");
-    /** The inbox page, one whole statement per combination of its optional filters, by file name. */
-    private static final Map<String, String> PAGES = Stream.of("page", "page_after", "page_of_state",
-                    "page_of_state_after", "page_of_status", "page_of_status_after", "page_of_status_of_state",
-                    "page_of_status_of_state_after")
-            .collect(Collectors.toUnmodifiableMap(name -> name, name -> SqlFiles.of(ConflictStore.class, name)));
+    /** The inbox page towards older conflicts, and towards newer ones; each takes every optional filter. */
+    private static final String PAGE_OLDER = SqlFiles.of(ConflictStore.class, "page_older");
+    private static final String PAGE_NEWER = SqlFiles.of(ConflictStore.class, "page_newer");
 
     private ConflictStore() {
     }
@@ -92,29 +87,29 @@ public final class ConflictStore {
                 .findOne();
     }
 
-    /** Filters and a keyset position for one inbox page. Null fields do not filter. */
-    public record PageRequest(InboxStatus inboxStatus, SynthesisState synthesisState, Instant afterReceivedAt,
-                              UUID afterId, int limit) {
+    /**
+     * Filters, a keyset position and a direction for one inbox page. Null fields do not filter; {@code prefix} is
+     * matched at the start of the target, the engine's key and every rule's policy id.
+     *
+     * @param newer towards newer conflicts (oldest first), rather than towards older ones (newest first)
+     */
+    public record PageRequest(InboxStatus inboxStatus, SynthesisState synthesisState, String action, String prefix,
+                              Instant positionReceivedAt, UUID positionId, boolean newer, int limit) {
     }
 
-    /** One org's conflicts, newest first, strictly after the keyset position if one is given. */
+    /** One org's conflicts in the request's order, strictly beyond the keyset position if one is given. */
     public static List<StoredConflict> page(Handle handle, UUID orgId, PageRequest request) {
-        String page = "page" + (request.inboxStatus() != null ? "_of_status" : "")
-                + (request.synthesisState() != null ? "_of_state" : "") + (request.afterId() != null ? "_after" : "");
-        Query query = handle.createQuery(PAGES.get(page))
+        return handle.createQuery(request.newer() ? PAGE_NEWER : PAGE_OLDER)
                 .bind("org", orgId)
-                .bind("limit", request.limit());
-        if (request.inboxStatus() != null) {
-            query.bind("inbox", request.inboxStatus().wireName());
-        }
-        if (request.synthesisState() != null) {
-            query.bind("state", request.synthesisState().wireName());
-        }
-        if (request.afterId() != null) {
-            query.bind("afterReceivedAt", Timestamp.from(request.afterReceivedAt()))
-                    .bind("afterConflict", request.afterId());
-        }
-        return query.map(ConflictStore::map).list();
+                .bind("limit", request.limit())
+                .bind("inbox", request.inboxStatus() == null ? null : request.inboxStatus().wireName())
+                .bind("state", request.synthesisState() == null ? null : request.synthesisState().wireName())
+                .bind("action", request.action())
+                .bind("prefix", request.prefix())
+                .bind("positionReceivedAt", request.positionReceivedAt() == null ? null
+                        : Timestamp.from(request.positionReceivedAt()))
+                .bind("positionConflict", request.positionId())
+                .map(ConflictStore::map).list();
     }
 
     /** How many of the org's conflicts are in each synthesis state and each inbox status: one scan of its rows. */

@@ -24,6 +24,8 @@ final class CefLines implements EventLines {
     static final String MERGED_SCOPE_ID = "mergeSynthesisMergedScopeId";
     static final String CHECK_RESULT = "mergeSynthesisCheckResult";
     static final String CHECK_VERSION = "mergeSynthesisCheckVersion";
+    /** An accepted merge's losing rules and what becomes of each, as {@code policy action} pairs. */
+    static final String LOSER_ACTIONS = "mergeSynthesisLoserActions";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -68,7 +70,8 @@ final class CefLines implements EventLines {
     }
 
     /**
-     * What a stored merge makes of the rules, and the check it passed. The six custom strings are taken by the
+     * What a stored merge makes of the rules, and the check it passed; for an accepted suggestion, the merge the
+     * policy engine is to apply, with its losing rules' actions. The six custom strings are taken by the
      * conflict's own fields, so these are keys of our own, named for the product as CEF asks of vendor keys; a
      * collector that keeps only the standard keys needs a mapping for them (ADR 0010).
      */
@@ -81,6 +84,25 @@ final class CefLines implements EventLines {
         ext.add(MERGED_SCOPE_ID, text(rule, "scope_id"));
         ext.add(CHECK_RESULT, text(check, "result"));
         ext.add(CHECK_VERSION, text(check, "version"));
+        ext.add(LOSER_ACTIONS, loserActions(details.path("loser_actions")));
+    }
+
+    /**
+     * {@code pol-a remove, pol-b narrow}: enough for a rule on the collector to see which rules an accepted merge
+     * changes; each action's free-text detail stays in the NDJSON format, where it is not squeezed into one key.
+     */
+    private static String loserActions(JsonNode actions) {
+        if (!actions.isArray() || actions.isEmpty()) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder();
+        for (JsonNode action : actions) {
+            if (out.length() > 0) {
+                out.append(", ");
+            }
+            out.append(text(action, "policy_id")).append(' ').append(text(action, "action"));
+        }
+        return out.toString();
     }
 
     /** CEF has no place for a cursor inside the stream; it travels in the header (and on standard error). */

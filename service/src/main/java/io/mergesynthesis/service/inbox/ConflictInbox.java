@@ -116,6 +116,9 @@ public final class ConflictInbox {
             details.put("resolution", c.resolution().wireName());
             details.put("resolution_note", c.resolutionNote());
             details.put("synthesis_state", c.synthesisState().wireName());
+            if (c.resolution() == Resolution.ACCEPTED_SUGGESTION) {
+                AcceptedMerge.addTo(details, c.suggestedMergeJson(), json);
+            }
         }
         details.put("token_id", caller.tokenId().toString());
         try {

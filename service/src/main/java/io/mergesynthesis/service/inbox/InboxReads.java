@@ -6,14 +6,16 @@ import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
 /**
- * What the admin inbox reads, for the API and the web pages alike: pages of an org's conflicts (keyset paging,
- * newest first), their counts, and one conflict with its calls and history. Each read runs in one transaction
+ * What the admin inbox reads, for the API and the web pages alike: pages of an org's conflicts (keyset paging
+ * both ways, newest or oldest first, filtered and searched), their counts, and one conflict with its calls and history. Each read runs in one transaction
  * scoped to the org asked for; another org's conflict is simply not there.
  */
 public final class InboxReads {
@@ -28,14 +30,38 @@ public final class InboxReads {
     public record PageWithCounts(PageOfConflicts page, InboxCounts counts) {
     }
 
-    /** Up to {@code size} conflicts that pass {@code filter}, strictly after {@code after} when it is given. */
+    /** The order a page lists conflicts in. */
+    public enum Order {
+        NEWEST_FIRST,
+        OLDEST_FIRST
+    }
+
+    /** Which way a page goes from its keyset position, in the page's order. */
+    public enum Direction {
+        /** Past the position: older ones when newest first. From the first page when there is no position. */
+        ONWARD,
+        /** Before the position, towards the first page. */
+        BACK
+    }
+
+    /** Up to {@code size} conflicts that pass {@code filter}, newest first, strictly older than {@code after}. */
     public PageOfConflicts page(UUID org, InboxFilter filter, PageCursor after, int size) {
-        return transactions.inOrg(org, handle -> page(handle, org, filter, after, size));
+        return transactions.inOrg(org, handle -> page(handle, org, filter, after, Direction.ONWARD,
+                Order.NEWEST_FIRST, size));
     }
 
     public PageWithCounts pageWithCounts(UUID org, InboxFilter filter, PageCursor after, int size) {
-        return transactions.inOrg(org, handle -> new PageWithCounts(page(handle, org, filter, after, size),
-                ConflictStore.counts(handle, org)));
+        return pageWithCounts(org, filter, after, Direction.ONWARD, Order.NEWEST_FIRST, size);
+    }
+
+    /**
+     * A page either way from {@code position}, in {@code order} whichever way it went, with the counts of the
+     * whole inbox beside it, both read in one transaction.
+     */
+    public PageWithCounts pageWithCounts(UUID org, InboxFilter filter, PageCursor position, Direction direction,
+                                         Order order, int size) {
+        return transactions.inOrg(org, handle -> new PageWithCounts(
+                page(handle, org, filter, position, direction, order, size), ConflictStore.counts(handle, org)));
     }
 
     public Optional<ConflictWithHistory> conflict(UUID org, UUID id) {
@@ -43,16 +69,32 @@ public final class InboxReads {
                 .map(c -> new ConflictWithHistory(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id))));
     }
 
-    private static PageOfConflicts page(Handle handle, UUID org, InboxFilter filter, PageCursor after, int size) {
-        // One row more than asked tells whether another page exists without a count query.
-        var request = new ConflictStore.PageRequest(filter.inboxStatus(), filter.synthesisState(),
-                after == null ? null : after.receivedAt(), after == null ? null : after.id(), size + 1);
-        List<StoredConflict> rows = ConflictStore.page(handle, org, request);
-        if (rows.size() <= size) {
-            return new PageOfConflicts(rows, null);
+    private static PageOfConflicts page(Handle handle, UUID org, InboxFilter filter, PageCursor position,
+                                        Direction direction, Order order, int size) {
+        boolean back = direction == Direction.BACK && position != null;
+        boolean towardsNewer = (order == Order.OLDEST_FIRST) != back;
+        // One row more than asked tells whether another page exists that way without a count query.
+        List<StoredConflict> rows = ConflictStore.page(handle, org, new ConflictStore.PageRequest(
+                filter.inboxStatus(), filter.synthesisState(), filter.action(), filter.prefix(),
+                position == null ? null : position.receivedAt(), position == null ? null : position.id(),
+                towardsNewer, size + 1));
+        boolean more = rows.size() > size;
+        rows = more ? rows.subList(0, size) : rows;
+        if (!back) {
+            return new PageOfConflicts(rows, more ? cursorOf(rows.get(size - 1)) : null,
+                    position != null && !rows.isEmpty() ? cursorOf(rows.get(0)) : null);
         }
-        rows = rows.subList(0, size);
-        StoredConflict last = rows.get(size - 1);
-        return new PageOfConflicts(rows, new PageCursor(last.receivedAt(), last.id()));
+        if (!more) {
+            // Fewer than a page lies back there: that is the start, and the first page shows it whole.
+            return page(handle, org, filter, null, Direction.ONWARD, order, size);
+        }
+        List<StoredConflict> inOrder = new ArrayList<>(rows);
+        Collections.reverse(inOrder);
+        // The position's own row lies onward of all of these, so an onward page exists.
+        return new PageOfConflicts(inOrder, cursorOf(inOrder.get(size - 1)), cursorOf(inOrder.get(0)));
+    }
+
+    private static PageCursor cursorOf(StoredConflict c) {
+        return new PageCursor(c.receivedAt(), c.id());
     }
 }

@@ -103,7 +103,9 @@ public class ConflictResource {
                          @QueryParam("limit") String limitParam,
                          @QueryParam("cursor") String cursorParam,
                          @QueryParam("inbox_status") String inboxStatus,
-                         @QueryParam("synthesis_state") String synthesisState) {
+                         @QueryParam("synthesis_state") String synthesisState,
+                         @QueryParam("action") String action,
+                         @QueryParam("q") String prefixParam) {
         int limit = DEFAULT_PAGE_SIZE;
         if (limitParam != null) {
             try {
@@ -128,6 +130,15 @@ public class ConflictResource {
                     "synthesis_state must be one of " + SynthesisState.wireNames() + " (got \""
                             + synthesisState + "\")");
         }
+        if (action != null && !InboxFilter.knownAction(action)) {
+            return ErrorBody.response(Response.Status.BAD_REQUEST,
+                    "action must be one of " + InboxFilter.actionNames() + " (got \"" + action + "\")");
+        }
+        String prefix = prefixParam == null || prefixParam.isEmpty() ? null : prefixParam;
+        String prefixProblem = prefix == null ? null : InboxFilter.prefixProblem(prefix);
+        if (prefixProblem != null) {
+            return ErrorBody.response(Response.Status.BAD_REQUEST, "q " + prefixProblem);
+        }
         PageCursor after = null;
         if (cursorParam != null) {
             try {
@@ -136,7 +147,8 @@ public class ConflictResource {
                 return ErrorBody.response(Response.Status.BAD_REQUEST, e.getMessage());
             }
         }
-        PageOfConflicts page = reads.page(caller.orgId(), new InboxFilter(status, state), after, limit);
+        PageOfConflicts page = reads.page(caller.orgId(), new InboxFilter(status, state, action, prefix), after,
+                limit);
         return Response.ok(new ConflictPage(page.conflicts().stream().map(ConflictView::of).toList(),
                 page.next() == null ? null : page.next().encode())).build();
     }

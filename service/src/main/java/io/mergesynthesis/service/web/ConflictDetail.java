@@ -34,7 +34,8 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
 
     record Merge(String resolvedEffect, String mergedScope, String mergedScopeId, String mergedEffect,
                  String mergedTarget, String basedOn, List<LoserAction> loserActions, String rationale,
-                 String confidence, String synthesizer, String provider, String model, Moment generated) {
+                 String confidence, String synthesizer, String provider, String model, Moment generated,
+                 RuleDiff diff) {
 
         boolean noLosers() {
             return loserActions.isEmpty();
@@ -55,11 +56,13 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     }
 
     static ConflictDetail of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
-                             boolean mayChange, boolean mayRequeue, ObjectMapper json, Instant now) {
+                             boolean mayChange, boolean mayRequeue, ObjectMapper json, Instant now,
+                             double escalateBelow) {
         List<RuleRow> rules = rules(c, json);
         Map<String, String> ruleText = new HashMap<>();
         rules.forEach(r -> ruleText.put(r.policyId(), r.scope() + " rule: " + r.effect() + " on " + r.target()));
-        Merge merge = c.suggestedMergeJson() == null ? null : merge(read(json, c.suggestedMergeJson()), ruleText, now);
+        Merge merge = c.suggestedMergeJson() == null ? null : merge(read(json, c.suggestedMergeJson()), ruleText, now,
+                RuleDiff.of(rules, read(json, c.suggestedMergeJson()), escalateBelow));
         BigDecimal cost = calls.stream().map(ProviderCall::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add);
         List<CallRow> callRows = calls.stream().map(k -> new CallRow(k.attempt(), k.pass(), k.provider(), k.model(),
                 k.inputTokens(), k.outputTokens(), k.cacheReadTokens() + k.cacheWriteTokens(), Dollars.usd(k.costUsd()),
@@ -132,7 +135,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
         return rows;
     }
 
-    private static Merge merge(JsonNode m, Map<String, String> ruleText, Instant now) {
+    private static Merge merge(JsonNode m, Map<String, String> ruleText, Instant now, RuleDiff diff) {
         JsonNode merged = m.path("merged_rule");
         List<LoserAction> actions = new ArrayList<>();
         for (JsonNode a : m.path("loser_actions")) {
@@ -151,7 +154,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                 text(merged, "effect"), text(merged, "target"), text(merged, "based_on_policy_id"), actions,
                 text(m, "rationale"),
                 confidence.isNumber() ? String.format(java.util.Locale.ROOT, "%.2f", confidence.asDouble()) : null,
-                text(by, "synthesizer"), text(by, "provider"), text(by, "model"), Moment.of(generated, now));
+                text(by, "synthesizer"), text(by, "provider"), text(by, "model"), Moment.of(generated, now), diff);
     }
 
     private static String text(JsonNode node, String field) {

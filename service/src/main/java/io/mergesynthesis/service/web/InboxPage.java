@@ -4,81 +4,92 @@ import io.mergesynthesis.service.core.InboxCounts;
 import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import io.mergesynthesis.service.inbox.PageOfConflicts;
+import io.mergesynthesis.synthesis.Action;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** The values of the inbox page: one page of conflicts, the filters, the counts and the paging links. */
+/**
+ * The values of the inbox page: one page of conflicts, the filters and the search, the counts, the paging links,
+ * the bulk actions' form and the address of the page's JSON view.
+ */
 record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, long total,
-                 List<Option> statusOptions, List<Option> stateOptions, String olderLink, String newestLink,
-                 boolean filtered) {
+                 List<Option> statusOptions, List<Option> stateOptions, List<Option> actionOptions, String q,
+                 List<Option> sortOptions, Paging paging, boolean filtered, String liveLink, Bulk bulk) {
 
-    record Row(String link, String action, String target, String winner, String state, String stateLabel,
+    record Row(String id, String link, String action, String target, String winner, String state, String stateLabel,
                String inboxStatus, Moment received) {
+
+        static Row of(StoredConflict c, Instant now) {
+            return new Row(c.id().toString(), "/conflicts/" + c.id(), c.action(), c.target(), c.winnerPolicyId(),
+                    c.synthesisState().wireName(), c.synthesisState().label(), c.inboxStatus().wireName(),
+                    Moment.of(c.receivedAt(), now));
+        }
     }
 
-    record Chip(String label, long count, String link, boolean current) {
+    /** {@code key} names the count for the page's script: {@code state:done}, {@code inbox:open}. */
+    record Chip(String label, long count, String link, boolean current, String key) {
     }
 
     record Option(String value, String label, boolean selected) {
+    }
+
+    /** The links to the first, the previous and the next page, worded for the order the page is in. */
+    record Paging(String firstLink, String firstLabel, String previousLink, String previousLabel, String nextLink,
+                  String nextLabel) {
+    }
+
+    /**
+     * The bulk form, for a person who may change conflicts: the current filter rides along in hidden fields, for
+     * "every conflict matching the filter".
+     */
+    record Bulk(String inboxStatus, String state, String action, String q, boolean mayRequeue, int matchingCap) {
     }
 
     boolean empty() {
         return rows.isEmpty();
     }
 
-    static InboxPage of(List<StoredConflict> conflicts, InboxCounts counts, InboxStatus inboxStatus,
-                        SynthesisState state, String olderCursor, boolean notFirstPage, Instant now) {
-        String status = inboxStatus == null ? null : inboxStatus.wireName();
-        String stateName = state == null ? null : state.wireName();
-        List<Row> rows = conflicts.stream().map(c -> new Row("/conflicts/" + c.id(), c.action(), c.target(),
-                c.winnerPolicyId(), c.synthesisState().wireName(), c.synthesisState().label(),
-                c.inboxStatus().wireName(), Moment.of(c.receivedAt(), now))).toList();
+    static InboxPage of(PageOfConflicts page, InboxCounts counts, InboxQuery query, boolean mayChange,
+                        boolean mayRequeue, int matchingCap, Instant now) {
+        List<Row> rows = page.conflicts().stream().map(c -> Row.of(c, now)).toList();
         List<Chip> stateChips = new ArrayList<>();
         for (Map.Entry<SynthesisState, Long> e : counts.bySynthesisState().entrySet()) {
-            stateChips.add(new Chip(e.getKey().label(), e.getValue(), link(status, e.getKey().wireName(), null),
-                    e.getKey() == state));
+            stateChips.add(new Chip(e.getKey().label(), e.getValue(), query.withState(e.getKey()).first(),
+                    e.getKey() == query.state(), "state:" + e.getKey().wireName()));
         }
         List<Chip> statusChips = new ArrayList<>();
         for (Map.Entry<InboxStatus, Long> e : counts.byInboxStatus().entrySet()) {
-            statusChips.add(new Chip(e.getKey().label(), e.getValue(), link(e.getKey().wireName(), stateName, null),
-                    e.getKey() == inboxStatus));
+            statusChips.add(new Chip(e.getKey().label(), e.getValue(), query.withStatus(e.getKey()).first(),
+                    e.getKey() == query.inboxStatus(), "inbox:" + e.getKey().wireName()));
         }
         List<Option> statusOptions = new ArrayList<>();
-        statusOptions.add(new Option("", "any", inboxStatus == null));
+        statusOptions.add(new Option("", "any", query.inboxStatus() == null));
         for (InboxStatus s : InboxStatus.values()) {
-            statusOptions.add(new Option(s.wireName(), s.label(), s == inboxStatus));
+            statusOptions.add(new Option(s.wireName(), s.label(), s == query.inboxStatus()));
         }
         List<Option> stateOptions = new ArrayList<>();
-        stateOptions.add(new Option("", "any", state == null));
+        stateOptions.add(new Option("", "any", query.state() == null));
         for (SynthesisState s : SynthesisState.values()) {
-            stateOptions.add(new Option(s.wireName(), s.label(), s == state));
+            stateOptions.add(new Option(s.wireName(), s.label(), s == query.state()));
         }
+        List<Option> actionOptions = new ArrayList<>();
+        actionOptions.add(new Option("", "any", query.action() == null));
+        for (Action a : Action.values()) {
+            actionOptions.add(new Option(a.wireName(), a.wireName().replace('_', ' '), a.wireName().equals(query.action())));
+        }
+        Bulk bulk = !mayChange ? null : new Bulk(query.inboxStatus() == null ? null : query.inboxStatus().wireName(),
+                query.state() == null ? null : query.state().wireName(), query.action(), query.q(), mayRequeue,
+                matchingCap);
+        List<Option> sortOptions = List.of(new Option("", "newest first", !query.oldestFirst()),
+                new Option(InboxQuery.OLDEST, "oldest first", query.oldestFirst()));
+        boolean oldest = query.oldestFirst();
+        Paging paging = new Paging(query.position() != null ? query.first() : null, oldest ? "« Oldest" : "« Newest",
+                page.previous() == null ? null : query.back(page.previous()), oldest ? "‹ Older" : "‹ Newer",
+                page.next() == null ? null : query.onward(page.next()), oldest ? "Newer »" : "Older »");
         return new InboxPage(rows, stateChips, statusChips, counts.total(), statusOptions, stateOptions,
-                olderCursor == null ? null : link(status, stateName, olderCursor),
-                notFirstPage ? link(status, stateName, null) : null,
-                inboxStatus != null || state != null);
-    }
-
-    /** The inbox URL for a filter and a keyset position; only known values and this service's cursors get here. */
-    static String link(String inboxStatus, String state, String after) {
-        List<String> query = new ArrayList<>();
-        if (inboxStatus != null) {
-            query.add("inbox_status=" + encode(inboxStatus));
-        }
-        if (state != null) {
-            query.add("synthesis_state=" + encode(state));
-        }
-        if (after != null) {
-            query.add("after=" + encode(after));
-        }
-        return query.isEmpty() ? "/" : "/?" + String.join("&", query);
-    }
-
-    private static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+                actionOptions, query.q(), sortOptions, paging, query.filtered(), query.live(), bulk);
     }
 }

@@ -3,11 +3,9 @@ package io.mergesynthesis.service.web;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.Resolution;
-import io.mergesynthesis.service.core.SynthesisState;
+import io.mergesynthesis.service.inbox.BulkActions;
 import io.mergesynthesis.service.inbox.ConflictInbox;
-import io.mergesynthesis.service.inbox.InboxFilter;
 import io.mergesynthesis.service.inbox.InboxReads;
-import io.mergesynthesis.service.inbox.PageCursor;
 import io.mergesynthesis.service.inbox.ResolutionNote;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.requeue.Requester;
@@ -44,8 +42,11 @@ public final class InboxResource {
     private final ConflictInbox inbox;
     private final ConflictRequeue requeue;
     private final ObjectMapper json;
+    private final double escalateBelow;
 
-    InboxResource(Pages pages, InboxReads reads, ConflictInbox inbox, ConflictRequeue requeue, ObjectMapper json) {
+    InboxResource(Pages pages, InboxReads reads, ConflictInbox inbox, ConflictRequeue requeue, ObjectMapper json,
+                  double escalateBelow) {
+        this.escalateBelow = escalateBelow;
         this.pages = pages;
         this.reads = reads;
         this.inbox = inbox;
@@ -57,7 +58,11 @@ public final class InboxResource {
     public Response inbox(@CookieParam(SessionCookies.SESSION) String cookie,
                           @QueryParam("inbox_status") String inboxStatusParam,
                           @QueryParam("synthesis_state") String stateParam,
-                          @QueryParam("after") String afterParam) {
+                          @QueryParam("action") String actionParam,
+                          @QueryParam("q") String searchParam,
+                          @QueryParam("sort") String sortParam,
+                          @QueryParam("after") String afterParam,
+                          @QueryParam("before") String beforeParam) {
         Optional<WebSession> found = pages.session(cookie);
         if (found.isEmpty()) {
             return Pages.toSignIn();
@@ -68,21 +73,12 @@ public final class InboxResource {
             return Pages.seeOther("/operator");
         }
         // Unknown filter values and damaged cursors fall back to the unfiltered newest page.
-        InboxStatus inboxStatus = InboxStatus.fromWireName(inboxStatusParam).orElse(null);
-        SynthesisState state = SynthesisState.fromWireName(stateParam).orElse(null);
-        PageCursor after = null;
-        if (afterParam != null) {
-            try {
-                after = PageCursor.decode(afterParam);
-            } catch (IllegalArgumentException e) {
-                after = null;
-            }
-        }
-        InboxReads.PageWithCounts read = reads.pageWithCounts(org, new InboxFilter(inboxStatus, state), after,
-                PAGE_SIZE);
-        PageCursor older = read.page().next();
-        InboxPage page = InboxPage.of(read.page().conflicts(), read.counts(), inboxStatus, state,
-                older == null ? null : older.encode(), after != null, pages.clock().instant());
+        InboxQuery query = InboxQuery.of(inboxStatusParam, stateParam, actionParam, searchParam, sortParam, afterParam,
+                beforeParam);
+        InboxReads.PageWithCounts read = reads.pageWithCounts(org, query.filter(), query.position(),
+                query.direction(), query.order(), PAGE_SIZE);
+        InboxPage page = InboxPage.of(read.page(), read.counts(), query, session.mayChangeConflicts(),
+                session.mayRequeue(), BulkActions.MAX_CONFLICTS, pages.clock().instant());
         return pages.render(200, "inbox", Layout.of("Inbox", "inbox", session), page);
     }
 
@@ -102,7 +98,7 @@ public final class InboxResource {
         }
         Instant now = pages.clock().instant();
         Optional<ConflictDetail> detail = reads.conflict(org, id).map(c -> ConflictDetail.of(c.conflict(), c.calls(),
-                c.history(), session.mayChangeConflicts(), session.mayRequeue(), json, now));
+                c.history(), session.mayChangeConflicts(), session.mayRequeue(), json, now, escalateBelow));
         if (detail.isEmpty()) {
             return pages.notFound(session);
         }

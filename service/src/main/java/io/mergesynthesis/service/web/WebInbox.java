@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.servlets.assets.AssetServlet;
 import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.inbox.BulkActions;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.inbox.InboxReads;
 import io.mergesynthesis.service.operator.Fleet;
@@ -33,10 +34,19 @@ public final class WebInbox {
     }
 
     /** Registers the pages, their static files and their headers; the JSON API under /v1/ is left as it is. */
-    public static void install(Environment environment, UseCases uses, ObjectMapper json, Clock clock) {
+    /**
+     * @param escalateBelow the confidence under which the LLM synthesizer asks a second model; a conflict's page flags
+     *                      a merge under it
+     */
+    public static void install(Environment environment, UseCases uses, ObjectMapper json, Clock clock,
+                               double escalateBelow) {
         Pages pages = new Pages(new Templates(), uses.sessions(), clock);
         environment.jersey().register(new SignInResource(pages, uses.tokens()));
-        environment.jersey().register(new InboxResource(pages, uses.reads(), uses.inbox(), uses.requeue(), json));
+        environment.jersey().register(new InboxResource(pages, uses.reads(), uses.inbox(), uses.requeue(), json,
+                escalateBelow));
+        environment.jersey().register(new InboxLiveResource(pages, uses.reads(), json));
+        environment.jersey().register(new BulkActionsResource(pages,
+                new BulkActions(uses.reads(), uses.inbox(), uses.requeue())));
         environment.jersey().register(new UsagePageResource(pages, uses.usage()));
         environment.jersey().register(new OperatorResource(pages, uses.fleet(), uses.settings()));
         environment.servlets().addServlet("web-static",

@@ -123,7 +123,11 @@ class EventFormatTest {
 
     /** A merge's event with an owner and a target chosen to break both formats, as a policy author could write them. */
     private static StoredEvent mergeEvent(String details) {
-        return new StoredEvent(41, 700, ORG, UUID.randomUUID(), "merge_synthesized", Instant.now(), details,
+        return eventOf("merge_synthesized", details);
+    }
+
+    private static StoredEvent eventOf(String type, String details) {
+        return new StoredEvent(41, 700, ORG, UUID.randomUUID(), type, Instant.now(), details,
                 "engine-key", "tool_call", "jira.create_issue", "pol-org");
     }
 
@@ -158,6 +162,47 @@ class EventFormatTest {
         assertThat(e.at("/merge_synthesis/merged_rule/scope_id").asText()).isEqualTo(DEDUP_KEY);
         assertThat(e.at("/merge_synthesis/check/result").asText()).isEqualTo("passed");
         assertThat(e.at("/merge_synthesis/check/version").asInt()).isEqualTo(1);
+    }
+
+    static final String ACCEPTED_DETAILS = """
+            {"inbox_status": "resolved", "resolution": "accepted_suggestion", "synthesis_state": "done",
+             "resolved_effect": "allow",
+             "merged_rule": {"effect": "allow", "target": %s, "scope": "member", "scope_id": "m-1",
+                             "based_on_policy_id": "pol-mbr"},
+             "loser_actions": [{"policy_id": %s, "action": "narrow", "detail": "deny x.* except x.y"},
+                               {"policy_id": "pol-b", "action": "remove", "detail": "shadowed"}]}"""
+            .formatted(Seed.quote(TARGET), Seed.quote(DEDUP_KEY));
+
+    @Test
+    void anAcceptedMergeReachesCefAsTheMergeKeysAndOneKeyOfLoserActions() {
+        Cef cef = Cef.parse(EventFormat.CEF.lines().line(eventOf("conflict_resolved", ACCEPTED_DETAILS)));
+        assertThat(cef.ext)
+                .containsEntry("act", "conflict-resolved")
+                .containsEntry("cs6", "accepted_suggestion")
+                .containsEntry("mergeSynthesisMergedEffect", "allow")
+                .containsEntry("mergeSynthesisMergedTarget", TARGET)
+                .containsEntry("mergeSynthesisMergedScope", "member")
+                .containsEntry("mergeSynthesisMergedScopeId", "m-1")
+                .containsEntry("mergeSynthesisLoserActions", DEDUP_KEY + " narrow, pol-b remove");
+        assertThat(cef.ext.keySet()).doesNotContain("forged");
+    }
+
+    @Test
+    void anAcceptedMergeSitsNestedUnderMergeSynthesisInNdjson() {
+        JsonNode e = Seed.parse(EventFormat.NDJSON.lines().line(eventOf("conflict_resolved", ACCEPTED_DETAILS)));
+        assertThat(e.at("/event/action").asText()).isEqualTo("conflict-resolved");
+        assertThat(e.at("/merge_synthesis/merged_rule/target").asText()).isEqualTo(TARGET);
+        assertThat(e.at("/merge_synthesis/merged_rule/based_on_policy_id").asText()).isEqualTo("pol-mbr");
+        assertThat(e.at("/merge_synthesis/loser_actions/0/policy_id").asText()).isEqualTo(DEDUP_KEY);
+        assertThat(e.at("/merge_synthesis/loser_actions/0/detail").asText()).isEqualTo("deny x.* except x.y");
+        assertThat(e.at("/merge_synthesis/loser_actions/1/action").asText()).isEqualTo("remove");
+    }
+
+    @Test
+    void aResolutionWithoutAMergeCarriesNoMergeKeysInCef() {
+        Cef cef = Cef.parse(EventFormat.CEF.lines().line(eventOf("conflict_resolved",
+                "{\"resolution\": \"manual\", \"resolution_note\": \"by hand\"}")));
+        assertThat(cef.ext.keySet()).noneMatch(key -> key.startsWith("mergeSynthesis"));
     }
 
     @Test

@@ -45,6 +45,10 @@ class EventGoldenTest {
                     "{\"dedup_key\":\"engine-key-17\",\"action\":\"tool_call\",\"target\":\"jira.create_issue\","
                             + "\"inbox_status\":\"resolved\",\"resolution\":\"accepted_suggestion\","
                             + "\"resolution_note\":\"applied as suggested\",\"synthesis_state\":\"done\","
+                            + "\"resolved_effect\":\"deny\",\"merged_rule\":{\"effect\":\"deny\","
+                            + "\"target\":\"jira.*\",\"scope\":\"org\",\"scope_id\":\"" + ORG + "\","
+                            + "\"based_on_policy_id\":\"pol-17\"},\"loser_actions\":[{\"policy_id\":\"pol-42\","
+                            + "\"action\":\"remove\",\"detail\":\"shadowed by pol-17\"}],"
                             + "\"token_id\":\"" + TOKEN + "\"}"));
 
     private static StoredEvent event(long id, String type, String at, String details) {

@@ -144,6 +144,51 @@ class InboxActionsTest {
     }
 
     /**
+     * Accepting hands the merge to the policy engine through the stream: the event carries the merged rule and each
+     * losing rule's action as the stored merge says them; a resolution that is not an acceptance carries none.
+     */
+    @Test
+    void anAcceptedResolutionsEventCarriesTheMergeTheEngineApplies() {
+        UUID id = conflict();
+        db.useHandle(h -> h.createUpdate("""
+                        UPDATE policy_conflicts SET synthesis_state = 'done', attempts = 1, synthesized_at = now(),
+                               suggested_merge = CAST(:merge AS jsonb) WHERE id = :id""")
+                .bind("id", id).bind("merge", """
+                        {"schema_version": 1, "resolved_effect": "deny",
+                         "merged_rule": {"scope": "org", "scope_id": "%s", "effect": "deny", "target": "jira.*",
+                                         "based_on_policy_id": "p1"},
+                         "loser_actions": [{"policy_id": "p2", "action": "narrow", "detail": "allow only jira.view"}],
+                         "rationale": "kept out of the event", "confidence": 0.9}""".formatted(org)).execute());
+        assertThat(resolve(id, "accepted_suggestion", null).statusCode()).isEqualTo(200);
+        JsonNode d = resolvedEvent(id);
+        assertThat(d.get("resolved_effect").asText()).isEqualTo("deny");
+        assertThat(d.at("/merged_rule/effect").asText()).isEqualTo("deny");
+        assertThat(d.at("/merged_rule/target").asText()).isEqualTo("jira.*");
+        assertThat(d.at("/merged_rule/scope").asText()).isEqualTo("org");
+        assertThat(d.at("/merged_rule/scope_id").asText()).isEqualTo(org.toString());
+        assertThat(d.at("/merged_rule/based_on_policy_id").asText()).isEqualTo("p1");
+        assertThat(d.get("loser_actions")).hasSize(1);
+        assertThat(d.at("/loser_actions/0/policy_id").asText()).isEqualTo("p2");
+        assertThat(d.at("/loser_actions/0/action").asText()).isEqualTo("narrow");
+        assertThat(d.at("/loser_actions/0/detail").asText()).isEqualTo("allow only jira.view");
+        assertThat(d.has("rationale")).isFalse();
+
+        UUID rejected = conflict();
+        db.useHandle(h -> h.createUpdate("UPDATE policy_conflicts SET synthesis_state = 'done', "
+                + "suggested_merge = '{\"merged_rule\": {\"effect\": \"deny\"}}' WHERE id = :id").bind("id", rejected).execute());
+        assertThat(resolve(rejected, "rejected_suggestion", null).statusCode()).isEqualTo(200);
+        JsonNode r = resolvedEvent(rejected);
+        assertThat(r.has("merged_rule")).isFalse();
+        assertThat(r.has("loser_actions")).isFalse();
+    }
+
+    private JsonNode resolvedEvent(UUID id) {
+        return Seed.parse(db.withHandle(h -> h.createQuery(
+                        "SELECT details::text FROM conflict_events WHERE conflict_id = :id AND event_type = 'conflict_resolved'")
+                .bind("id", id).mapTo(String.class).one()));
+    }
+
+    /**
      * Sixteen admins resolve the same conflict at once, each with its own note and one of the three
      * resolutions. Exactly one changes the row (its own note is what is stored); everyone who picked the same
      * resolution as that winner gets the no-op 200, everyone else 409 with the winner's state.

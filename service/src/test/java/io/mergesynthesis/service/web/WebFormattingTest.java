@@ -63,8 +63,19 @@ class WebFormattingTest {
 
     @Test
     void inboxLinksCarryOnlyKnownValuesEncoded() {
-        assertThat(InboxPage.link(null, null, null)).isEqualTo("/");
-        assertThat(InboxPage.link("open", "done", "YzE6MTIz")).isEqualTo("/?inbox_status=open&synthesis_state=done&after=YzE6MTIz");
+        assertThat(InboxQuery.of(null, null, null, null, null, null, null).first()).isEqualTo("/");
+        io.mergesynthesis.service.inbox.PageCursor at = new io.mergesynthesis.service.inbox.PageCursor(
+                java.time.Instant.parse("2026-11-20T10:15:00Z"), java.util.UUID.fromString("66149ad9-b0fe-4981-b3a0-ea0d94e58b4f"));
+        InboxQuery query = InboxQuery.of("open", "done", "tool_call", "a&b=c d", null, null, null);
+        assertThat(query.onward(at)).isEqualTo("/?inbox_status=open&synthesis_state=done&action=tool_call&q=a%26b%3Dc+d&after="
+                + at.encode());
+        assertThat(query.back(at)).endsWith("&before=" + at.encode());
+        // Unknown values and damaged cursors are dropped rather than carried into the links.
+        InboxQuery odd = InboxQuery.of("closed", "done", "<script>", "   ", "oldest", "not-a-cursor", at.encode());
+        assertThat(odd.first()).isEqualTo("/?synthesis_state=done&sort=oldest");
+        assertThat(odd.direction()).isEqualTo(io.mergesynthesis.service.inbox.InboxReads.Direction.BACK);
+        assertThat(odd.live()).isEqualTo("/live/inbox?synthesis_state=done&sort=oldest&before=" + at.encode());
+        assertThat(InboxQuery.of(null, null, null, null, "sideways", null, null).first()).isEqualTo("/");
     }
 
     @Test

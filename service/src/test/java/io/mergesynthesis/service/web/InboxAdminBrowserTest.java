@@ -1,0 +1,381 @@
+package io.mergesynthesis.service.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.mergesynthesis.service.MergeSynthesisConfiguration;
+import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.testing.Seed;
+import io.mergesynthesis.service.testing.TestApp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriverException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedCondition;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * An org admin's inbox at depth, in headless Chromium: pages that update while open, search and paging both ways,
+ * bulk actions with refused conflicts among the chosen, and the rule-by-rule diff of a merge. Changes seen live
+ * are made through the real use cases (the JSON API's acknowledge, retry and ingest) while the page stays loaded.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class InboxAdminBrowserTest {
+
+    static final TestApp APP = TestApp.apiOnly();
+    static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
+
+    // A fixed org keeps the screenshots the same from run to run.
+    static final UUID ORG = UUID.fromString("7d1e5a3c-2b4f-4c6d-8e9f-0a1b2c3d4e5f");
+    static final UUID OTHER_ORG = UUID.fromString("0f9e8d7c-6b5a-4948-8372-615243342516");
+    static final String[] TARGETS = {"github.delete_repo", "jira.create_issue", "slack.post_message",
+            "crm.export_contacts", "drive.share_file", "calendar.create_event"};
+
+    static Browser browser;
+    static ChromeDriver driver;
+    static Jdbi superuser;
+    static String ingest;
+    static String admin;
+
+    @BeforeAll
+    static void seed() {
+        superuser = APP.database().jdbi();
+        ingest = APP.token(Role.INGEST, ORG);
+        admin = APP.token(Role.ORG_ADMIN, ORG);
+        List<String> reports = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            reports.add(WebSeed.report(ORG, "filler-" + i, TARGETS[i % TARGETS.length] + "_" + i));
+        }
+        List<UUID> fillers = WebSeed.ingest(APP, ingest, WebSeed.batch(reports));
+        for (int i = 0; i < fillers.size(); i += 2) {
+            WebSeed.synthesized(superuser, fillers.get(i), WebSeed.merge(fillers.get(i), ORG, "x.y", "The org rule wins."));
+        }
+        browser = Browser.start();
+        driver = browser.driver();
+    }
+
+    @AfterAll
+    static void closeBrowser() {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    @BeforeEach
+    void signedIn() {
+        driver.get(url("/sign-in"));
+        driver.manage().deleteAllCookies();
+        driver.get(url("/sign-in"));
+        driver.findElement(By.id("token")).sendKeys(admin);
+        driver.findElement(By.cssSelector("form button[type=submit]")).click();
+        waitFor(ExpectedConditions.not(ExpectedConditions.urlContains("/sign-in")));
+    }
+
+    @Test
+    void theInboxAndAConflictUpdateWhileOpenWithoutAReload() {
+        UUID toAcknowledge = WebSeed.one(APP, ingest, ORG, "live-ack", "zoom.start_meeting");
+        UUID marked = WebSeed.one(APP, ingest, ORG, "live-failed", "hr.read_salaries");
+        WebSeed.failed(superuser, marked, "synthesizer");
+
+        driver.get(url("/"));
+        driver.executeScript("window.loadedOnce = 'yes';");
+        waitFor(ExpectedConditions.textToBePresentInElementLocated(By.id("live-status"), "updated"));
+        assertThat(text("#live-status")).matches("Live · updated \\d+ s ago");
+        String acknowledgedBefore = text("[data-count='inbox:acknowledged']");
+        String totalBefore = text("[data-count='total']");
+
+        // Through the real use cases, while the page stays as it is: an acknowledge and a new conflict.
+        assertThat(APP.post(admin, "/v1/conflicts/" + toAcknowledge + "/acknowledge", "").statusCode()).isEqualTo(200);
+        UUID arrived = WebSeed.one(APP, ingest, ORG, "live-new", "aaa.arrived_while_open");
+        By ackBadge = By.cssSelector("tr[data-id='" + toAcknowledge + "'] [data-field='inbox']");
+        waitFor(ExpectedConditions.textToBe(ackBadge, "acknowledged"));
+        waitFor(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-id='" + arrived + "']")));
+        assertThat(text("tr[data-id='" + arrived + "']")).contains("aaa.arrived_while_open").contains("pending");
+        assertThat(driver.findElements(By.cssSelector("table.conflicts tbody tr")).get(0).getAttribute("data-id"))
+                .isEqualTo(arrived.toString());
+        assertThat(Long.parseLong(text("[data-count='inbox:acknowledged']")))
+                .isEqualTo(Long.parseLong(acknowledgedBefore) + 1);
+        assertThat(Long.parseLong(text("[data-count='total']"))).isEqualTo(Long.parseLong(totalBefore) + 1);
+        assertThat(driver.executeScript("return window.loadedOnce")).as("the page was not reloaded").isEqualTo("yes");
+        // The new row can be ticked for a bulk action like the others.
+        assertThat(driver.findElements(By.cssSelector("tr[data-id='" + arrived + "'] input[type=checkbox][form=bulk]")))
+                .hasSize(1);
+        browser.screenshot("inbox-live");
+
+        // A failed conflict's page sees it queued again when someone tries it again elsewhere.
+        driver.get(url("/conflicts/" + marked));
+        driver.executeScript("window.loadedOnce = 'yes';");
+        assertThat(text("dl.facts [data-field='state']")).isEqualTo("failed");
+        assertThat(APP.post(admin, "/v1/conflicts/" + marked + "/retry", "").statusCode()).isEqualTo(200);
+        waitFor(ExpectedConditions.textToBe(By.cssSelector("dl.facts [data-field='state']"), "pending"));
+        assertThat(text("dl.facts [data-field='attempts']")).isEqualTo("0");
+        waitFor(ExpectedConditions.visibilityOfElementLocated(By.id("live-changed")));
+        assertThat(driver.executeScript("return window.loadedOnce")).isEqualTo("yes");
+
+        // A hidden tab stops asking and says so; shown again, it asks at once. Absence can only be seen by waiting:
+        // two poll intervals pass with at most the one request that was already on its way.
+        visibility("hidden");
+        waitFor(ExpectedConditions.textToBePresentInElementLocated(By.id("live-status"), "(paused)"));
+        long hiddenAt = liveRequests();
+        sleep(Duration.ofSeconds(11));
+        long whileHidden = liveRequests();
+        assertThat(whileHidden).isLessThanOrEqualTo(hiddenAt + 1);
+        visibility("visible");
+        waitFor(d -> liveRequests() > whileHidden);
+        assertThat(text("#live-status")).doesNotContain("paused");
+    }
+
+    private static void visibility(String state) {
+        driver.executeScript("Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => '"
+                + state + "'}); document.dispatchEvent(new Event('visibilitychange'));");
+    }
+
+    /** How many requests to the JSON views this page has made so far. */
+    private static long liveRequests() {
+        return (Long) driver.executeScript("return performance.getEntriesByType('resource')"
+                + ".filter(e => e.name.indexOf('/live/') >= 0).length");
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void searchFindsByTargetPolicyIdAndEngineKeyAndPagesBothWays() {
+        UUID special = WebSeed.ingest(APP, ingest, withPolicy(WebSeed.report(ORG, "engine-77-search",
+                "vault.read_secret"), "pol-unit-9031")).get(0);
+
+        driver.get(url("/"));
+        search("github.");
+        List<WebElement> rows = rows();
+        assertThat(rows).hasSize(5).allSatisfy(r -> assertThat(r.getText()).contains("github.delete_repo_"));
+        assertThat(driver.findElement(By.id("q")).getAttribute("value")).isEqualTo("github.");
+        browser.screenshot("inbox-search");
+
+        search("pol-unit-90");
+        assertThat(rows()).hasSize(1).first().satisfies(r -> assertThat(r.getText()).contains("vault.read_secret"));
+        search("engine-77");
+        assertThat(rows()).hasSize(1).first().satisfies(r -> assertThat(r.getAttribute("data-id"))
+                .isEqualTo(special.toString()));
+        search("Github.");
+        assertThat(text(".empty")).contains("No conflicts match");
+
+        // The action filter, with the search emptied.
+        driver.findElement(By.id("q")).clear();
+        new Select(driver.findElement(By.id("action"))).selectByValue("data_export");
+        driver.findElement(By.cssSelector("form.filters button")).click();
+        waitFor(ExpectedConditions.urlContains("action=data_export"));
+        assertThat(text(".empty")).contains("No conflicts match");
+
+        // Older, then Newer, back to the same first page.
+        driver.get(url("/"));
+        List<String> first = ids();
+        assertThat(first).hasSize(InboxResource.PAGE_SIZE);
+        assertThat(driver.findElements(By.linkText("‹ Newer"))).isEmpty();
+        driver.findElement(By.linkText("Older »")).click();
+        waitFor(ExpectedConditions.urlContains("after="));
+        List<String> second = ids();
+        assertThat(second).isNotEmpty().doesNotContainAnyElementsOf(first);
+        driver.findElement(By.linkText("‹ Newer")).click();
+        waitFor(ExpectedConditions.urlContains("before="));
+        assertThat(ids()).isEqualTo(first);
+
+        // Oldest first: the conflicts seeded before any test, and the way on is "Newer".
+        new Select(driver.findElement(By.id("sort"))).selectByValue("oldest");
+        driver.findElement(By.cssSelector("form.filters button")).click();
+        waitFor(ExpectedConditions.urlContains("sort=oldest"));
+        assertThat(rows()).hasSize(InboxResource.PAGE_SIZE).allSatisfy(r -> assertThat(
+                r.findElement(By.cssSelector("td.target")).getText()).matches("[a-z]+\\.[a-z_]+_\\d+"));
+        driver.findElement(By.linkText("Newer »")).click();
+        waitFor(ExpectedConditions.urlContains("after="));
+        assertThat(driver.getCurrentUrl()).contains("sort=oldest");
+        assertThat(driver.findElements(By.linkText("‹ Older"))).hasSize(1);
+    }
+
+    @Test
+    void eachBulkActionSaysWhatChangedAndWhatWasRefusedAndWhy() {
+        UUID a1 = WebSeed.one(APP, ingest, ORG, "bulk-a1", "bulkack.one");
+        UUID a2 = WebSeed.one(APP, ingest, ORG, "bulk-a2", "bulkack.two");
+        UUID done = WebSeed.one(APP, ingest, ORG, "bulk-done", "bulkack.done");
+        assertThat(APP.post(admin, "/v1/conflicts/" + done + "/resolve", "{\"resolution\": \"manual\"}").statusCode())
+                .isEqualTo(200);
+        long ackEvents = Seed.eventCount(superuser);
+
+        driver.get(url("/?q=bulkack."));
+        bulk("acknowledge", null, "selected", a1, a2, done);
+        assertThat(text("#bulk-heading")).isEqualTo("Acknowledge: 2 changed, 1 refused");
+        assertThat(text(".bulk-changed")).contains("bulkack.one").contains("bulkack.two");
+        assertThat(text(".bulk-refused")).contains("bulkack.done").contains("already resolved");
+        assertThat(Seed.eventCount(superuser) - ackEvents).as("one event per change").isEqualTo(2);
+        browser.screenshot("bulk-summary");
+
+        // Resolve as manual, with one note: the already resolved one is refused, its resolution final.
+        driver.get(url("/?q=bulkack."));
+        bulk("resolve_manual", "narrowed by hand in the engine", "selected", a1, done);
+        assertThat(text("#bulk-heading")).isEqualTo("Resolve as manual: 1 changed, 1 refused");
+        assertThat(text(".bulk-refused")).contains("already resolved as manual");
+        assertThat(note(a1)).isEqualTo("narrowed by hand in the engine");
+
+        // Resolve as rejected, on every conflict the search matches: a2 changes, the two resolved ones are refused.
+        driver.get(url("/?q=bulkack."));
+        bulk("resolve_rejected", null, "matching");
+        assertThat(text("#bulk-heading")).isEqualTo("Resolve as rejected: 1 changed, 2 refused");
+        assertThat(text(".bulk-changed")).contains("bulkack.two");
+        assertThat(text(".bulk-refused")).contains("a resolution is final");
+
+        // Try again: only the failed one is retryable.
+        UUID failed = WebSeed.one(APP, ingest, ORG, "bulk-failed", "bulkretry.failed");
+        WebSeed.failed(superuser, failed, "invalid_json");
+        UUID merged = WebSeed.one(APP, ingest, ORG, "bulk-merged", "bulkretry.merged");
+        WebSeed.synthesized(superuser, merged, WebSeed.merge(merged, ORG, "bulkretry.merged", "Org rule wins."));
+        driver.get(url("/?q=bulkretry."));
+        bulk("retry", null, "selected", failed, merged);
+        assertThat(text("#bulk-heading")).isEqualTo("Try again: 1 changed, 1 refused");
+        assertThat(text(".bulk-refused")).contains("bulkretry.merged").contains("not retryable")
+                .contains("merge ready");
+        String state = superuser.withHandle(h -> h.createQuery(
+                "SELECT synthesis_state FROM policy_conflicts WHERE id = :id").bind("id", failed).mapTo(String.class).one());
+        assertThat(state).isEqualTo("pending");
+
+        // Nothing ticked: nothing done, and said so.
+        driver.get(url("/?q=bulkretry."));
+        driver.findElement(By.cssSelector("#bulk button[value=selected]")).click();
+        waitFor(ExpectedConditions.titleContains("Bulk action"));
+        assertThat(text("p.notice.problem")).contains("no conflict was selected");
+    }
+
+    @Test
+    void aMergeReadsRuleByRuleWithLowConfidenceFlaggedAndWhatAcceptingDoes() {
+        UUID id = WebSeed.ingest(APP, ingest, withPolicy(WebSeed.report(ORG, "diff-1", "jira.create_issue"),
+                "pol-ou-5")).get(0);
+        ObjectNode merge = (ObjectNode) Seed.parse(WebSeed.merge(id, ORG, "jira.create_issue", "The org rule wins."));
+        merge.withArray("loser_actions").addObject().put("policy_id", "pol-ou-5").put("action", "narrow")
+                .put("detail", "allow jira.view_issue only");
+        merge.put("confidence", 0.55);
+        WebSeed.synthesized(superuser, id, merge.toString());
+
+        driver.get(url("/conflicts/" + id));
+        List<WebElement> diff = driver.findElements(By.cssSelector("table.rule-diff tbody tr"));
+        assertThat(diff).hasSize(4);
+        assertThat(diff.get(0).getText()).contains("= kept").contains("pol-org-17").contains("deny on jira.*");
+        assertThat(diff.get(1).getText()).contains("− removed").contains("pol-mbr-42")
+                .contains("allow on jira.create_issue").contains("fully shadowed by pol-org-17");
+        assertThat(diff.get(2).getText()).contains("~ narrowed").contains("pol-ou-5")
+                .contains("narrowed to: allow jira.view_issue only");
+        assertThat(diff.get(3).getText()).contains("+ merged").contains("from pol-org-17")
+                .contains("deny on jira.* (org " + ORG + ")");
+        // Readable without colour: each row's change is a word, not only a class.
+        for (WebElement row : diff) {
+            assertThat(row.findElement(By.tagName("strong")).getText()).isIn("kept", "removed", "narrowed", "merged");
+        }
+        assertThat(text(".low-confidence")).contains("Low confidence").contains("0.55").contains("0.70");
+        assertThat(text(".accept-explained")).contains("records your decision").contains("conflict_resolved")
+                .contains("policy engine applies it by reading the event stream");
+        driver.executeScript("document.getElementById('merge-heading').scrollIntoView()");
+        browser.screenshot("conflict-diff");
+
+        // Above the threshold, no flag.
+        UUID sure = WebSeed.one(APP, ingest, ORG, "diff-2", "jira.create_issue");
+        WebSeed.synthesized(superuser, sure, WebSeed.merge(sure, ORG, "jira.create_issue", "The org rule wins."));
+        driver.get(url("/conflicts/" + sure));
+        assertThat(driver.findElements(By.cssSelector(".low-confidence"))).isEmpty();
+        assertThat(driver.findElements(By.cssSelector("table.rule-diff tbody tr"))).hasSize(3);
+    }
+
+    @Test
+    void theJsonViewsKeepToTheSessionsOrg() {
+        UUID theirs = WebSeed.one(APP, APP.token(Role.INGEST, OTHER_ORG), OTHER_ORG, "other-1", "other.secret_target");
+        driver.get(url("/live/conflicts/" + theirs));
+        assertThat(driver.findElement(By.tagName("body")).getText()).contains("no such conflict")
+                .doesNotContain("other.secret_target");
+        driver.get(url("/live/inbox?q=other."));
+        assertThat(driver.findElement(By.tagName("body")).getText()).contains("\"conflicts\":[]");
+        driver.manage().deleteAllCookies();
+        driver.get(url("/live/inbox"));
+        assertThat(driver.findElement(By.tagName("body")).getText()).contains("signed out");
+    }
+
+    /** A report with one more rule, an org unit's, that allows its target's family. */
+    private static String withPolicy(String report, String policyId) {
+        ObjectNode r = (ObjectNode) Seed.parse(report);
+        String target = r.get("target").asText();
+        r.withArray("rules").addObject().put("policy_id", policyId).put("scope", "org_unit").put("scope_id", "unit-3")
+                .put("effect", "allow").put("target", WebSeed.family(target));
+        return r.toString();
+    }
+
+    private static void search(String text) {
+        WebElement q = driver.findElement(By.id("q"));
+        q.clear();
+        q.sendKeys(text);
+        String before = driver.getCurrentUrl();
+        driver.findElement(By.cssSelector("form.filters button")).click();
+        waitFor(d -> !d.getCurrentUrl().equals(before));
+    }
+
+    private static void bulk(String operation, String note, String scope, UUID... ids) {
+        for (UUID id : ids) {
+            driver.findElement(By.cssSelector("tr[data-id='" + id + "'] input[type=checkbox]")).click();
+        }
+        new Select(driver.findElement(By.id("operation"))).selectByValue(operation);
+        if (note != null) {
+            driver.findElement(By.id("bulk-note")).sendKeys(note);
+        }
+        driver.findElement(By.cssSelector("#bulk button[value=" + scope + "]")).click();
+        if (scope.equals("matching")) {
+            // Every match is asked about once more; declining first sends nothing.
+            waitFor(ExpectedConditions.alertIsPresent());
+            driver.switchTo().alert().dismiss();
+            assertThat(driver.findElements(By.id("bulk-heading"))).isEmpty();
+            driver.findElement(By.cssSelector("#bulk button[value=" + scope + "]")).click();
+            waitFor(ExpectedConditions.alertIsPresent());
+            driver.switchTo().alert().accept();
+        }
+        waitFor(ExpectedConditions.presenceOfElementLocated(By.id("bulk-heading")));
+    }
+
+    private static String note(UUID id) {
+        return superuser.withHandle(h -> h.createQuery("SELECT resolution_note FROM policy_conflicts WHERE id = :id")
+                .bind("id", id).mapTo(String.class).one());
+    }
+
+    private static List<WebElement> rows() {
+        return driver.findElements(By.cssSelector("table.conflicts tbody tr"));
+    }
+
+    private static List<String> ids() {
+        return rows().stream().map(r -> r.getAttribute("data-id")).toList();
+    }
+
+    private static String text(String css) {
+        return driver.findElement(By.cssSelector(css)).getText();
+    }
+
+    /** Polls for up to 15 s: a live update comes within one poll interval. Transient driver errors read again. */
+    private static void waitFor(ExpectedCondition<?> condition) {
+        new WebDriverWait(driver, Duration.ofSeconds(15)).ignoring(WebDriverException.class).until(condition);
+    }
+
+    static String url(String path) {
+        return APP.uri(path).toString();
+    }
+}

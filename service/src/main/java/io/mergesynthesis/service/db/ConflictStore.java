@@ -36,9 +36,13 @@ public final class ConflictStore {
     private static final String COUNTS = SqlFiles.of(ConflictStore.class, "counts");
     private static final String ACKNOWLEDGE = SqlFiles.of(ConflictStore.class, "acknowledge");
     private static final String RESOLVE = SqlFiles.of(ConflictStore.class, "resolve");
-    /** The inbox page towards older conflicts, and towards newer ones; each takes every optional filter. */
+    // The inbox page towards older conflicts and towards newer ones, each as a first page and as a page after a
+    // position; each takes every filter as optional. The position is not folded in as optional too: a plan kept
+    // for the statement would then read the org's rows from the newest one down to the position on every page.
     private static final String PAGE_OLDER = SqlFiles.of(ConflictStore.class, "page_older");
+    private static final String PAGE_OLDER_AFTER = SqlFiles.of(ConflictStore.class, "page_older_after");
     private static final String PAGE_NEWER = SqlFiles.of(ConflictStore.class, "page_newer");
+    private static final String PAGE_NEWER_AFTER = SqlFiles.of(ConflictStore.class, "page_newer_after");
 
     private ConflictStore() {
     }
@@ -99,17 +103,21 @@ public final class ConflictStore {
 
     /** One org's conflicts in the request's order, strictly beyond the keyset position if one is given. */
     public static List<StoredConflict> page(Handle handle, UUID orgId, PageRequest request) {
-        return handle.createQuery(request.newer() ? PAGE_NEWER : PAGE_OLDER)
+        boolean after = request.positionReceivedAt() != null;
+        String statement = request.newer() ? (after ? PAGE_NEWER_AFTER : PAGE_NEWER)
+                : (after ? PAGE_OLDER_AFTER : PAGE_OLDER);
+        var query = handle.createQuery(statement)
                 .bind("org", orgId)
                 .bind("limit", request.limit())
                 .bind("inbox", request.inboxStatus() == null ? null : request.inboxStatus().wireName())
                 .bind("state", request.synthesisState() == null ? null : request.synthesisState().wireName())
                 .bind("action", request.action())
-                .bind("prefix", request.prefix())
-                .bind("positionReceivedAt", request.positionReceivedAt() == null ? null
-                        : Timestamp.from(request.positionReceivedAt()))
-                .bind("positionConflict", request.positionId())
-                .map(ConflictStore::map).list();
+                .bind("prefix", request.prefix());
+        if (after) {
+            query.bind("positionReceivedAt", Timestamp.from(request.positionReceivedAt()))
+                    .bind("positionConflict", request.positionId());
+        }
+        return query.map(ConflictStore::map).list();
     }
 
     /** How many of the org's conflicts are in each synthesis state and each inbox status: one scan of its rows. */

@@ -226,6 +226,53 @@ class InboxSearchTest {
     }
 
     @Test
+    void aPageAfterAPositionStartsItsIndexScanAtThePositionEvenInAKeptPlan() {
+        // A plan the server keeps for a prepared statement does not know the values (forced here, as the server may
+        // choose it): the position must still be a condition of the index scan, not a filter on every row from
+        // the newest one down to it.
+        for (String name : List.of("page_older_after", "page_newer_after")) {
+            String sql = io.mergesynthesis.service.db.SqlFiles.of(io.mergesynthesis.service.db.ConflictStore.class,
+                    name);
+            var parsed = new org.jdbi.v3.core.statement.ColonPrefixSqlParser().parse(sql, null);
+            String values = parsed.getParameters().getParameterNames().stream().map(parameter -> switch (parameter) {
+                case "org", "positionConflict" -> "'" + ORG + "'";
+                case "limit" -> "26";
+                case "positionReceivedAt" -> "'2026-01-01T00:00:00Z'";
+                default -> "NULL";
+            }).collect(java.util.stream.Collectors.joining(", ", "(", ")"));
+            List<String> lines = database.jdbi().inTransaction(h -> {
+                h.execute("SET LOCAL plan_cache_mode = force_generic_plan");
+                h.execute("PREPARE kept_page AS " + numberedPlaceholders(parsed.getSql()));
+                try {
+                    return h.createQuery("EXPLAIN EXECUTE kept_page" + values).mapTo(String.class).list();
+                } finally {
+                    h.execute("DEALLOCATE kept_page");
+                }
+            });
+            String plan = String.join("\n", lines);
+            assertThat(plan).as("kept plan of %s", name).containsPattern("Index Cond: .*received_at");
+        }
+    }
+
+    /** JDBC's {@code ?} placeholders as the server's {@code $1, $2, ...}, leaving quoted text alone. */
+    private static String numberedPlaceholders(String sql) {
+        StringBuilder out = new StringBuilder();
+        boolean quoted = false;
+        int n = 0;
+        for (char c : sql.toCharArray()) {
+            if (c == '\'') {
+                quoted = !quoted;
+            }
+            if (c == '?' && !quoted) {
+                out.append('$').append(++n);
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    @Test
     void searchTextThatCannotBeStoredOrIsTooLongIsNamed() {
         assertThat(InboxFilter.prefixProblem("a".repeat(InboxFilter.MAX_PREFIX_LENGTH))).isNull();
         assertThat(InboxFilter.prefixProblem("a".repeat(InboxFilter.MAX_PREFIX_LENGTH + 1))).contains("at most 200");

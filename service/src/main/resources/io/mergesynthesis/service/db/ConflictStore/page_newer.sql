@@ -1,7 +1,6 @@
--- Up to :limit of :org's conflicts that pass the inbox's filters, oldest first, strictly newer than the keyset
--- position (:positionReceivedAt, :positionConflict) when one is given (the oldest when not). A null filter
--- does not filter. :prefix is matched at the start of the target, of the engine's key and of any rule's policy id.
--- The unfiltered page is read up the inbox index (org_id, received_at DESC, id DESC) from the position,
+-- Up to :limit of :org's conflicts that pass the inbox's filters, oldest first, the oldest page.
+-- A null filter does not filter. :prefix is matched at the start of the target, of the engine's key and of any
+-- rule's policy id. The page is read up the inbox index (org_id, received_at DESC, id DESC),
 -- stopping at :limit; a filter is checked on the rows the index passes (InboxSearchTest checks the plans).
 SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
        received_at, synthesis_state, attempts, last_failure_reason, failure_marker,
@@ -14,6 +13,4 @@ WHERE org_id = :org
   AND (CAST(:action AS text) IS NULL OR action = :action)
   AND (CAST(:prefix AS text) IS NULL OR starts_with(target, :prefix) OR starts_with(dedup_key, :prefix)
        OR jsonb_path_exists(rules, '$[*].policy_id ? (@ starts with $p)', jsonb_build_object('p', CAST(:prefix AS text))))
-  AND (CAST(:positionReceivedAt AS timestamptz) IS NULL
-       OR (received_at, id) > (:positionReceivedAt, :positionConflict))
 ORDER BY received_at ASC, id ASC LIMIT :limit

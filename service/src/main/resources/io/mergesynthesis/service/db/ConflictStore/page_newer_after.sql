@@ -1,0 +1,19 @@
+-- Up to :limit of :org's conflicts that pass the inbox's filters, oldest first, strictly newer than the keyset
+-- position (:positionReceivedAt, :positionConflict). The position is not optional here, so that it stays a
+-- condition of the index scan whatever plan the server keeps for the statement.
+-- A null filter does not filter. :prefix is matched at the start of the target, of the engine's key and of any
+-- rule's policy id. The page is read up the inbox index (org_id, received_at DESC, id DESC) from the position,
+-- stopping at :limit; a filter is checked on the rows the index passes (InboxSearchTest checks the plans).
+SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
+       received_at, synthesis_state, attempts, last_failure_reason, failure_marker,
+       suggested_merge::text AS suggested_merge, merge_check_version, synthesized_at, inbox_status,
+       acknowledged_at, resolved_at, resolution, resolution_note
+FROM policy_conflicts
+WHERE org_id = :org
+  AND (CAST(:inbox AS text) IS NULL OR inbox_status = :inbox)
+  AND (CAST(:state AS text) IS NULL OR synthesis_state = :state)
+  AND (CAST(:action AS text) IS NULL OR action = :action)
+  AND (CAST(:prefix AS text) IS NULL OR starts_with(target, :prefix) OR starts_with(dedup_key, :prefix)
+       OR jsonb_path_exists(rules, '$[*].policy_id ? (@ starts with $p)', jsonb_build_object('p', CAST(:prefix AS text))))
+  AND (received_at, id) > (CAST(:positionReceivedAt AS timestamptz), CAST(:positionConflict AS uuid))
+ORDER BY received_at ASC, id ASC LIMIT :limit

@@ -51,11 +51,19 @@ import io.mergesynthesis.service.models.ConfiguredModels;
 import io.mergesynthesis.service.models.ConfiguredRouter;
 import io.mergesynthesis.service.models.LlmSynthesizerProvider;
 import io.mergesynthesis.service.models.OrgModelCheck;
+import io.mergesynthesis.service.operator.FailedList;
 import io.mergesynthesis.service.operator.Fleet;
+import io.mergesynthesis.service.operator.FleetActivity;
+import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.Replicas;
+import io.mergesynthesis.service.operator.TokenAdmin;
+import io.mergesynthesis.service.replica.HeartbeatWriter;
+import io.mergesynthesis.service.replica.ReplicaReadings;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.resources.ConflictResource;
 import io.mergesynthesis.service.resources.EventResource;
 import io.mergesynthesis.service.resources.OpenApiResource;
+import io.mergesynthesis.service.resources.OrgNameResource;
 import io.mergesynthesis.service.resources.OrgSynthesisResource;
 import io.mergesynthesis.service.resources.UsageResource;
 import io.mergesynthesis.service.session.WebSessions;
@@ -203,18 +211,25 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new OrgSynthesisResource(orgSettings));
         environment.jersey().register(new UsageResource(usage, models));
 
+        OrgDirectory orgDirectory = new OrgDirectory(transactions, Clock.systemUTC());
+        environment.jersey().register(new OrgNameResource(orgDirectory));
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
         WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC()),
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
-                orgSettings), json, Clock.systemUTC());
+                orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
+                new Replicas(transactions), new FleetActivity(transactions),
+                new TokenAdmin(new TokenStore(transactions))), json, Clock.systemUTC());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
-        WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(), config.getDatabase(),
+        ReplicaReadings readings = WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(), config.getDatabase(),
                         transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
                         config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM),
                 router, orgModels);
+        environment.lifecycle().manage(new HeartbeatWriter(transactions, readings, hostName(),
+                Optional.ofNullable(getClass().getPackage().getImplementationVersion()).orElse("dev"),
+                config.getHeartbeatInterval().toJavaDuration(), Clock.systemUTC()));
 
         if (embedded.isPresent() && config.isLoadSamples()) {
             Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);
@@ -230,5 +245,13 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 }
             }
         });
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "unknown";
+        }
     }
 }

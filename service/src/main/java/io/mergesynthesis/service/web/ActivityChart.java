@@ -11,7 +11,7 @@ import java.util.Locale;
  * @param title   what it counts, in words
  * @param points  the polyline's points, {@code x,y} pairs
  * @param area    the same line closed along the bottom, filled
- * @param peak    the largest value, as the top label shows it
+ * @param peak    the largest value, as the caption shows it
  * @param first   the first bucket's label, under the left end
  * @param last    the last bucket's label, under the right end
  */
@@ -19,8 +19,8 @@ record ActivityChart(String id, String title, String points, String area, String
 
     static final int WIDTH = 560;
     static final int HEIGHT = 90;
-    /** Room above the line for the peak's label. */
-    static final int TOP = 14;
+    /** Room above the peak, so that its line is not cut by the edge. */
+    static final int TOP = 4;
 
     /**
      * @param values one per bucket, oldest first; at least one

@@ -8,7 +8,6 @@ import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.TestApp;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -25,7 +24,6 @@ import org.openqa.selenium.chrome.ChromeDriver;
 class InboxFirstRenderMeasure {
 
     static final int CONFLICTS = 1_000;
-    static final int LOADS = 21;
     static final TestApp APP = TestApp.apiOnly(ConfigOverride.config("logging.level", "ERROR"));
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
 
@@ -51,64 +49,11 @@ class InboxFirstRenderMeasure {
             driver.findElement(By.id("token")).sendKeys(admin);
             driver.findElement(By.cssSelector("form button[type=submit]")).click();
 
-            // A cold load first: nothing cached, so every byte is counted once.
-            driver.executeCdpCommand("Network.enable", Map.of());
-            driver.executeCdpCommand("Network.clearBrowserCache", Map.of());
-            driver.executeCdpCommand("Network.setCacheDisabled", Map.of("cacheDisabled", true));
-            driver.get(APP.uri("/").toString());
-            @SuppressWarnings("unchecked")
-            Map<String, Object> weight = (Map<String, Object>) driver.executeScript("""
-                    const nav = performance.getEntriesByType('navigation')[0];
-                    const res = performance.getEntriesByType('resource');
-                    const sum = (kind, f) => res.filter(r => r.initiatorType === kind).reduce((a, r) => a + r[f], 0);
-                    return {html: nav.decodedBodySize, htmlTransfer: nav.transferSize,
-                            css: sum('link', 'decodedBodySize'), js: sum('script', 'decodedBodySize'),
-                            other: res.filter(r => r.initiatorType !== 'link' && r.initiatorType !== 'script').length,
-                            transfer: nav.transferSize + res.reduce((a, r) => a + r.transferSize, 0)};""");
-
-            List<Double> domContentLoaded = new ArrayList<>();
-            List<Double> firstPaint = new ArrayList<>();
-            for (int i = 0; i < LOADS; i++) {
-                driver.get(APP.uri("/").toString());
-                // The paint entry may be recorded a moment after the load returns: wait for it.
-                @SuppressWarnings("unchecked")
-                Map<String, Object> timing = (Map<String, Object>) driver.executeAsyncScript("""
-                        const done = arguments[arguments.length - 1];
-                        const nav = performance.getEntriesByType('navigation')[0];
-                        const dcl = nav.domContentLoadedEventEnd - nav.startTime;
-                        new PerformanceObserver(list => {
-                            const fcp = list.getEntriesByName('first-contentful-paint')[0];
-                            if (fcp) { done({dcl: dcl, fcp: fcp.startTime}); }
-                        }).observe({type: 'paint', buffered: true});
-                        setTimeout(() => done({dcl: dcl, fcp: -1}), 5000);""");
-                domContentLoaded.add(((Number) timing.get("dcl")).doubleValue());
-                firstPaint.add(((Number) timing.get("fcp")).doubleValue());
-            }
-            long html = ((Number) weight.get("html")).longValue();
-            long css = ((Number) weight.get("css")).longValue();
-            long js = ((Number) weight.get("js")).longValue();
+            PageMeasure.Weight weight = PageMeasure.weight(driver, APP.uri("/").toString());
+            PageMeasure.Timing timing = PageMeasure.timing(driver, APP.uri("/").toString());
             System.out.printf("inbox page weight, %d conflicts in the org, first page of %d rows:%n", CONFLICTS,
                     InboxResource.PAGE_SIZE);
-            System.out.printf("  HTML %,d B + CSS %,d B + JS %,d B = %,d B decoded; %,d B transferred "
-                    + "(headers included); other requests: %s%n", html, css, js, html + css + js,
-                    ((Number) weight.get("transfer")).longValue(), weight.get("other"));
-            System.out.printf("  cache disabled, %d loads: domContentLoaded median %.1f ms (min %.1f, max %.1f); "
-                    + "first-contentful-paint median %.1f ms (min %.1f, max %.1f)%n", LOADS,
-                    median(domContentLoaded), min(domContentLoaded), max(domContentLoaded),
-                    median(firstPaint), min(firstPaint), max(firstPaint));
+            PageMeasure.print(weight, timing);
         }
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        return sorted.get(sorted.size() / 2);
-    }
-
-    private static double min(List<Double> values) {
-        return values.stream().mapToDouble(Double::doubleValue).min().orElse(-1);
-    }
-
-    private static double max(List<Double> values) {
-        return values.stream().mapToDouble(Double::doubleValue).max().orElse(-1);
     }
 }

@@ -20,7 +20,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -57,7 +56,7 @@ public final class FailedPageResource {
         }
         // A filter that is not one of ours is no filter, rather than an error page.
         String reason = RequeueFilter.FAILURE_REASONS.contains(reasonParam) ? reasonParam : null;
-        UUID org = orgParam == null ? null : CanonicalIds.uuid(orgParam.toLowerCase(Locale.ROOT));
+        UUID org = CanonicalIds.typed(orgParam);
         MarkedConflict.Key after = key(afterParam);
         FailedList.Page page = failed.page(reason, org, after, PAGE_SIZE);
         Map<UUID, String> names = orgs.namesOf(page.conflicts().stream().map(MarkedConflict::org)
@@ -83,7 +82,7 @@ public final class FailedPageResource {
         if (access.refused()) {
             return access.turnedBack();
         }
-        UUID conflict = conflictParam == null ? null : CanonicalIds.uuid(conflictParam.toLowerCase(Locale.ROOT));
+        UUID conflict = CanonicalIds.typed(conflictParam);
         ConflictRequeue.Kind kind = conflict == null ? ConflictRequeue.Kind.NOT_FOUND
                 : requeue.one(Requester.of(access.session().caller()), null, conflict).kind();
         return returnTo(back, kind == ConflictRequeue.Kind.REQUEUED ? OperatorNotice.REQUEUED

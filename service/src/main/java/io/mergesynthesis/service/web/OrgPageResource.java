@@ -14,7 +14,6 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.Locale;
 import java.util.UUID;
 
 /** One org's page for the operator: its id in full, its name and the form that gives it one. */
@@ -40,7 +39,7 @@ public final class OrgPageResource {
         if (access.refused()) {
             return access.turnedBack();
         }
-        UUID org = CanonicalIds.uuid(orgParam.toLowerCase(Locale.ROOT));
+        UUID org = CanonicalIds.typed(orgParam);
         if (org == null) {
             return pages.message(404, access.session(), "Not found", "That is not an org id (a UUID).");
         }
@@ -58,7 +57,7 @@ public final class OrgPageResource {
         if (access.refused()) {
             return access.turnedBack();
         }
-        UUID org = CanonicalIds.uuid(orgParam.toLowerCase(Locale.ROOT));
+        UUID org = CanonicalIds.typed(orgParam);
         if (org == null) {
             return Pages.seeOther("/operator?notice=" + Notice.INVALID_ORG.code());
         }

@@ -123,7 +123,7 @@ public final class TokensPageResource {
         if (access.refused()) {
             return access.turnedBack();
         }
-        UUID id = tokenParam == null ? null : CanonicalIds.uuid(tokenParam.strip().toLowerCase(Locale.ROOT));
+        UUID id = CanonicalIds.typed(tokenParam);
         OperatorNotice outcome;
         if (id == null) {
             outcome = OperatorNotice.NO_SUCH_TOKEN;

@@ -29,7 +29,6 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The operator's console in headless Chromium: failed conflicts across orgs tried again, an org given a name and
@@ -327,20 +326,15 @@ class OperatorConsoleBrowserTest {
     }
 
     private static void signIn(String token) {
-        driver.get(url("/sign-in"));
-        driver.findElement(By.id("token")).sendKeys(token);
-        driver.findElement(By.cssSelector("form button[type=submit]")).click();
-        wait(ExpectedConditions.not(ExpectedConditions.urlContains("/sign-in")));
+        BrowserSteps.signIn(driver, APP, token);
     }
 
     private static String text(String css) {
-        return driver.findElement(By.cssSelector(css)).getText();
+        return BrowserSteps.text(driver, css);
     }
 
     private static void wait(org.openqa.selenium.support.ui.ExpectedCondition<?> condition) {
-        new WebDriverWait(driver, Duration.ofSeconds(10))
-                .ignoring(org.openqa.selenium.WebDriverException.class)
-                .until(condition);
+        BrowserSteps.waitFor(driver, condition);
     }
 
     static String url(String path) {

@@ -9,6 +9,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.math.BigDecimal;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -53,7 +54,7 @@ public final class TimePageResource {
         if (access.refused()) {
             return access.turnedBack();
         }
-        var now = pages.clock().instant();
+        Instant now = pages.clock().instant();
         Span minutes = span("minute", "Per minute, last " + FleetActivity.RECENT_HOURS.toHours() + " hours (UTC)",
                 activity.perMinute(now), MINUTE, true);
         Span days = span("day", "Per day, last " + FleetActivity.DAYS + " days (UTC)", activity.perDay(now), DAY,

@@ -53,11 +53,19 @@ import io.mergesynthesis.service.models.ConfiguredModels;
 import io.mergesynthesis.service.models.ConfiguredRouter;
 import io.mergesynthesis.service.models.LlmSynthesizerProvider;
 import io.mergesynthesis.service.models.OrgModelCheck;
+import io.mergesynthesis.service.operator.FailedList;
 import io.mergesynthesis.service.operator.Fleet;
+import io.mergesynthesis.service.operator.FleetActivity;
+import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.Replicas;
+import io.mergesynthesis.service.operator.TokenAdmin;
+import io.mergesynthesis.service.replica.HeartbeatWriter;
+import io.mergesynthesis.service.replica.ReplicaReadings;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.resources.ConflictResource;
 import io.mergesynthesis.service.resources.EventResource;
 import io.mergesynthesis.service.resources.OpenApiResource;
+import io.mergesynthesis.service.resources.OrgNameResource;
 import io.mergesynthesis.service.resources.OrgSynthesisResource;
 import io.mergesynthesis.service.resources.UsageResource;
 import io.mergesynthesis.service.session.WebSessions;
@@ -206,11 +214,16 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new OrgSynthesisResource(orgSettings));
         environment.jersey().register(new UsageResource(usage, models));
 
+        OrgDirectory orgDirectory = new OrgDirectory(transactions, Clock.systemUTC());
+        environment.jersey().register(new OrgNameResource(orgDirectory));
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
         WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC()),
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
-                orgSettings), json, Clock.systemUTC(), config.getLlm().getEscalateBelow());
+                orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
+                new Replicas(transactions), new FleetActivity(transactions),
+                new TokenAdmin(new TokenStore(transactions))), json, Clock.systemUTC(),
+                config.getLlm().getEscalateBelow());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         environment.admin().addServlet("ready", new ReadinessServlet(environment.healthChecks())).addMapping("/ready");
@@ -218,11 +231,15 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         // Managed before the worker, so stopped after it: the last attempts' spans are flushed.
         TraceExport traces = TraceExport.of(System.getenv());
         environment.lifecycle().manage(traces);
-        WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(), config.getDatabase(),
-                        transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM, traces.telemetry()),
+        ReplicaReadings readings = WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(),
+                        config.getDatabase(), transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM,
+                        traces.telemetry()),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
                         config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM, traces.telemetry()),
                 router, orgModels);
+        environment.lifecycle().manage(new HeartbeatWriter(transactions, readings, hostName(),
+                Optional.ofNullable(getClass().getPackage().getImplementationVersion()).orElse("dev"),
+                config.getHeartbeatInterval().toJavaDuration(), Clock.systemUTC()));
 
         if (embedded.isPresent() && config.isLoadSamples()) {
             Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);
@@ -238,5 +255,13 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 }
             }
         });
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "unknown";
+        }
     }
 }

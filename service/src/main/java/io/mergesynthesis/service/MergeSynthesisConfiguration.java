@@ -37,6 +37,13 @@ public class MergeSynthesisConfiguration extends Configuration {
     @NotNull
     private Duration databaseStartupWait = Duration.seconds(60);
 
+    /**
+     * How often this replica writes its heartbeat row (docs/adr/0041): the operator's list of replicas calls a
+     * replica gone after three silent intervals, and any replica deletes a row silent for ten.
+     */
+    @NotNull
+    private Duration heartbeatInterval = Duration.seconds(5);
+
     /** Load the five sample conflicts when the embedded database holds none yet. */
     private boolean loadSamples = true;
 
@@ -119,6 +126,16 @@ public class MergeSynthesisConfiguration extends Configuration {
     @JsonProperty
     public void setDatabaseStartupWait(Duration databaseStartupWait) {
         this.databaseStartupWait = databaseStartupWait;
+    }
+
+    @JsonProperty
+    public Duration getHeartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    @JsonProperty
+    public void setHeartbeatInterval(Duration heartbeatInterval) {
+        this.heartbeatInterval = heartbeatInterval;
     }
 
     @JsonProperty

@@ -65,4 +65,12 @@ public interface MergeSynthesizer {
     default List<CircuitStatus> circuits() {
         return List.of();
     }
+
+    /**
+     * Every provider this synthesizer calls, as {@link #circuits()} lists them, with the limit and pace it keeps
+     * for each; by default the circuits alone, with neither.
+     */
+    default List<ProviderState> providerStates() {
+        return circuits().stream().map(c -> new ProviderState(c, null, 0)).toList();
+    }
 }

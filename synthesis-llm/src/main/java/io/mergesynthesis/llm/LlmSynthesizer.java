@@ -2,6 +2,7 @@ package io.mergesynthesis.llm;
 
 import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.CircuitStatus;
+import io.mergesynthesis.synthesis.ProviderState;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.InvalidAnswerException;
 import io.mergesynthesis.synthesis.MergeCheck;
@@ -247,6 +248,13 @@ public final class LlmSynthesizer implements MergeSynthesizer {
     @Override
     public List<CircuitStatus> circuits() {
         return gates.values().stream().map(gate -> gate.circuit().status()).toList();
+    }
+
+    /** Each provider's circuit, concurrency limit and pace, in the order of the configuration. */
+    @Override
+    public List<ProviderState> providerStates() {
+        return gates.values().stream().map(gate -> new ProviderState(gate.circuit().status(), gate.limit().limit(),
+                gate.pace().requestsPerSecond())).toList();
     }
 
     /** How many calls this replica currently allows itself in flight to the provider (AIMD). */

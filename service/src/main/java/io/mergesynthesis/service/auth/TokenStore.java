@@ -1,5 +1,7 @@
 package io.mergesynthesis.service.auth;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.SqlFiles;
 import java.nio.charset.StandardCharsets;
@@ -73,6 +75,14 @@ public final class TokenStore {
      * only read tokens and record their use.
      */
     public MintedToken mint(Role role, UUID orgId, Duration expiresIn) {
+        return mint(role, orgId, expiresIn, null);
+    }
+
+    /**
+     * As {@link #mint(Role, UUID, Duration)}, by {@code by} (null for the command line), whose name the
+     * {@code token_minted} event written with the token carries.
+     */
+    public MintedToken mint(Role role, UUID orgId, Duration expiresIn, Caller by) {
         if (role.boundToOrg() && orgId == null) {
             throw new IllegalArgumentException("a " + role.wireName() + " token needs --org ORG_ID");
         }
@@ -87,18 +97,25 @@ public final class TokenStore {
         String secret = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(random);
         UUID id = UUID.randomUUID();
         String prefix = secret.substring(0, PREFIX_LENGTH);
-        Instant expiresAt = jdbi.withHandle(handle -> handle.createQuery(MINT)
-                .bind("id", id)
-                .bind("hash", sha256(secret))
-                .bind("role", role.wireName())
-                .bind("org", orgId)
-                .bind("prefix", prefix)
-                .bind("seconds", expiresIn == null ? null : (Double) (expiresIn.toMillis() / 1000.0))
-                .mapTo(OffsetDateTime.class)
-                .findOne()
-                .map(OffsetDateTime::toInstant)
-                .orElse(null));
-        return new MintedToken(id, prefix, secret, expiresAt);
+        return jdbi.inTransaction(handle -> {
+            Instant expiresAt = handle.createQuery(MINT)
+                    .bind("id", id)
+                    .bind("hash", sha256(secret))
+                    .bind("role", role.wireName())
+                    .bind("org", orgId)
+                    .bind("prefix", prefix)
+                    .bind("seconds", expiresIn == null ? null : (Double) (expiresIn.toMillis() / 1000.0))
+                    .mapTo(OffsetDateTime.class)
+                    .findOne()
+                    .map(OffsetDateTime::toInstant)
+                    .orElse(null);
+            ObjectNode details = TokenEvents.details(id, prefix, role, by);
+            if (expiresAt != null) {
+                details.put("expires_at", expiresAt.toString());
+            }
+            EventLog.appendPlatformChange(handle, orgId, EventLog.EventType.TOKEN_MINTED, details.toString());
+            return new MintedToken(id, prefix, secret, expiresAt);
+        });
     }
 
     /** The caller a presented token stands for, if it is known, not revoked and not expired. */
@@ -164,6 +181,11 @@ public final class TokenStore {
      * Refuses, changing nothing, when it names no token or more than one.
      */
     public Revocation revoke(String which) {
+        return revoke(which, null);
+    }
+
+    /** As {@link #revoke(String)}, by {@code by} (null for the command line), named in the {@code token_revoked} event. */
+    public Revocation revoke(String which, Caller by) {
         String key = which == null ? "" : which.trim();
         return jdbi.inTransaction(handle -> {
             UUID id = asUuid(key);
@@ -180,11 +202,22 @@ public final class TokenStore {
                 throw new IllegalArgumentException(matching.size() + " tokens have the prefix " + key
                         + "; revoke by id instead (token list shows it)");
             }
-            int changed = handle.createUpdate(REVOKE)
-                    .bind("id", matching.get(0))
-                    .execute();
-            return changed == 1 ? Revocation.REVOKED : Revocation.ALREADY_REVOKED;
+            UUID revoked = matching.get(0);
+            Optional<Revoked> changed = handle.createQuery(REVOKE)
+                    .bind("id", revoked)
+                    .map((rs, ctx) -> new Revoked(rs.getObject("org_id", UUID.class), rs.getString("prefix"),
+                            Role.fromWireName(rs.getString("role")).orElseThrow()))
+                    .findOne();
+            if (changed.isEmpty()) {
+                return Revocation.ALREADY_REVOKED;
+            }
+            EventLog.appendPlatformChange(handle, changed.get().org(), EventLog.EventType.TOKEN_REVOKED,
+                    TokenEvents.details(revoked, changed.get().prefix(), changed.get().role(), by).toString());
+            return Revocation.REVOKED;
         });
+    }
+
+    private record Revoked(UUID org, String prefix, Role role) {
     }
 
     private static UUID asUuid(String text) {

@@ -12,15 +12,29 @@ import java.util.UUID;
  * @param byState        every state, in the enum's order, zero when no conflict is in it
  * @param markedByReason conflicts that carry the permanent marker, by their last failure reason
  * @param recentByReason recent attempt endings that stored no merge, by outcome and reason
+ * @param orgs           one page of orgs
+ * @param moreOrgs       whether more orgs follow that page
  */
 public record FleetOverview(Map<SynthesisState, Long> byState, List<ReasonCount> markedByReason,
-                            List<ReasonCount> recentByReason, List<OrgRow> orgs) {
+                            List<ReasonCount> recentByReason, List<OrgRow> orgs, boolean moreOrgs) {
 
     public record ReasonCount(String outcome, String reason, long count) {
     }
 
-    /** One org: its conflicts, this month's calls and cost, and what the platform set for it. */
-    public record OrgRow(UUID org, long conflicts, long waitingBudget, long failed, long calls, BigDecimal costUsd,
+    /**
+     * Which orgs to list: those whose name or id starts with {@code search} (any case; empty or null for all),
+     * {@code size} of them from {@code offset}, costliest first.
+     */
+    public record OrgPage(String search, int offset, int size) {
+        public OrgPage {
+            if (offset < 0 || size < 1) {
+                throw new IllegalArgumentException("a page starts at 0 or later and holds at least one org");
+            }
+        }
+    }
+
+    /** One org (its name null until the platform gives it one): its conflicts, this month's calls and cost, and what the platform set for it. */
+    public record OrgRow(UUID org, String name, long conflicts, long waitingBudget, long failed, long calls, BigDecimal costUsd,
                          String model, BigDecimal monthlyBudgetUsd) {
     }
 }

@@ -17,7 +17,13 @@ public final class EventLog {
         CONFLICT_ACKNOWLEDGED,
         CONFLICT_RESOLVED,
         /** A marked conflict was given another chance: pending again, its attempts counted from zero. */
-        SYNTHESIS_REQUEUED;
+        SYNTHESIS_REQUEUED,
+        /** The platform gave an org a display name, or a new one; the event names no conflict. */
+        ORG_NAMED,
+        /** A token was minted; of the token's org, or of no org for a platform token. */
+        TOKEN_MINTED,
+        /** A token was revoked; of the token's org, or of no org for a platform token. */
+        TOKEN_REVOKED;
 
         public String dbName() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -37,6 +43,21 @@ public final class EventLog {
                 .bind("type", type.dbName())
                 .bind("details", detailsJson)
                 .execute();
+    }
+
+    /**
+     * Appends an event of the platform's own (an org named, a token minted or revoked) that names no conflict, and
+     * for a platform token no org either. It switches the transaction to the cross-tenant role first, since such
+     * an event may belong to no org at all, so it is the last statement of its transaction.
+     *
+     * @param orgId the org the event concerns, or null
+     */
+    public static void appendPlatformChange(Handle handle, UUID orgId, EventType type, String detailsJson) {
+        handle.createQuery(ScopedTransactions.ENTER_SWEEP)
+                .bind("role", ScopedTransactions.SWEEP_ROLE)
+                .mapTo(String.class)
+                .one();
+        append(handle, orgId, null, type, detailsJson);
     }
 
     private static final String APPEND = SqlFiles.of(EventLog.class, "append");

@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.db;
 
 import io.mergesynthesis.service.core.FleetOverview;
+import io.mergesynthesis.service.core.FleetOverview.OrgPage;
 import io.mergesynthesis.service.core.FleetOverview.OrgRow;
 import io.mergesynthesis.service.core.FleetOverview.ReasonCount;
 import io.mergesynthesis.service.core.SynthesisState;
@@ -8,6 +9,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -26,8 +28,9 @@ public final class FleetFigures {
     /**
      * @param monthStart  where this month's spend begins
      * @param recentSince the oldest attempt ending counted as recent
+     * @param orgPage     which orgs to list
      */
-    public static FleetOverview read(Handle handle, Instant monthStart, Instant recentSince) {
+    public static FleetOverview read(Handle handle, Instant monthStart, Instant recentSince, OrgPage orgPage) {
         Map<SynthesisState, Long> byState = new EnumMap<>(SynthesisState.class);
         for (SynthesisState state : SynthesisState.values()) {
             byState.put(state, 0L);
@@ -46,10 +49,21 @@ public final class FleetFigures {
                 .list();
         List<OrgRow> orgs = handle.createQuery(ORGS)
                 .bind("month", Timestamp.from(monthStart))
-                .map((rs, ctx) -> new OrgRow(rs.getObject("org_id", UUID.class), rs.getLong("conflicts"),
+                .bind("prefix", likePrefix(orgPage.search()))
+                .bind("offset", orgPage.offset())
+                .bind("limit", orgPage.size() + 1)
+                .map((rs, ctx) -> new OrgRow(rs.getObject("org_id", UUID.class), rs.getString("name"),
+                        rs.getLong("conflicts"),
                         rs.getLong("waiting"), rs.getLong("failed"), rs.getLong("calls"), rs.getBigDecimal("cost"),
                         rs.getString("model"), rs.getBigDecimal("monthly_budget_usd")))
                 .list();
-        return new FleetOverview(byState, marked, recent, orgs);
+        boolean more = orgs.size() > orgPage.size();
+        return new FleetOverview(byState, marked, recent, more ? orgs.subList(0, orgPage.size()) : orgs, more);
+    }
+
+    /** The search as a LIKE prefix of lower-case text, its own wildcards taken literally. */
+    static String likePrefix(String search) {
+        return search == null ? "" : search.strip().toLowerCase(Locale.ROOT)
+                .replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
     }
 }

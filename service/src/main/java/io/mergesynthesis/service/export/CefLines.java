@@ -51,18 +51,20 @@ final class CefLines implements EventLines {
         Extensions ext = new Extensions(line);
         ext.add("rt", Long.toString(e.occurredAt().toEpochMilli()));
         ext.add("externalId", Long.toString(e.id()));
-        ext.add("cat", "policy-conflict");
+        ext.add("cat", e.conflictId() == null ? "platform" : "policy-conflict");
         ext.add("act", words.action());
         ext.add("outcome", words.outcome());
-        ext.custom(1, "orgId", e.orgId().toString());
-        ext.custom(2, "conflictId", e.conflictId().toString());
+        ext.custom(1, "orgId", e.orgId() == null ? null : e.orgId().toString());
+        ext.custom(2, "conflictId", e.conflictId() == null ? null : e.conflictId().toString());
         ext.custom(3, "dedupKey", e.dedupKey());
         ext.custom(4, "target", e.target());
         ext.custom(5, "conflictAction", e.action());
         ext.custom(6, "resolution", text(details, "resolution"));
-        ext.add("msg", text(details, "resolution_note"));
+        ext.add("msg", firstText(details, "resolution_note", "name"));
         ext.add("reason", firstText(details, "reason", "previous_failure_reason"));
         ext.add("suid", text(details, "token_id"));
+        // The token a token_minted or token_revoked event is about.
+        ext.add("duid", text(details, "subject_token_id"));
         // Who asked, where no token did: the operator's command line.
         ext.add("suser", "cli".equals(text(details, "requested_by")) ? "cli" : null);
         mergedRule(ext, details);

@@ -36,11 +36,14 @@ final class EcsLines implements EventLines {
         event.put("severity", words.severity());
         event.put("module", "merge_synthesis");
         event.put("dataset", DATASET);
-        root.putObject("organization").put("id", e.orgId().toString());
+        if (e.orgId() != null) {
+            // A platform token's events belong to no org.
+            root.putObject("organization").put("id", e.orgId().toString());
+        }
 
         ObjectNode ours = root.putObject("merge_synthesis");
         ours.put("event_type", e.eventType());
-        ours.put("conflict_id", e.conflictId().toString());
+        ours.put("conflict_id", e.conflictId() == null ? null : e.conflictId().toString());
         ours.put("dedup_key", e.dedupKey());
         ours.put("action", e.action());
         ours.put("target", e.target());

@@ -21,7 +21,11 @@ public record EventVocabulary(String action, String ecsType, String outcome, int
                     "Policy conflict resolved"),
             // Someone overrode the pool's decision to give up: worth a look, less than the failure itself.
             "synthesis_requeued", new EventVocabulary("synthesis-requeued", "change", "success", 4,
-                    "Synthesis re-queued"));
+                    "Synthesis re-queued"),
+            // The platform's own changes: a name only labels an org; a credential made or withdrawn is worth more.
+            "org_named", new EventVocabulary("org-named", "change", "success", 2, "Org named"),
+            "token_minted", new EventVocabulary("token-minted", "creation", "success", 5, "API token minted"),
+            "token_revoked", new EventVocabulary("token-revoked", "deletion", "success", 4, "API token revoked"));
 
     /** An event type this build does not know (a newer replica wrote it) still exports, at a middle severity. */
     public static EventVocabulary of(String eventType) {

@@ -19,8 +19,8 @@ public final class Fleet {
         this.transactions = transactions;
     }
 
-    public FleetOverview overview(Instant now) {
+    public FleetOverview overview(Instant now, FleetOverview.OrgPage orgs) {
         return transactions.crossTenant(handle -> FleetFigures.read(handle, UsageLedger.monthStart(handle),
-                now.minus(RECENT)));
+                now.minus(RECENT), orgs));
     }
 }

@@ -20,4 +20,9 @@ final class CanonicalIds {
             return null;
         }
     }
+
+    /** As {@link #uuid}, for an id typed or pasted into a form: null-safe, spaces around it ignored. */
+    static UUID typed(String text) {
+        return text == null ? null : uuid(text.strip());
+    }
 }

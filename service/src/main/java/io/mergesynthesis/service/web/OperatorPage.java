@@ -10,7 +10,20 @@ import java.util.Optional;
 
 /** The values of the operator page. */
 record OperatorPage(List<StateCount> states, long total, List<FleetOverview.ReasonCount> marked,
-                    List<FleetOverview.ReasonCount> recent, List<OrgRow> orgs, ModelCatalog models, String viewing) {
+                    List<FleetOverview.ReasonCount> recent, List<OrgRow> orgs, ModelCatalog models, String viewing,
+                    OrgListing listing) {
+
+    /** The org list's search and its pages: Previous and Next links, each carrying the search. */
+    record OrgListing(String search, String previousFrom, String nextFrom) {
+        boolean searching() {
+            return search != null && !search.isEmpty();
+        }
+
+        String searchQuery() {
+            return searching() ? "&q=" + java.net.URLEncoder.encode(search, java.nio.charset.StandardCharsets.UTF_8)
+                    : "";
+        }
+    }
 
     record StateCount(String state, String label, long count) {
     }
@@ -18,9 +31,12 @@ record OperatorPage(List<StateCount> states, long total, List<FleetOverview.Reas
     record ModelOption(String value, String label, boolean selected) {
     }
 
-    record OrgRow(String org, long conflicts, long waitingBudget, long failed, long calls, String cost, String budget,
+    record OrgRow(String org, OrgLabel orgLabel, long conflicts, long waitingBudget, long failed, long calls, String cost, String budget,
                   String budgetInput, String model, List<ModelOption> modelOptions, boolean overBudget,
                   boolean viewing, String modelProblem) {
+        boolean failedAny() {
+            return failed > 0;
+        }
     }
 
     /** The orgs whose own model this replica cannot serve: their conflicts wait, uncounted, until it can. */
@@ -48,21 +64,23 @@ record OperatorPage(List<StateCount> states, long total, List<FleetOverview.Reas
         return options(models, null);
     }
 
-    static OperatorPage of(FleetOverview fleet, ModelCatalog models, String viewing) {
+    static OperatorPage of(FleetOverview fleet, ModelCatalog models, String viewing, OrgListing listing) {
         List<StateCount> states = new ArrayList<>();
         long total = 0;
         for (Map.Entry<SynthesisState, Long> e : fleet.byState().entrySet()) {
             states.add(new StateCount(e.getKey().wireName(), e.getKey().label(), e.getValue()));
             total += e.getValue();
         }
-        List<OrgRow> orgs = fleet.orgs().stream().map(o -> new OrgRow(o.org().toString(), o.conflicts(),
+        List<OrgRow> orgs = fleet.orgs().stream().map(o -> new OrgRow(o.org().toString(),
+                OrgLabel.of(o.org(), o.name()), o.conflicts(),
                 o.waitingBudget(), o.failed(), o.calls(), Dollars.usd(o.costUsd()),
                 o.monthlyBudgetUsd() == null ? null : Dollars.usd(o.monthlyBudgetUsd()),
                 o.monthlyBudgetUsd() == null ? "" : o.monthlyBudgetUsd().stripTrailingZeros().toPlainString(),
                 o.model(), options(models, o.model()),
                 o.monthlyBudgetUsd() != null && o.costUsd().compareTo(o.monthlyBudgetUsd()) >= 0,
                 o.org().toString().equals(viewing), problem(models, o.model()))).toList();
-        return new OperatorPage(states, total, fleet.markedByReason(), fleet.recentByReason(), orgs, models, viewing);
+        return new OperatorPage(states, total, fleet.markedByReason(), fleet.recentByReason(), orgs, models, viewing,
+                listing);
     }
 
     private static String problem(ModelCatalog models, String model) {

@@ -3,6 +3,7 @@ package io.mergesynthesis.service.web;
 import io.mergesynthesis.service.core.FleetOverview;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.operator.Fleet;
+import io.mergesynthesis.service.operator.OrgDirectory;
 import io.mergesynthesis.service.session.WebSession;
 import io.mergesynthesis.service.settings.MonthlyBudget;
 import io.mergesynthesis.service.settings.OrgSettings;
@@ -34,15 +35,23 @@ public final class OperatorResource {
     private final Pages pages;
     private final Fleet fleet;
     private final OrgSettings settings;
+    private final OrgDirectory orgs;
 
-    OperatorResource(Pages pages, Fleet fleet, OrgSettings settings) {
+    OperatorResource(Pages pages, Fleet fleet, OrgSettings settings, OrgDirectory orgs) {
         this.pages = pages;
         this.fleet = fleet;
         this.settings = settings;
+        this.orgs = orgs;
     }
 
+    /** Orgs per page of the list: a thousand orgs read as fifty pages, or one search away. */
+    static final int ORGS_PER_PAGE = 20;
+    /** The longest search taken: longer than any name or id. */
+    static final int SEARCH_MAX = 100;
+
     @GET
-    public Response overview(@CookieParam(SessionCookies.SESSION) String cookie, @QueryParam("notice") String notice) {
+    public Response overview(@CookieParam(SessionCookies.SESSION) String cookie, @QueryParam("notice") String notice,
+                             @QueryParam("q") String search, @QueryParam("from") String from) {
         Optional<WebSession> found = pages.session(cookie);
         if (found.isEmpty()) {
             return Pages.toSignIn();
@@ -52,14 +61,37 @@ public final class OperatorResource {
             return operatorsOnly(session);
         }
         Layout layout = Layout.of("Operator", "operator", session).withNotice(Notice.fromCode(notice).orElse(null));
-        return page(200, session, layout);
+        return page(200, session, layout, search, from);
     }
 
-    private Response page(int status, WebSession session, Layout layout) {
-        FleetOverview overview = fleet.overview(pages.clock().instant());
-        OperatorPage page = OperatorPage.of(overview, settings.models(),
-                session.viewingOrg() == null ? null : session.viewingOrg().toString());
-        return pages.render(status, "operator", layout, page);
+    private Response page(int status, WebSession session, Layout layout, String search, String from) {
+        String q = search == null ? "" : search.strip();
+        if (q.length() > SEARCH_MAX) {
+            q = q.substring(0, SEARCH_MAX);
+        }
+        int offset = offset(from);
+        FleetOverview overview = fleet.overview(pages.clock().instant(),
+                new FleetOverview.OrgPage(q, offset, ORGS_PER_PAGE));
+        OperatorPage.OrgListing listing = new OperatorPage.OrgListing(q,
+                offset == 0 ? null : Integer.toString(Math.max(0, offset - ORGS_PER_PAGE)),
+                overview.moreOrgs() ? Integer.toString(offset + ORGS_PER_PAGE) : null);
+        UUID viewing = session.viewingOrg();
+        OperatorPage page = OperatorPage.of(overview, settings.models(), viewing == null ? null : viewing.toString(),
+                listing);
+        return pages.render(status, "operator", layout, page,
+                new ViewingOrg(viewing == null ? null : OrgLabel.of(viewing, orgs.nameOf(viewing).orElse(null))));
+    }
+
+    /** The org the session views, named. */
+    record ViewingOrg(OrgLabel viewingLabel) {
+    }
+
+    /** A page's first row; anything but a small whole number reads as the first page. */
+    private static int offset(String from) {
+        if (from == null || !from.matches("\\d{1,6}")) {
+            return 0;
+        }
+        return Integer.parseInt(from);
     }
 
     @POST
@@ -92,7 +124,7 @@ public final class OperatorResource {
         if (unusable.isPresent()) {
             // The same rule as the API's: a model this replica cannot call is refused, saying what would fix it.
             return page(422, session, Layout.of("Operator", "operator", session)
-                    .withProblem("Not saved: " + unusable.get().describe() + "."));
+                    .withProblem("Not saved: " + unusable.get().describe() + "."), null, null);
         }
         BigDecimal budget;
         try {

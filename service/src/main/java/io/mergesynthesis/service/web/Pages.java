@@ -8,6 +8,8 @@ import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
 
 /** What every page resource needs: the signed-in session, rendering, redirects and the plain message pages. */
 final class Pages {
@@ -17,11 +19,13 @@ final class Pages {
     private final Templates templates;
     private final WebSessions sessions;
     private final Clock clock;
+    private final Function<UUID, Optional<String>> orgNames;
 
-    Pages(Templates templates, WebSessions sessions, Clock clock) {
+    Pages(Templates templates, WebSessions sessions, Clock clock, Function<UUID, Optional<String>> orgNames) {
         this.templates = templates;
         this.sessions = sessions;
         this.clock = clock;
+        this.orgNames = orgNames;
     }
 
     WebSessions sessions() {
@@ -37,7 +41,12 @@ final class Pages {
     }
 
     Response render(int status, String template, Layout layout, Object... page) {
-        String html = templates.render(template, layout, page);
+        // The header names the session's org by its name: a scope under the page's own values.
+        Object[] scopes = new Object[page.length + 1];
+        UUID org = layout.session() == null ? null : layout.session().org();
+        scopes[0] = new HeaderOrg(org == null ? null : OrgLabel.of(org, orgNames.apply(org).orElse(null)));
+        System.arraycopy(page, 0, scopes, 1, page.length);
+        String html = templates.render(template, layout, scopes);
         return Response.status(status).type(HTML).entity(html).build();
     }
 
@@ -69,5 +78,9 @@ final class Pages {
     }
 
     record Message(String heading, String text) {
+    }
+
+    /** The org the header names, or null. */
+    record HeaderOrg(OrgLabel headerOrg) {
     }
 }

@@ -7,7 +7,12 @@ import io.mergesynthesis.service.auth.TokenStore;
 import io.mergesynthesis.service.inbox.BulkActions;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.inbox.InboxReads;
+import io.mergesynthesis.service.operator.FailedList;
 import io.mergesynthesis.service.operator.Fleet;
+import io.mergesynthesis.service.operator.FleetActivity;
+import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.Replicas;
+import io.mergesynthesis.service.operator.TokenAdmin;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.session.WebSessions;
 import io.mergesynthesis.service.settings.OrgSettings;
@@ -33,14 +38,20 @@ public final class WebInbox {
                            ConflictRequeue requeue, MonthlyUsage usage, Fleet fleet, OrgSettings settings) {
     }
 
-    /** Registers the pages, their static files and their headers; the JSON API under /v1/ is left as it is. */
+    /** What the operator's own pages call beyond the overview: names, failures, replicas, time and tokens. */
+    public record OperatorUseCases(OrgDirectory orgs, FailedList failed, Replicas replicas, FleetActivity activity,
+                                   TokenAdmin tokens) {
+    }
+
     /**
+     * Registers the pages, their static files and their headers; the JSON API under /v1/ is left as it is.
+     *
      * @param escalateBelow the confidence under which the LLM synthesizer asks a second model; a conflict's page flags
      *                      a merge under it
      */
-    public static void install(Environment environment, UseCases uses, ObjectMapper json, Clock clock,
-                               double escalateBelow) {
-        Pages pages = new Pages(new Templates(), uses.sessions(), clock);
+    public static void install(Environment environment, UseCases uses, OperatorUseCases operator, ObjectMapper json,
+                               Clock clock, double escalateBelow) {
+        Pages pages = new Pages(new Templates(), uses.sessions(), clock, operator.orgs()::nameOf);
         environment.jersey().register(new SignInResource(pages, uses.tokens()));
         environment.jersey().register(new InboxResource(pages, uses.reads(), uses.inbox(), uses.requeue(), json,
                 escalateBelow));
@@ -48,7 +59,13 @@ public final class WebInbox {
         environment.jersey().register(new BulkActionsResource(pages,
                 new BulkActions(uses.reads(), uses.inbox(), uses.requeue())));
         environment.jersey().register(new UsagePageResource(pages, uses.usage()));
-        environment.jersey().register(new OperatorResource(pages, uses.fleet(), uses.settings()));
+        environment.jersey().register(new OperatorResource(pages, uses.fleet(), uses.settings(), operator.orgs()));
+        environment.jersey().register(new OrgPageResource(pages, operator.orgs()));
+        environment.jersey().register(new FailedPageResource(pages, operator.failed(), operator.orgs(),
+                uses.requeue()));
+        environment.jersey().register(new ReplicasPageResource(pages, operator.replicas()));
+        environment.jersey().register(new TimePageResource(pages, operator.activity()));
+        environment.jersey().register(new TokensPageResource(pages, operator.tokens(), operator.orgs()));
         environment.servlets().addServlet("web-static",
                         new AssetServlet("/web/static", STATIC_PATH, null, StandardCharsets.UTF_8))
                 .addMapping(STATIC_PATH + "/*");

@@ -90,7 +90,23 @@ class EveryStatementPlansTest {
             Map.entry("positionReceivedAt", Timestamp.from(Instant.parse("2026-01-02T00:00:00Z"))),
             Map.entry("positionConflict", UUID.fromString("44444444-4444-4444-8444-444444444444")),
             Map.entry("resolution", "accepted_suggestion"),
-            Map.entry("note", "merged by hand"));
+            Map.entry("note", "merged by hand"),
+            Map.entry("offset", 0),
+            Map.entry("name", "Acme Corp"),
+            Map.entry("orgs", new UUID[] {UUID.fromString("22222222-2222-4222-8222-222222222222")}),
+            Map.entry("afterUpdatedAt", Timestamp.from(Instant.parse("2026-01-02T00:00:00Z"))),
+            Map.entry("replica", "host-1a2b3c4d"),
+            Map.entry("host", "host"),
+            Map.entry("version", "1.0.0"),
+            Map.entry("startedAt", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
+            Map.entry("intervalMs", 5000),
+            Map.entry("workers", 4),
+            Map.entry("inFlight", 2),
+            Map.entry("lastClaimAt", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
+            Map.entry("stoppedAt", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
+            Map.entry("providers", "{}"),
+            Map.entry("unit", "minute"),
+            Map.entry("step", "1 minute"));
 
     private static Connection connection;
 

@@ -25,6 +25,7 @@ class EventGoldenTest {
     static final UUID ORG = UUID.fromString("3f2a6c1e-8d4b-4f0a-9c2e-5b7d1a0e4c11");
     static final UUID CONFLICT = UUID.fromString("9b1e2d3c-4a5f-4e6d-8c7b-0a1f2e3d4c5b");
     static final UUID TOKEN = UUID.fromString("c0ffee00-1234-4abc-8def-000000000042");
+    static final UUID SUBJECT = UUID.fromString("5ab1e000-0000-4000-8000-000000000007");
 
     /** One event of each type, with the details each writer of that type puts in. */
     static final List<StoredEvent> EVENTS = List.of(
@@ -49,7 +50,23 @@ class EventGoldenTest {
                             + "\"target\":\"jira.*\",\"scope\":\"org\",\"scope_id\":\"" + ORG + "\","
                             + "\"based_on_policy_id\":\"pol-17\"},\"loser_actions\":[{\"policy_id\":\"pol-42\","
                             + "\"action\":\"remove\",\"detail\":\"shadowed by pol-17\"}],"
-                            + "\"token_id\":\"" + TOKEN + "\"}"));
+                            + "\"token_id\":\"" + TOKEN + "\"}"),
+            platformChange(8, ORG, "org_named", "2026-11-20T12:00:00Z",
+                    "{\"name\":\"Acme Corp\",\"previous_name\":\"Acme\",\"requested_by\":\"token\","
+                            + "\"token_id\":\"" + TOKEN + "\",\"role\":\"platform\"}"),
+            platformChange(9, ORG, "token_minted", "2026-11-20T12:01:00Z",
+                    "{\"subject_token_id\":\"" + SUBJECT + "\",\"subject_token_role\":\"siem\","
+                            + "\"subject_token_prefix\":\"msk_a1b2c3d4\",\"requested_by\":\"token\","
+                            + "\"token_id\":\"" + TOKEN + "\",\"role\":\"platform\","
+                            + "\"expires_at\":\"2026-12-20T12:01:00Z\"}"),
+            platformChange(10, null, "token_revoked", "2026-11-20T12:02:00Z",
+                    "{\"subject_token_id\":\"" + SUBJECT + "\",\"subject_token_role\":\"platform\","
+                            + "\"subject_token_prefix\":\"msk_e5f6a7b8\",\"requested_by\":\"cli\"}"));
+
+    /** An event of the platform's own: no conflict, and for a platform token's change no org either. */
+    private static StoredEvent platformChange(long id, UUID org, String type, String at, String details) {
+        return new StoredEvent(id, 700 + id, org, null, type, Instant.parse(at), details, null, null, null, null);
+    }
 
     private static StoredEvent event(long id, String type, String at, String details) {
         return new StoredEvent(id, 700 + id, ORG, CONFLICT, type, Instant.parse(at), details, "engine-key-17",

@@ -12,7 +12,6 @@ import io.mergesynthesis.synthesis.MergeCheck;
 import io.mergesynthesis.synthesis.MergeFinding;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -29,7 +28,6 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The web inbox as people use it, in headless Chromium: one application and one browser for the whole class, and
@@ -466,10 +464,7 @@ class WebInboxBrowserTest {
     }
 
     private static void signIn(String token) {
-        driver.get(url("/sign-in"));
-        driver.findElement(By.id("token")).sendKeys(token);
-        driver.findElement(By.cssSelector("form button[type=submit]")).click();
-        wait(ExpectedConditions.not(ExpectedConditions.urlContains("/sign-in")));
+        BrowserSteps.signIn(driver, APP, token);
     }
 
     private static void open(UUID conflict) {
@@ -477,22 +472,15 @@ class WebInboxBrowserTest {
     }
 
     private static String text(String css) {
-        return driver.findElement(By.cssSelector(css)).getText();
+        return BrowserSteps.text(driver, css);
     }
 
     private static void assertNoAlert() {
         assertThatThrownBy(() -> driver.switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
     }
 
-    /**
-     * Polls {@code condition} until it holds, for up to 10 s. A read that lands while the browser replaces the
-     * page (a form's answer arriving) can fail with a transient driver error ("node does not belong to the
-     * document"); the wait reads again instead of failing, and a condition that never holds still times out.
-     */
     private static void wait(org.openqa.selenium.support.ui.ExpectedCondition<?> condition) {
-        new WebDriverWait(driver, Duration.ofSeconds(10))
-                .ignoring(org.openqa.selenium.WebDriverException.class)
-                .until(condition);
+        BrowserSteps.waitFor(driver, condition);
     }
 
     static String url(String path) {

@@ -183,6 +183,41 @@ class WebSafetyTest {
     }
 
     @Test
+    void theOperatorsOwnPagesAndFormsArePlatformOnlyAndCheckTheFormKey() {
+        String session = signIn(admin);
+        String adminKey = match(FORM_KEY, get("/", session).body());
+        for (String path : List.of("/operator/failed", "/operator/replicas", "/operator/time", "/operator/tokens",
+                "/operator/orgs/" + ORG)) {
+            assertThat(get(path, session).statusCode()).as(path).isEqualTo(403);
+            assertThat(get(path, null).statusCode()).as(path).isEqualTo(303);
+        }
+        for (String form : List.of("/operator/tokens/mint", "/operator/orgs/" + ORG + "/name",
+                "/operator/failed/retry-reason")) {
+            assertThat(post(form, session, "role=platform&name=Taken&reason=synthesizer&form_key=" + adminKey,
+                    List.of()).statusCode()).as(form).isEqualTo(403);
+        }
+        String platform = signIn(APP.token(Role.PLATFORM, null));
+        for (String path : List.of("/operator/failed", "/operator/replicas", "/operator/time", "/operator/tokens",
+                "/operator/orgs/" + ORG)) {
+            HttpResponse<String> page = get(path, platform);
+            assertThat(page.statusCode()).as(path).isEqualTo(200);
+            assertSafetyHeaders(page);
+        }
+        // The platform's own forms without this session's key, or from another site, change nothing.
+        String key = match(FORM_KEY, get("/operator/tokens", platform).body());
+        assertThat(post("/operator/tokens/mint", platform, "role=platform&form_key=wrong", List.of()).statusCode())
+                .isEqualTo(403);
+        assertThat(post("/operator/orgs/" + ORG + "/name", platform, "name=Forged&form_key=" + key,
+                List.of("Sec-Fetch-Site", "cross-site")).statusCode()).isEqualTo(403);
+        long platformChanges = superuser.withHandle(h -> h.createQuery("""
+                        SELECT count(*) FROM conflict_events WHERE event_type IN ('token_minted', 'org_named')
+                           AND details ->> 'requested_by' = 'token'""").mapTo(Long.class).one());
+        assertThat(platformChanges).isZero();
+        long names = superuser.withHandle(h -> h.createQuery("SELECT count(*) FROM org_names").mapTo(Long.class).one());
+        assertThat(names).isZero();
+    }
+
+    @Test
     void anUnknownModelIsRefused() {
         String session = signIn(APP.token(Role.PLATFORM, null));
         String key = match(FORM_KEY, get("/operator", session).body());

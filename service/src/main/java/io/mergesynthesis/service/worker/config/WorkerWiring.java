@@ -8,6 +8,7 @@ import io.mergesynthesis.service.health.OrgModelsHealthCheck;
 import io.mergesynthesis.service.health.PoolHealthCheck;
 import io.mergesynthesis.service.health.SynthesizerHealthCheck;
 import io.mergesynthesis.service.models.OrgModelCheck;
+import io.mergesynthesis.service.replica.ReplicaReadings;
 import io.mergesynthesis.service.worker.RetryScheduled;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.attempt.AttemptCompleter;
@@ -32,6 +33,7 @@ import io.mergesynthesis.service.worker.store.LeaseReader;
 import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.MergeSynthesizerProvider;
+import io.mergesynthesis.synthesis.ProviderState;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.Ticker;
 import io.opentelemetry.api.OpenTelemetry;
@@ -40,6 +42,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.sql.DriverManager;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
@@ -85,14 +89,15 @@ public final class WorkerWiring {
      *
      * @param router    the models of this replica; the stub's fixed route when the synthesizer needs no model
      * @param orgModels whether an org's own model can be served here ({@link OrgModelCheck#NONE} with the stub)
+     * @return what this replica's heartbeat reports of its pool and providers (nothing busy without a pool)
      * @throws IllegalArgumentException when the configuration is unsafe or names no known synthesizer
      */
-    public static void install(Environment environment, Service service, MergeSynthesizerProvider builtIn,
+    public static ReplicaReadings install(Environment environment, Service service, MergeSynthesizerProvider builtIn,
                                Router router, OrgModelCheck orgModels) {
         SynthesisFactory config = service.config();
         if (!config.isEnabled()) {
             environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.disabled());
-            return;
+            return ReplicaReadings.withoutPool(replicaName());
         }
         PoolSettings settings = config.settings(replicaName());
         MergeSynthesizer synthesizer = config.synthesizer(SynthesizerCatalog.discover().with(builtIn),
@@ -122,6 +127,36 @@ public final class WorkerWiring {
         environment.lifecycle().manage(pool);
         environment.lifecycle().manage(new BudgetWaker(transactions, config.getBudgetRecheck().toJavaDuration()));
         environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
+        return readings(pool, synthesizer);
+    }
+
+    private static ReplicaReadings readings(SynthesisPool pool, MergeSynthesizer synthesizer) {
+        return new ReplicaReadings() {
+            @Override
+            public String replicaId() {
+                return pool.owner();
+            }
+
+            @Override
+            public int workers() {
+                return pool.workerCount();
+            }
+
+            @Override
+            public int inFlight() {
+                return pool.inFlight();
+            }
+
+            @Override
+            public Instant lastClaim() {
+                return pool.lastClaim();
+            }
+
+            @Override
+            public List<ProviderState> providers() {
+                return synthesizer.providerStates();
+            }
+        };
     }
 
     /**

@@ -2,6 +2,7 @@ package io.mergesynthesis.service.worker.drill;
 
 import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.CircuitStatus;
+import io.mergesynthesis.synthesis.ProviderState;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
@@ -56,5 +57,10 @@ abstract class ForwardingSynthesizer implements MergeSynthesizer {
     @Override
     public List<CircuitStatus> circuits() {
         return inner.circuits();
+    }
+
+    @Override
+    public List<ProviderState> providerStates() {
+        return inner.providerStates();
     }
 }

@@ -28,6 +28,7 @@ import io.mergesynthesis.synthesis.Ticker;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -72,6 +73,9 @@ public final class SynthesisPool implements Managed {
     private final Waiter waiter;
     private final Optional<PendingListener> listener;
     private final Ticker ticker;
+    private final Clock clock;
+    /** When a lease last went to a worker, for the replica's heartbeat; null until the first. */
+    private volatile Instant lastClaim;
     private final Semaphore freeWorkers;
     private final FailureStreak claimFailures;
     private final AtomicInteger lostWorkers = new AtomicInteger();
@@ -106,6 +110,7 @@ public final class SynthesisPool implements Managed {
         this.waiter = parts.waiter();
         this.listener = parts.listener();
         this.ticker = ticker;
+        this.clock = clock;
         this.freeWorkers = new Semaphore(settings.workers());
         this.claimFailures = new FailureStreak(LOG, "Synthesis pool " + settings.owner() + ": claiming", clock);
     }
@@ -190,6 +195,21 @@ public final class SynthesisPool implements Managed {
 
     public String owner() {
         return settings.owner();
+    }
+
+    /** How many workers this pool runs. */
+    public int workerCount() {
+        return settings.workers();
+    }
+
+    /** How many workers hold a lease now, read without a lock: a moment's figure for the heartbeat. */
+    public int inFlight() {
+        return Math.max(0, settings.workers() - freeWorkers.availablePermits());
+    }
+
+    /** When a lease last went to a worker; null if none has yet. */
+    public Instant lastClaim() {
+        return lastClaim;
     }
 
     /** How many times the LISTEN connection has been (re)established; 0 when only polling. */
@@ -283,6 +303,7 @@ public final class SynthesisPool implements Managed {
      * synthesizer calls than that.
      */
     private void dispatch(Lease lease, LeaseReader.ReadAhead readAhead) {
+        lastClaim = clock.instant();
         try {
             runOnWorker(lease, readAhead);
         } catch (RejectedExecutionException stopped) {

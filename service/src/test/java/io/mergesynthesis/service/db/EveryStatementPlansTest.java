@@ -95,6 +95,7 @@ class EveryStatementPlansTest {
             Map.entry("name", "Acme Corp"),
             Map.entry("orgs", new UUID[] {UUID.fromString("22222222-2222-4222-8222-222222222222")}),
             Map.entry("afterUpdatedAt", Timestamp.from(Instant.parse("2026-01-02T00:00:00Z"))),
+            Map.entry("afterConflict", UUID.fromString("44444444-4444-4444-8444-444444444444")),
             Map.entry("replica", "host-1a2b3c4d"),
             Map.entry("host", "host"),
             Map.entry("version", "1.0.0"),

@@ -26,6 +26,7 @@ import io.mergesynthesis.service.cli.RequeueCommand;
 import io.mergesynthesis.service.cli.StandInProviderCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
 import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.db.ConnectionRoutes;
 import io.mergesynthesis.service.db.DatabaseWait;
 import io.mergesynthesis.service.db.Databases;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
@@ -136,8 +137,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         LOG.info(adminTools.enabled() ? "Admin tools (/tasks, /threads, /pprof) are on, behind their token"
                 : "Admin tools (/tasks, /threads, /pprof) are off; set ADMIN_TOOLS_TOKEN_SHA256 to turn them on");
 
+        ConnectionRoutes routes = config.connectionRoutes();
         Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(),
                 config.getEmbeddedDatabase());
+        routes.applyTo(config.getDatabase());
         embedded.ifPresent(db -> environment.lifecycle().manage(new Managed() {
             @Override
             public void stop() throws Exception {
@@ -211,7 +214,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(), config.getDatabase(),
-                        transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM),
+                        routes.listenUrl(config.getDatabase()), transactions, metrics, Clock.systemUTC(),
+                        Ticker.SYSTEM),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
                         config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM),
                 router, orgModels);

@@ -157,6 +157,9 @@ final class PgBouncer implements AutoCloseable {
     List<Map<String, String>> show(String what) {
         Properties login = login();
         login.setProperty("preferQueryMode", "simple");
+        // The console reports PgBouncer's version as the server's; without this the driver takes it for an old
+        // PostgreSQL and sends SET commands the console refuses.
+        login.setProperty("assumeMinServerVersion", "10");
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/pgbouncer",
                 login); Statement s = c.createStatement(); ResultSet r = s.executeQuery("SHOW " + what)) {
             List<Map<String, String>> rows = new ArrayList<>();

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -12,6 +14,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,13 +51,16 @@ class PgBouncerDrill {
     /** Fewer than the replicas' pools together hold: server connections are shared and reused. */
     private static final int SERVER_CONNECTIONS = 8;
     private static final int PICKUP_PROBES = 20;
-    private static final int CONFLICTS = 2_000;
+    private static final int CONFLICTS = 1_000;
     private static final int ORGS = 4;
     private static final int BATCH = 50;
     private static final Duration FEED_PACE = Duration.ofMillis(100);
     private static final Duration LONG_WAIT = Duration.ofSeconds(90);
-    /** Pickup through NOTIFY: well under the poll interval (5 s), bounded generously for shared, noisy cores. */
-    private static final Duration PICKUP_BOUND = Duration.ofSeconds(1);
+    /**
+     * The median pickup through NOTIFY: well under the poll interval (5 s), around which pickups would spread if
+     * the replicas were not woken; bounded generously for shared, noisy cores.
+     */
+    private static final Duration PICKUP_MEDIAN_BOUND = Duration.ofSeconds(1);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
@@ -134,8 +140,8 @@ class PgBouncerDrill {
                 }
                 report.figure("replicas that met a prepared-statement error", preparedErrors);
 
-                assertThat(pickups).as("pickups").hasSize(PICKUP_PROBES)
-                        .allSatisfy(pickup -> assertThat(pickup).isLessThan(PICKUP_BOUND));
+                assertThat(pickups).as("pickups").hasSize(PICKUP_PROBES);
+                assertThat(percentile(pickups, 50)).as("median pickup").isLessThan(PICKUP_MEDIAN_BOUND);
                 assertThat(drained).as("drained within " + LONG_WAIT.toSeconds() + " s").isPresent();
                 long expected = sent + PICKUP_PROBES;
                 assertThat(tally.conflicts()).as("conflicts stored").isEqualTo(expected);
@@ -229,6 +235,7 @@ class PgBouncerDrill {
         private final List<Replica> replicas;
         private final Map<UUID, String> inboxTokens = new LinkedHashMap<>();
         private final Map<UUID, String> siemTokens = new LinkedHashMap<>();
+        private final Map<UUID, String> cursors = new HashMap<>();
         private final AtomicLong reads = new AtomicLong();
         private final AtomicLong rowsSeen = new AtomicLong();
         private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
@@ -286,22 +293,28 @@ class PgBouncerDrill {
             }
         }
 
+        /** The org's event stream from where its last read ended, so that each read sees the newest events. */
         private void checkEvents(Replica replica, UUID org) throws Exception {
-            HttpResponse<String> response = ApiClient.get(replica.api("/v1/events?format=ndjson&limit=500"),
-                    siemTokens.get(org));
+            String after = cursors.containsKey(org)
+                    ? "&after=" + URLEncoder.encode(cursors.get(org), StandardCharsets.UTF_8) : "";
+            HttpResponse<String> response = ApiClient.get(replica.api("/v1/events?format=ndjson&limit=500"
+                    + after), siemTokens.get(org));
             reads.incrementAndGet();
             if (response.statusCode() != 200) {
                 violations.add("events of " + org + " from " + replica.name() + ": " + response.statusCode());
                 return;
             }
+            response.headers().firstValue("Next-Cursor").ifPresent(cursor -> cursors.put(org, cursor));
             for (String line : response.body().split("\n")) {
-                if (line.isBlank()) {
+                JsonNode event = line.isBlank() ? null : JSON.readTree(line);
+                if (event == null || event.has("next_cursor")) {
                     continue;
                 }
                 rowsSeen.incrementAndGet();
-                String owner = JSON.readTree(line).path("organization").path("id").asText();
+                String owner = event.path("organization").path("id").asText();
                 if (!org.toString().equals(owner)) {
-                    violations.add("events of " + org + " from " + replica.name() + " showed one of " + owner);
+                    violations.add("events of " + org + " from " + replica.name() + " showed one of '" + owner
+                            + "'");
                 }
             }
         }

@@ -37,6 +37,7 @@ final class StandbyPair implements AutoCloseable {
     private final DrillDatabase standby;
     private final Map<String, String> settings;
     private boolean primaryCrashed;
+    private long pausedSender;
 
     private StandbyPair(DrillDatabase primary, DrillDatabase standby, Map<String, String> settings) {
         this.primary = primary;
@@ -115,15 +116,41 @@ final class StandbyPair implements AutoCloseable {
         try {
             long pid = Long.parseLong(Files.readAllLines(primary.dataDirectory().resolve("postmaster.pid"),
                     StandardCharsets.US_ASCII).get(0).trim());
-            Process kill = new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).inheritIO().start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -QUIT " + pid + " failed");
+            signal(pid, "-QUIT");
+            if (pausedSender > 0) {
+                // Stopped, it would not act on its SIGQUIT; killed, it sends nothing more.
+                signal(pausedSender, "-KILL");
+                pausedSender = 0;
             }
             ProcessHandle.of(pid).ifPresent(postmaster -> postmaster.onExit().orTimeout(30, TimeUnit.SECONDS)
                     .join());
             primaryCrashed = true;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot crash the primary", e);
+        }
+    }
+
+    /**
+     * Freezes the primary's WAL sender (SIGSTOP), as a slow or congested link would: the primary goes on writing
+     * WAL, which no longer reaches the standby, and with synchronous replication its commits wait for the
+     * standby's confirmation. (Freezing the standby's receiver instead would not do: what the sender had
+     * written into the socket would still arrive once the receiver ran again.) {@link #crashPrimary} kills the
+     * frozen sender with the rest of the primary, before it sends anything more.
+     */
+    void pauseStreaming() {
+        pausedSender = primary.count("SELECT pid FROM pg_stat_replication WHERE application_name = '"
+                + STANDBY_NAME + "'");
+        signal(pausedSender, "-STOP");
+    }
+
+    private static void signal(long pid, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(pid)).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + pid + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot signal process " + pid, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

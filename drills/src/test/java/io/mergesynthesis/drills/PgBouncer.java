@@ -12,9 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -47,9 +45,11 @@ final class PgBouncer implements AutoCloseable {
     private final String password;
     private final Path log;
     private final Path configDirectory;
+    private final String user;
 
-    private PgBouncer(Process process, int port, String password, Path log, Path configDirectory) {
+    private PgBouncer(Process process, int port, String user, String password, Path log, Path configDirectory) {
         this.process = process;
+        this.user = user;
         this.port = port;
         this.password = password;
         this.log = log;
@@ -90,7 +90,6 @@ final class PgBouncer implements AutoCloseable {
             settings.put("max_client_conn", "500");
             // The JDBC driver sends it at login; PgBouncer refuses parameters it does not know unless told.
             settings.put("ignore_startup_parameters", "extra_float_digits");
-            settings.put("admin_users", database.user());
             StringBuilder ini = new StringBuilder("[databases]\n")
                     .append(DATABASE).append(" = host=127.0.0.1 port=").append(database.port())
                     .append(" dbname=").append(DATABASE).append("\n\n[pgbouncer]\n");
@@ -106,7 +105,7 @@ final class PgBouncer implements AutoCloseable {
             Path log = logDirectory.resolve("pgbouncer.log");
             Process process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
-            PgBouncer bouncer = new PgBouncer(process, port, password, log, dir);
+            PgBouncer bouncer = new PgBouncer(process, port, database.user(), password, log, dir);
             bouncer.awaitListening(Duration.ofSeconds(15));
             return bouncer;
         } catch (IOException e) {
@@ -150,36 +149,9 @@ final class PgBouncer implements AutoCloseable {
         return DriverManager.getConnection(url(), login());
     }
 
-    /**
-     * One of PgBouncer's {@code SHOW} commands on its admin console, each row as column name to value (the
-     * console speaks only the simple query protocol).
-     */
-    List<Map<String, String>> show(String what) {
-        Properties login = login();
-        login.setProperty("preferQueryMode", "simple");
-        // The console reports PgBouncer's version as the server's; without this the driver takes it for an old
-        // PostgreSQL and sends SET commands the console refuses.
-        login.setProperty("assumeMinServerVersion", "10");
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/pgbouncer",
-                login); Statement s = c.createStatement(); ResultSet r = s.executeQuery("SHOW " + what)) {
-            List<Map<String, String>> rows = new ArrayList<>();
-            int columns = r.getMetaData().getColumnCount();
-            while (r.next()) {
-                Map<String, String> row = new LinkedHashMap<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.put(r.getMetaData().getColumnLabel(i), r.getString(i));
-                }
-                rows.add(row);
-            }
-            return rows;
-        } catch (SQLException e) {
-            throw new IllegalStateException("pgbouncer's SHOW " + what + " failed", e);
-        }
-    }
-
     private Properties login() {
         Properties login = new Properties();
-        login.setProperty("user", "postgres");
+        login.setProperty("user", user);
         login.setProperty("password", password);
         return login;
     }

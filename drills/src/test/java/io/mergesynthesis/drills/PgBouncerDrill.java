@@ -118,17 +118,14 @@ class PgBouncerDrill {
                         + watch.rowsSeen.get() + " rows checked for their org");
                 report.figure("rows of another org seen", watch.violations.size());
                 watch.violations.stream().limit(5).forEach(violation -> report.line("  " + violation));
+                long serverConnections = database.count("SELECT count(*) FROM pg_stat_activity"
+                        + " WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+                        + " AND application_name <> 'merge-synthesis-listener'");
+                report.figure("server connections PostgreSQL holds through PgBouncer", serverConnections
+                        + " (at most " + SERVER_CONNECTIONS + ") for " + REPLICAS + " replicas");
                 List<String> leftovers = sessionStateLeft(bouncer);
                 report.figure("pooled server connections left with a role or org scope", leftovers.size());
                 leftovers.stream().limit(5).forEach(left -> report.line("  " + left));
-                bouncer.show("POOLS").forEach(pool -> report.line("pgbouncer pool " + pool.get("database") + "/"
-                        + pool.get("user") + ": " + pool.get("cl_active") + " clients active, "
-                        + pool.get("cl_waiting") + " waiting, " + pool.get("sv_active") + " + "
-                        + pool.get("sv_idle") + " + " + pool.get("sv_used") + " server connections"));
-                report.figure("server connections PostgreSQL served to PgBouncer", database.count(
-                        "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
-                                + " AND client_port IS NOT NULL AND application_name NOT LIKE '%listener%'"));
-
                 MergeAudit.Tally tally = MergeAudit.tally(database);
                 report.figure("conflicts", tally);
                 List<String> preparedErrors = new ArrayList<>();
@@ -153,6 +150,8 @@ class PgBouncerDrill {
                 assertThat(watch.reads.get()).as("reads while busy").isGreaterThan(20);
                 assertThat(watch.rowsSeen.get()).as("rows the reads returned").isPositive();
                 assertThat(watch.violations).as("rows of another org").isEmpty();
+                assertThat(serverConnections).as("server connections through PgBouncer")
+                        .isPositive().isLessThanOrEqualTo(SERVER_CONNECTIONS);
                 assertThat(leftovers).as("server connections with state left behind").isEmpty();
                 assertThat(preparedErrors).as("prepared-statement errors").isEmpty();
             } finally {

@@ -57,7 +57,7 @@ class PgBouncerDrill {
     private static final Duration FEED_PACE = Duration.ofMillis(100);
     private static final Duration LONG_WAIT = Duration.ofSeconds(90);
     /**
-     * The median pickup through NOTIFY: well under the poll interval (5 s), around which pickups would spread if
+     * The median pickup through NOTIFY: well under the poll interval (5 s), over which pickups would spread if
      * the replicas were not woken; bounded generously for shared, noisy cores.
      */
     private static final Duration PICKUP_MEDIAN_BOUND = Duration.ofSeconds(1);
@@ -116,7 +116,7 @@ class PgBouncerDrill {
                 report.figure("drained after the feed in", drained.map(PgBouncerDrill::millis).orElse("NOT"));
                 report.figure("inbox and event reads during the feed", watch.reads.get() + ", of which "
                         + watch.rowsSeen.get() + " rows checked for their org");
-                report.figure("rows of another org seen", watch.violations.size());
+                report.figure("reads that showed another org's rows, or failed", watch.violations.size());
                 watch.violations.stream().limit(5).forEach(violation -> report.line("  " + violation));
                 long serverConnections = database.count("SELECT count(*) FROM pg_stat_activity"
                         + " WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
@@ -149,7 +149,7 @@ class PgBouncerDrill {
                 assertThat(tally.leased()).as("leases left").isZero();
                 assertThat(watch.reads.get()).as("reads while busy").isGreaterThan(20);
                 assertThat(watch.rowsSeen.get()).as("rows the reads returned").isPositive();
-                assertThat(watch.violations).as("rows of another org").isEmpty();
+                assertThat(watch.violations).as("reads that showed another org's rows, or failed").isEmpty();
                 assertThat(serverConnections).as("server connections through PgBouncer")
                         .isPositive().isLessThanOrEqualTo(SERVER_CONNECTIONS);
                 assertThat(leftovers).as("server connections with state left behind").isEmpty();

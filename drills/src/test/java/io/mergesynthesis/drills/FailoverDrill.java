@@ -20,21 +20,21 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Failover to a standby mid-drain. Replicas run on a multi-host URL that names the primary and its streaming
- * standby with {@code targetServerType=primary}; while conflicts arrive and are merged, the primary crashes
- * (immediate shutdown) and, a moment later, the standby is promoted, as a failover manager would. Nobody touches
- * the replicas. They must carry on against the new primary within seconds, store no merge twice, and lose only
- * what the replication mode allows:
+ * standby with {@code targetServerType=primary}. While conflicts arrive and are merged, the standby falls behind
+ * (the primary's WAL sender is frozen for a moment), the primary crashes (immediate shutdown) and, a second
+ * later, the standby is promoted, as a failover manager would. Nobody touches the replicas. They must carry on
+ * against the new primary within seconds, store no merge twice, and lose only what the replication mode allows:
  *
  * <ul>
- *   <li>synchronous replication: nothing: every merge and every conflict the old primary acknowledged is on the
- *       new one.
- *   <li>asynchronous replication: what the old primary committed in its last moments and had not yet sent. A
- *       merge lost that way is made again (its conflict is still pending or leased on the new primary), once;
- *       a conflict lost that way is gone, and the policy engine's next report of it stores it again.
+ *   <li>synchronous replication: nothing they were told is stored. Commits that were still waiting for the
+ *       standby at the crash (never confirmed) are on the old primary only; their merges are made again.
+ *   <li>asynchronous replication: what the old primary committed while the standby was behind. A merge lost that
+ *       way is made again (its conflict is still pending or leased on the new primary), once; a conflict lost
+ *       that way is gone until the policy engine reports it again.
  * </ul>
  *
  * <p>What the old primary had is read afterwards by starting its data again on a port of its own: a merge it
- * held that the new primary holds with another time was lost and redone.
+ * held that the new primary lacks, or holds with another time, was lost and made again.
  */
 @Tag("drill")
 class FailoverDrill {

@@ -157,7 +157,7 @@ final class StandbyPair implements AutoCloseable {
         }
     }
 
-    /** Promotes the standby and waits until it takes writes. */
+    /** Promotes the standby with {@code pg_promote()}, the SQL form of {@code pg_ctl promote}, and waits for it. */
     void promoteStandby() {
         String promoted = standby.text("SELECT pg_promote(true, 30)::text");
         if (!"true".equals(promoted)) {

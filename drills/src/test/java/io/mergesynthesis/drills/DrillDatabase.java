@@ -40,9 +40,21 @@ final class DrillDatabase implements AutoCloseable {
     static DrillDatabase start(String drill, Map<String, String> settings) {
         try {
             Path dir = Files.createDirectories(Product.workDirectory().resolve(drill));
+            return startOn(Files.createTempDirectory(dir, "pgdata"), settings);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the drill's PostgreSQL", e);
+        }
+    }
+
+    /**
+     * Starts a server on the data in {@code dataDirectory} (made by {@code initdb} when it holds none), on a new
+     * port.
+     */
+    static DrillDatabase startOn(Path dataDirectory, Map<String, String> settings) {
+        try {
             // A port handed out by the harness, so that no replica is given it while the server is down.
             return new DrillDatabase(EmbeddedDatabase.builder()
-                    .dataDirectory(Files.createTempDirectory(dir, "pgdata"))
+                    .dataDirectory(dataDirectory)
                     .port(ServiceProcess.freePort())
                     .startupWait(Duration.ofSeconds(60))
                     .setting("listen_addresses", "localhost")
@@ -71,6 +83,15 @@ final class DrillDatabase implements AutoCloseable {
 
     String url() {
         return server.jdbcUrl();
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    /** Where the server keeps its data. */
+    Path dataDirectory() {
+        return server.dataDirectory();
     }
 
     String user() {

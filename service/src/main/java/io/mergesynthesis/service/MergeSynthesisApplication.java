@@ -26,6 +26,7 @@ import io.mergesynthesis.service.cli.RequeueCommand;
 import io.mergesynthesis.service.cli.StandInProviderCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
 import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.db.ConnectionRoutes;
 import io.mergesynthesis.service.db.DatabaseWait;
 import io.mergesynthesis.service.db.Databases;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
@@ -147,8 +148,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         LOG.info(adminTools.enabled() ? "Admin tools (/tasks, /threads, /pprof) are on, behind their token"
                 : "Admin tools (/tasks, /threads, /pprof) are off; set ADMIN_TOOLS_TOKEN_SHA256 to turn them on");
 
+        ConnectionRoutes routes = config.connectionRoutes();
         Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(),
                 config.getEmbeddedDatabase());
+        routes.applyTo(config.getDatabase());
         embedded.ifPresent(db -> environment.lifecycle().manage(new Managed() {
             @Override
             public void stop() throws Exception {
@@ -232,8 +235,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         TraceExport traces = TraceExport.of(System.getenv());
         environment.lifecycle().manage(traces);
         ReplicaReadings readings = WorkerWiring.install(environment, new WorkerWiring.Service(config.getSynthesis(),
-                        config.getDatabase(), transactions, metrics, Clock.systemUTC(), Ticker.SYSTEM,
-                        traces.telemetry()),
+                        config.getDatabase(), routes.listenUrl(config.getDatabase()), transactions, metrics,
+                        Clock.systemUTC(), Ticker.SYSTEM, traces.telemetry()),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
                         config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM, traces.telemetry()),
                 router, orgModels);

@@ -7,6 +7,7 @@ import io.dropwizard.util.Duration;
 import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.service.admin.AdminToolsFactory;
 import io.mergesynthesis.service.auth.AuthFactory;
+import io.mergesynthesis.service.db.ConnectionRoutes;
 import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
 import io.mergesynthesis.service.ingest.IngestFactory;
 import io.mergesynthesis.service.worker.config.SynthesisFactory;
@@ -26,6 +27,13 @@ public class MergeSynthesisConfiguration extends Configuration {
     @Valid
     @NotNull
     private EmbeddedDatabaseFactory embeddedDatabase = new EmbeddedDatabaseFactory();
+
+    /** What stands between {@code database.url} and PostgreSQL; see {@link ConnectionRoutes}. */
+    @NotNull
+    private ConnectionRoutes.Pooler databasePooler = ConnectionRoutes.Pooler.NONE;
+
+    /** A URL straight to PostgreSQL for the worker pool's LISTEN connection; empty: see {@link ConnectionRoutes}. */
+    private String databaseListenUrl = "";
 
     /** Apply pending schema migrations when the server starts (otherwise: {@code db migrate}). */
     private boolean migrateOnStart = true;
@@ -96,6 +104,35 @@ public class MergeSynthesisConfiguration extends Configuration {
     @JsonProperty("database")
     public void setDatabase(DataSourceFactory database) {
         this.database = database;
+    }
+
+    @JsonProperty
+    public ConnectionRoutes.Pooler getDatabasePooler() {
+        return databasePooler;
+    }
+
+    @JsonProperty
+    public void setDatabasePooler(ConnectionRoutes.Pooler databasePooler) {
+        this.databasePooler = databasePooler;
+    }
+
+    @JsonProperty
+    public String getDatabaseListenUrl() {
+        return databaseListenUrl;
+    }
+
+    @JsonProperty
+    public void setDatabaseListenUrl(String databaseListenUrl) {
+        this.databaseListenUrl = databaseListenUrl;
+    }
+
+    /**
+     * The routes of the configured connections.
+     *
+     * @throws IllegalArgumentException when the listen URL is not a PostgreSQL JDBC URL
+     */
+    public ConnectionRoutes connectionRoutes() {
+        return new ConnectionRoutes(databasePooler, databaseListenUrl);
     }
 
     @JsonProperty

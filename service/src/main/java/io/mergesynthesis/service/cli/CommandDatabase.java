@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.cli;
 
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
+import io.mergesynthesis.service.db.ConnectionRoutes;
 import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.DatabaseWait;
 import io.mergesynthesis.service.db.Databases;
@@ -36,8 +37,7 @@ final class CommandDatabase {
      * last, with no log line after it.
      */
     static <R> R use(MergeSynthesisConfiguration config, PrintStream err, Work<R> work) throws Exception {
-        Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(),
-                config.getEmbeddedDatabase());
+        Optional<EmbeddedDatabase> embedded = prepare(config);
         try {
             DatabaseWait wait = waitFor(config);
             if (embedded.isPresent()) {
@@ -65,8 +65,7 @@ final class CommandDatabase {
 
     /** Applies pending migrations to the configured database, waiting for it as the server does. */
     static int migrate(MergeSynthesisConfiguration config) throws Exception {
-        Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(),
-                config.getEmbeddedDatabase());
+        Optional<EmbeddedDatabase> embedded = prepare(config);
         try {
             return waitFor(config).get("apply the migrations", () -> Databases.migrate(config.getDatabase()));
         } finally {
@@ -74,6 +73,14 @@ final class CommandDatabase {
                 embedded.get().close();
             }
         }
+    }
+
+    /** The embedded database when it is the one configured; the configured URL made safe for its pooler. */
+    private static Optional<EmbeddedDatabase> prepare(MergeSynthesisConfiguration config) {
+        ConnectionRoutes routes = config.connectionRoutes();
+        Optional<EmbeddedDatabase> embedded = Databases.prepare(config.getDatabase(), config.getEmbeddedDatabase());
+        routes.applyTo(config.getDatabase());
+        return embedded;
     }
 
     private static DatabaseWait waitFor(MergeSynthesisConfiguration config) {

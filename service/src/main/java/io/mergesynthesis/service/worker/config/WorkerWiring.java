@@ -49,6 +49,8 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one place the worker is wired. {@link #install} puts this replica's worker into the service: the
@@ -70,16 +72,20 @@ public final class WorkerWiring {
     /** The pending gauge counts no further than this, so a scrape stays cheap whatever the backlog. */
     static final int WAITING_CAP = 100_000;
 
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerWiring.class);
+
     private WorkerWiring() {
     }
 
     /**
      * What the service hands the worker: its settings and the pieces it shares with the rest of the service.
      *
+     * @param listenUrl where the pool's LISTEN connection goes; empty to find new work by polling alone
      * @param telemetry where the attempts' spans go; {@link OpenTelemetry#noop()} when traces are off
      */
-    public record Service(SynthesisFactory config, DataSourceFactory database, ScopedTransactions transactions,
-                          CollectorRegistry registry, Clock clock, Ticker ticker, OpenTelemetry telemetry) {
+    public record Service(SynthesisFactory config, DataSourceFactory database, Optional<String> listenUrl,
+                          ScopedTransactions transactions, CollectorRegistry registry, Clock clock, Ticker ticker,
+                          OpenTelemetry telemetry) {
     }
 
     /**
@@ -107,13 +113,17 @@ public final class WorkerWiring {
         SynthesisMetrics.registerWaiting(service.registry(), () -> transactions.crossTenant(
                 handle -> ConflictLeases.countWaiting(handle, WAITING_CAP)));
         DataSourceFactory database = service.database();
-        SynthesisPool pool = pool(settings, transactions, synthesizer, router, metrics)
+        PoolBuilder builder = pool(settings, transactions, synthesizer, router, metrics)
                 .orgModels(orgModels)
                 .clock(service.clock())
                 .ticker(service.ticker())
-                .telemetry(service.telemetry())
-                .listenConnection(() -> DriverManager.getConnection(database.getUrl(), connectionProperties(database)))
-                .build();
+                .telemetry(service.telemetry());
+        service.listenUrl().ifPresentOrElse(
+                url -> builder.listenConnection(() -> DriverManager.getConnection(url, connectionProperties(database))),
+                () -> LOG.info("No URL straight to PostgreSQL for LISTEN behind the transaction pooler "
+                        + "(DATABASE_LISTEN_URL): new conflicts are found by polling every {}",
+                        config.getPollInterval()));
+        SynthesisPool pool = builder.build();
 
         environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));
         if (orgModels != OrgModelCheck.NONE) {

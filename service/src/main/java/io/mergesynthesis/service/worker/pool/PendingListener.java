@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * ingest announces new conflicts. Waiting for a notification sends nothing to the server, so an idle replica
  * costs the database only its poll. If the connection drops, it reconnects with a doubling delay (cut short when
  * the claim loop finds the database back), logging the outage in a few lines, and wakes the loop once connected
- * again, since notifications sent meanwhile were lost.
+ * again, since notifications sent meanwhile were lost. A connection that outlived an outage the claim loop met
+ * is made anew once the database is back (see {@link #databaseBack()}).
  */
 public final class PendingListener {
 
@@ -31,7 +32,13 @@ public final class PendingListener {
     private final DedicatedConnection opener;
     private final Waiter loop;
     private final Waiter retryPause = new Waiter();
+    private static final int NOT_LOST = -1;
+
     private final AtomicInteger connections = new AtomicInteger();
+    /** Which connection ({@link #connections} count) was held when the database was last found away. */
+    private final AtomicInteger heldWhenLost = new AtomicInteger(NOT_LOST);
+    /** Set while {@link #databaseBack()} closes a connection on purpose, so it is not taken for a failure. */
+    private volatile boolean replacing;
     private final FailureStreak failures;
     private volatile boolean running;
     private volatile Connection current;
@@ -66,10 +73,28 @@ public final class PendingListener {
     }
 
     /**
-     * Retries at once if a reconnection is pending: the claim loop calls this when the database answers
-     * again, which may be well before this listener's own doubling pause runs out.
+     * The claim loop found the database unavailable. Notes which connection the listener held then, for
+     * {@link #databaseBack()}; later calls during the same outage change nothing.
      */
-    void reconnectNow() {
+    void databaseLost() {
+        heldWhenLost.compareAndSet(NOT_LOST, current == null ? 0 : connections.get());
+    }
+
+    /**
+     * The claim loop finds the database answering again. A pending reconnection is retried at once, which may
+     * be well before this listener's own doubling pause runs out. A connection the listener still holds from
+     * before the outage is given up and made anew: the server behind the URL may have changed meanwhile (a
+     * standby promoted), and the old one may never close its end (a frozen host, a partition), which would
+     * leave this connection waiting for notifications that can no longer come. A connection made during the
+     * outage is kept.
+     */
+    void databaseBack() {
+        int heldThen = heldWhenLost.getAndSet(NOT_LOST);
+        Connection held = current;
+        if (heldThen > 0 && held != null && connections.get() == heldThen) {
+            replacing = true;
+            closeQuietly(held);
+        }
         retryPause.wake();
     }
 
@@ -95,6 +120,12 @@ public final class PendingListener {
             } catch (SQLException | RuntimeException e) {
                 if (!running) {
                     return;
+                }
+                if (replacing) {
+                    replacing = false;
+                    LOG.info("Listening for new conflicts on a new connection: the database was away, and the "
+                            + "server behind its URL may have changed");
+                    continue;
                 }
                 Duration retry = pause.next();
                 failures.failed(e, retry);

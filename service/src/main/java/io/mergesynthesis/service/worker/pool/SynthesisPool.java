@@ -15,6 +15,7 @@ package io.mergesynthesis.service.worker.pool;
  */
 
 import io.dropwizard.lifecycle.Managed;
+import io.mergesynthesis.service.db.DatabaseUnavailable;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.worker.FailureStreak;
 import io.mergesynthesis.service.worker.Outcome;
@@ -234,8 +235,8 @@ public final class SynthesisPool implements Managed {
                 }
                 LeaseClaimer.Claim claim = claimer.claim(free);
                 if (claimFailures.succeeded()) {
-                    // The database is back: the listener need not sit out the rest of its own, longer pause.
-                    listener.ifPresent(PendingListener::reconnectNow);
+                    // The database is back, perhaps on another server: the listener reconnects now.
+                    listener.ifPresent(PendingListener::databaseBack);
                 }
                 errorPause.reset();
                 saturated = claim.leases().size() == free;
@@ -251,6 +252,9 @@ public final class SynthesisPool implements Managed {
                 // reconnection wakes the loop sooner still. The streak keeps the log to a few lines.
                 Duration pause = errorPause.next();
                 claimFailures.failed(e, pause);
+                if (DatabaseUnavailable.isCauseOf(e)) {
+                    listener.ifPresent(PendingListener::databaseLost);
+                }
                 try {
                     waiter.await(pause);
                 } catch (InterruptedException interrupted) {

@@ -32,9 +32,16 @@ public final class Databases {
             embedded.configure(database);
             return Optional.of(embedded);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
+            throw new UncheckedIOException(NO_EMBEDDED, e);
+        } catch (RuntimeException | LinkageError e) {
+            throw new IllegalStateException(NO_EMBEDDED + ": " + e, e);
         }
     }
+
+    // The container image carries no embedded PostgreSQL: an unset DATABASE_URL lands here and must say so.
+    private static final String NO_EMBEDDED = "cannot start the embedded PostgreSQL, which is used because "
+            + "DATABASE_URL is not set; set DATABASE_URL to a JDBC URL of your PostgreSQL (the container image "
+            + "carries no embedded one)";
 
     /**
      * Applies every pending migration from {@code db/migration} and says how many it applied. Safe to run from

@@ -8,6 +8,7 @@ import io.mergesynthesis.llm.standin.Admission;
 import io.mergesynthesis.llm.standin.Behaviour;
 import io.mergesynthesis.llm.standin.Dialect;
 import io.mergesynthesis.llm.standin.Reply;
+import io.mergesynthesis.llm.standin.TokenState;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,9 +61,9 @@ public final class OpenAiDialect implements Dialect {
         }
         ObjectNode usage = body.putObject("usage");
         long cached = behaviour.cacheReadTokens();
-        usage.put("prompt_tokens", behaviour.inputTokens() + cached);
-        usage.put("completion_tokens", behaviour.outputTokens());
-        usage.put("total_tokens", behaviour.inputTokens() + cached + behaviour.outputTokens());
+        usage.put("prompt_tokens", behaviour.inputTokens(request) + cached);
+        usage.put("completion_tokens", behaviour.outputTokens(answerText));
+        usage.put("total_tokens", behaviour.inputTokens(request) + cached + behaviour.outputTokens(answerText));
         usage.putObject("prompt_tokens_details").put("cached_tokens", cached);
         return new Reply(200, Map.of("x-request-id", "req-standin-" + serial), body.toString());
     }
@@ -87,6 +88,19 @@ public final class OpenAiDialect implements Dialect {
         return Map.of("x-ratelimit-limit-requests", Integer.toString(admission.limit()),
                 "x-ratelimit-remaining-requests", Integer.toString(admission.remaining()),
                 "x-ratelimit-reset-requests", goDuration(left.isNegative() ? Duration.ZERO : left));
+    }
+
+    /** One combined token limit, input and output together, reset as the time until its bucket is full. */
+    @Override
+    public Map<String, String> tokenHeaders(TokenState state) {
+        if (state.combined().isEmpty()) {
+            return Map.of();
+        }
+        TokenState.Bucket bucket = state.combined().get();
+        Duration left = Duration.between(Instant.now(), bucket.fullAt());
+        return Map.of("x-ratelimit-limit-tokens", Long.toString(bucket.limit()),
+                "x-ratelimit-remaining-tokens", Long.toString(bucket.remaining()),
+                "x-ratelimit-reset-tokens", goDuration(left.isNegative() ? Duration.ZERO : left));
     }
 
     static String goDuration(Duration d) {

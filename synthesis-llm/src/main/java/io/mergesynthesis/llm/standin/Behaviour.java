@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm.standin;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -25,6 +26,11 @@ public final class Behaviour {
     private volatile long outputTokens = 180;
     private volatile long cacheReadTokens;
     private volatile long cacheWriteTokens;
+    private volatile boolean countsTokens;
+    private volatile long inputTokensPerPeriod;
+    private volatile long outputTokensPerPeriod;
+    private volatile long tokensPerPeriod;
+    private volatile Duration tokenPeriod = Duration.ofMinutes(1);
     private volatile UnsafeMerge unsafe;
     private volatile boolean rightWhenToldWhy;
     private final Map<String, Double> confidenceByModel = new ConcurrentHashMap<>();
@@ -155,6 +161,68 @@ public final class Behaviour {
 
     public long outputTokens() {
         return outputTokens;
+    }
+
+    /**
+     * Whether the stand-in counts a request's and an answer's tokens by their length (a character for every
+     * quarter token, as a tokenizer-free estimate) instead of reporting the fixed {@link #usage} figures; the
+     * token limits charge whichever the answers report. Off by default.
+     */
+    public Behaviour countsTokens(boolean counts) {
+        this.countsTokens = counts;
+        return this;
+    }
+
+    /** The uncached input tokens an answer to {@code request} reports and the input limits charge. */
+    public long inputTokens(JsonNode request) {
+        return countsTokens ? estimate(request.toString()) : inputTokens;
+    }
+
+    /** The output tokens an answer of {@code answerText} reports and the output limits settle at. */
+    public long outputTokens(String answerText) {
+        return countsTokens ? estimate(answerText) : outputTokens;
+    }
+
+    /** A quarter token per character, at least one: close enough to a tokenizer's count for JSON and English. */
+    static long estimate(String text) {
+        return Math.max(1, (text.length() + 3) / 4);
+    }
+
+    /**
+     * Token limits per model, each a bucket of this many tokens refilling over {@link #tokenPeriod} (a minute by
+     * default); 0 for none. {@code input} and {@code output} are Anthropic's ITPM and OTPM, {@code combined}
+     * OpenAI's TPM. A request the buckets cannot hold is answered 429.
+     */
+    public Behaviour tokenLimits(long input, long output, long combined) {
+        this.inputTokensPerPeriod = input;
+        this.outputTokensPerPeriod = output;
+        this.tokensPerPeriod = combined;
+        return this;
+    }
+
+    public long inputTokensPerPeriod() {
+        return inputTokensPerPeriod;
+    }
+
+    public long outputTokensPerPeriod() {
+        return outputTokensPerPeriod;
+    }
+
+    public long tokensPerPeriod() {
+        return tokensPerPeriod;
+    }
+
+    public Duration tokenPeriod() {
+        return tokenPeriod;
+    }
+
+    /** How long the token buckets take to refill from empty; set it before the limits. */
+    public Behaviour tokenPeriod(Duration period) {
+        if (period.isZero() || period.isNegative()) {
+            throw new IllegalArgumentException("a token period must be positive, not " + period);
+        }
+        this.tokenPeriod = period;
+        return this;
     }
 
     public long cacheReadTokens() {

@@ -88,7 +88,8 @@ public final class SynthesisCall {
     private static AttemptFailure failureOf(Throwable thrown) throws AttemptDeferred {
         if (thrown instanceof SynthesisDeferred deferred) {
             throw new AttemptDeferred(deferred.deferral().name().toLowerCase(Locale.ROOT), deferred.retryAfter(),
-                    deferred.deferral().pausesProvider(), deferred.getMessage(), SynthesisFailureText.of(deferred),
+                    deferred.deferral().pausesProvider(), deferred.provider(), deferred.getMessage(),
+                    SynthesisFailureText.of(deferred),
                     PaidCalls.entries(deferred.calls()));
         }
         List<ProviderCall> paid =

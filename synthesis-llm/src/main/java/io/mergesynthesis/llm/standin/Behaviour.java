@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * How the stand-in provider answers. Every setting can be changed while it runs (tests flip them between
@@ -26,6 +27,7 @@ public final class Behaviour {
     private volatile long outputTokens = 180;
     private volatile long cacheReadTokens;
     private volatile long cacheWriteTokens;
+    private volatile double unsureShare;
     private volatile boolean countsTokens;
     private volatile long inputTokensPerPeriod;
     private volatile long outputTokensPerPeriod;
@@ -135,6 +137,24 @@ public final class Behaviour {
     public double confidenceFor(String model) {
         return confidenceByModel.getOrDefault(model == null ? "" : model, confidence);
     }
+
+    /**
+     * The share of the stand-in's own answers, at random, that come with a confidence of {@link #UNSURE}, low
+     * enough to be escalated at the default {@code llm.escalateBelow}, whatever model they are for.
+     */
+    public Behaviour unsureShare(double share) {
+        this.unsureShare = share;
+        return this;
+    }
+
+    /** The confidence of one answer for {@code model}: {@link #confidenceFor}, unless this one is unsure. */
+    double answerConfidence(String model) {
+        double share = unsureShare;
+        return share > 0 && ThreadLocalRandom.current().nextDouble() < share ? UNSURE : confidenceFor(model);
+    }
+
+    /** The confidence of an answer {@link #unsureShare} makes unsure. */
+    public static final double UNSURE = 0.5;
 
     public String expectedKey() {
         return expectedKey;

@@ -256,16 +256,19 @@ public final class StandInProvider implements AutoCloseable {
      * An answer about to be sent, and the token charge it settles when it is: the output a request used is known,
      * and what it held beyond that is given back, only once it ends.
      */
-    private record Pending(Reply reply, TokenLimits.Charge charge, TokenLimits limits, ObjectMapper mapper) {
+    private record Pending(Reply reply, TokenLimits.Charge charge, TokenLimits limits, Stats stats,
+                           ObjectMapper mapper) {
 
         static Pending of(Reply reply) {
-            return new Pending(reply, null, null, null);
+            return new Pending(reply, null, null, null, null);
         }
 
         /** Settles the charge: the answer goes now. */
         Reply end() {
             if (charge != null) {
-                limits.settle(charge, outputTokens());
+                long written = outputTokens();
+                limits.settle(charge, written);
+                stats.tokens(charge.input(), written);
             }
             return reply;
         }
@@ -339,14 +342,14 @@ public final class StandInProvider implements AutoCloseable {
         if (scripted.isPresent() && scripted.get().isRaw()) {
             // Sent exactly as scripted: a test that scripts headers wants those alone.
             reply = new Reply(scripted.get().status(), scripted.get().headers(), scripted.get().body());
-            return new Pending(reply, charge, tokens, mapper);
+            return new Pending(reply, charge, tokens, stats, mapper);
         }
         if (scripted.isPresent()) {
             reply = dialect.answer(mapper, request, scripted.get().answerText(), behaviour, n).withHeaders(stated);
         } else {
             reply = respond(dialect, request, n).withHeaders(stated);
         }
-        return new Pending(reply, charge, tokens, mapper);
+        return new Pending(reply, charge, tokens, stats, mapper);
     }
 
     /**
@@ -392,7 +395,7 @@ public final class StandInProvider implements AutoCloseable {
             if (conflict == null || !conflict.isObject()) {
                 throw new IllegalArgumentException("no conflict");
             }
-            answer = StandInAnswer.forConflict(mapper, conflict, behaviour.confidenceFor(request.path("model").asText()));
+            answer = StandInAnswer.forConflict(mapper, conflict, behaviour.answerConfidence(request.path("model").asText()));
             UnsafeMerge unsafe = behaviour.unsafe();
             if (unsafe != null && !(toldWhy && behaviour.rightWhenToldWhy())) {
                 StandInAnswer.spoil(mapper, answer, conflict, unsafe);

@@ -80,8 +80,8 @@ final class LlmMetrics {
      * What the gates hold, read at scrape time so that a gauge can never disagree with what they enforce, one
      * series per configured provider: {@code llm_concurrency_limit}, {@code llm_pace_requests_per_second} (all of
      * the provider's models together), {@code llm_circuit_state} (0 closed, 1 open, 2 probing) and
-     * {@code llm_circuit_openings_total}; and {@code llm_pace_tokens_per_second} for each model called and each
-     * token limit stated for it.
+     * {@code llm_circuit_openings_total}; and {@code llm_pace_tokens_per_second} for each token limit the provider
+     * states, its models together.
      */
     private static final class GateReadings extends Collector {
 
@@ -102,21 +102,20 @@ final class LlmMetrics {
                     "Each provider's circuit: 0 closed (called as usual), 1 open (down, calls held back), 2 probing.",
                     List.of("provider"));
             GaugeMetricFamily tokens = new GaugeMetricFamily("llm_pace_tokens_per_second",
-                    "Tokens per second this replica currently allows itself per model and token limit the provider "
-                            + "states; 0 while waiting for a reset.", List.of("provider", "model", "kind"));
+                    "Tokens per second this replica currently allows itself per provider (its models together) and "
+                            + "token limit the provider states; 0 while waiting for a reset.",
+                    List.of("provider", "kind"));
             CounterMetricFamily openings = new CounterMetricFamily("llm_circuit_openings_total",
                     "Times a provider was found down and its circuit opened.", List.of("provider"));
             gates.forEach((name, gate) -> {
                 List<String> provider = List.of(name);
                 limit.addMetric(provider, gate.limit().limit());
                 pace.addMetric(provider, gate.requestsPerSecond());
-                gate.models().forEach((model, limits) -> {
-                    for (RateLimitHeaders.Kind kind : RateLimitHeaders.Kind.values()) {
-                        if (kind != RateLimitHeaders.Kind.REQUESTS && limits.paced(kind)) {
-                            tokens.addMetric(List.of(name, model, kind.label()), limits.perSecond(kind));
-                        }
+                for (RateLimitHeaders.Kind kind : RateLimitHeaders.Kind.values()) {
+                    if (kind != RateLimitHeaders.Kind.REQUESTS && gate.paced(kind)) {
+                        tokens.addMetric(List.of(name, kind.label()), gate.perSecond(kind));
                     }
-                });
+                }
                 state.addMetric(provider, gate.circuit().state().ordinal());
                 openings.addMetric(provider, gate.circuit().openings());
             });

@@ -71,14 +71,19 @@ final class ProviderGate {
         return models.computeIfAbsent(model, m -> new ModelLimits(clock, ticker));
     }
 
-    /** The models called so far, each with its limits. */
-    Map<String, ModelLimits> models() {
-        return Map.copyOf(models);
-    }
-
     /** The requests per second this replica allows itself now to all the provider's models together. */
     double requestsPerSecond() {
-        return models.values().stream().mapToDouble(m -> m.perSecond(RateLimitHeaders.Kind.REQUESTS)).sum();
+        return perSecond(RateLimitHeaders.Kind.REQUESTS);
+    }
+
+    /** What this replica allows itself per second now under the limits of {@code kind}, all models together. */
+    double perSecond(RateLimitHeaders.Kind kind) {
+        return models.values().stream().mapToDouble(m -> m.perSecond(kind)).sum();
+    }
+
+    /** Whether the provider states a limit of {@code kind} for any model called. */
+    boolean paced(RateLimitHeaders.Kind kind) {
+        return models.values().stream().anyMatch(m -> m.paced(kind));
     }
 
     /** The pause in force now, if any. */

@@ -56,6 +56,7 @@ final class ProviderPace {
     private long started; // guarded by this; calls started, numbered from 1
     private double charged; // guarded by this; what every call started so far was charged
     private double settled; // guarded by this; what was given back of that once the answers said what they cost
+    private double refundable; // guarded by this; what the calls in flight hold beyond what they are expected to cost
     private Instant lastStart; // guarded by this
     private double lastExpected = 1; // guarded by this; what the last call started is expected to cost
     private long newestAnswered; // guarded by this; the highest call number answered
@@ -63,8 +64,8 @@ final class ProviderPace {
     private Duration period = Duration.ZERO; // guarded by this; the longest time to a reset seen
     private long answersInPeriod; // guarded by this; this replica's answers counted in the newest period
     private double spentInPeriod; // guarded by this; what the provider counted for them
-    private long mostLeft; // guarded by this; the most and least left that those answers stated
-    private long leastLeft; // guarded by this
+    private double mostLeft; // guarded by this; the most and least left that those answers stated, with what
+    private double leastLeft; // guarded by this; this replica's calls then held that was to come back
     private double ownSpent; // guarded by this; decayed count of this replica's spending in earlier periods
     private double allSpent; // guarded by this; decayed count of what the provider counted meanwhile
 
@@ -79,10 +80,11 @@ final class ProviderPace {
     }
 
     /**
-     * A call started and not yet answered: what it was charged, everything charged up to it, and what answers had
-     * given back by then. A provider states what is left as it counts the call, when it arrives.
+     * A call started and not yet answered: what it was charged, everything charged up to it, what answers had
+     * given back by then, and what this replica's calls then in flight (it too) held that was expected to come
+     * back. A provider states what is left as it counts the call, when it arrives.
      */
-    private record InFlight(Charge charge, double chargedThrough, double settledBefore) {
+    private record InFlight(Charge charge, double chargedThrough, double settledBefore, double refundableThen) {
     }
 
     /** A pace for a limit counted in fixed periods, as ADR 0024 describes the request limit. */
@@ -137,8 +139,9 @@ final class ProviderPace {
         lastStart = clock.instant();
         lastExpected = charge.expected();
         charged += charge.held();
+        refundable += charge.held() - charge.expected();
         long call = ++started;
-        inFlight.put(call, new InFlight(charge, charged, settled));
+        inFlight.put(call, new InFlight(charge, charged, settled, refundable));
         return call;
     }
 
@@ -159,7 +162,9 @@ final class ProviderPace {
         Charge charge = was == null ? Charge.ONE_REQUEST : was.charge();
         double chargedThrough = was == null ? call : was.chargedThrough();
         double settledBefore = was == null ? settled : was.settledBefore();
+        double refundableThen = was == null ? 0 : was.refundableThen();
         settled += charge.held() - spent;
+        refundable -= charge.held() - charge.expected();
         boolean newest = call > newestAnswered;
         newestAnswered = Math.max(newestAnswered, call);
         if (stated.isEmpty()) {
@@ -186,7 +191,9 @@ final class ProviderPace {
             // Answers may come back, and calls be counted, in another order than they were sent.
             latest = seen;
         }
-        countInPeriod(seen.stated().remaining(), spent);
+        // What the provider held for this replica's calls and will give back is not spending: counted as left,
+        // so that the share compares what was spent.
+        countInPeriod(seen.stated().remaining(), refundableThen, spent);
     }
 
     /**
@@ -194,7 +201,10 @@ final class ProviderPace {
      * counted until an answer about a later call says what is left.
      */
     synchronized void unanswered(long call) {
-        inFlight.remove(call);
+        InFlight was = inFlight.remove(call);
+        if (was != null) {
+            refundable -= was.charge().held() - was.charge().expected();
+        }
     }
 
     /** Whether a limit is being paced to: the last answer stated one. */
@@ -277,7 +287,9 @@ final class ProviderPace {
             // Spread from the last start, with what was left then: counted from now, each wait would leave one
             // interval of the period unused at its end.
             Instant from = lastStart != null && lastStart.isBefore(now) ? lastStart : now;
-            double left = left(from);
+            // What the calls in flight hold beyond their expected cost comes back before the reset: it is spread
+            // too, or a limit that holds much per call (max_tokens on the output limit) would be under-used.
+            double left = left(from) + refundable;
             if (left < 1) {
                 return 0;
             }
@@ -316,19 +328,20 @@ final class ProviderPace {
      * nothing left is left out, as it may be a refusal that the count did not take. A call's own cost is what
      * the provider counted for it; all but one call's worth of them is this replica's part of the difference.
      */
-    private void countInPeriod(long remaining, double spent) {
+    private void countInPeriod(long remaining, double heldToComeBack, double spent) {
         if (remaining == 0) {
             return;
         }
+        double left = remaining + heldToComeBack;
         if (answersInPeriod == 0) {
-            mostLeft = remaining;
-            leastLeft = remaining;
+            mostLeft = left;
+            leastLeft = left;
             spentInPeriod = 0;
         }
         answersInPeriod++;
         spentInPeriod += Math.max(0, spent);
-        mostLeft = Math.max(mostLeft, remaining);
-        leastLeft = Math.min(leastLeft, remaining);
+        mostLeft = Math.max(mostLeft, left);
+        leastLeft = Math.min(leastLeft, left);
     }
 
     /** This replica's spending between its first and last counted call of the period: all calls' but one. */

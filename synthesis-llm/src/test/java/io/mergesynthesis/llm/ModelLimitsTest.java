@@ -100,6 +100,8 @@ class ModelLimitsTest {
 
     @Test
     void theOutputLimitHoldsMaxTokensWhileACallRunsAndGivesBackWhatItDidNotWrite() throws Exception {
+        // An answer before the provider stated the limit: the next calls are expected to write 100 tokens.
+        limits.answered(start(), clock.instant(), Map.of(), new Usage(2000, 100, 0, 0), true);
         Instant sent = clock.instant();
         Instant reset = sent.plusSeconds(60);
         // 2,000 output tokens left once the first call's 1,024 were held; it wrote 100, so 924 come back.

@@ -50,17 +50,19 @@ final class ModelLimits {
 
     /**
      * What a call is charged under each limit before it is sent: one request; the input tokens of the last calls
-     * (a high percentile), or {@code requestBytes} / 4 before any answer said; its {@code max_tokens} held
-     * while it runs, expected to cost what the last answers did.
+     * (a high percentile held, their mean expected), or {@code requestBytes} / 4 before any answer said; its
+     * {@code max_tokens} held while it runs, expected to cost what the last answers wrote on average.
      */
     Map<Kind, Charge> charges(long maxTokens, long requestBytes) {
-        double in = input.estimate().orElse(Math.max(1, requestBytes / 4));
-        double out = output.estimate().orElse(maxTokens);
+        double fallback = Math.max(1, requestBytes / 4);
+        double in = input.estimate().orElse((long) fallback);
+        double inExpected = Math.min(in, input.mean().orElse(fallback));
+        double out = Math.min(maxTokens, output.mean().orElse(maxTokens));
         Map<Kind, Charge> charges = new EnumMap<>(Kind.class);
         charges.put(Kind.REQUESTS, Charge.ONE_REQUEST);
-        charges.put(Kind.INPUT_TOKENS, new Charge(in, in));
-        charges.put(Kind.OUTPUT_TOKENS, new Charge(maxTokens, Math.min(out, maxTokens)));
-        charges.put(Kind.TOKENS, new Charge(in + maxTokens, in + Math.min(out, maxTokens)));
+        charges.put(Kind.INPUT_TOKENS, new Charge(in, inExpected));
+        charges.put(Kind.OUTPUT_TOKENS, new Charge(maxTokens, out));
+        charges.put(Kind.TOKENS, new Charge(in + maxTokens, inExpected + out));
         return charges;
     }
 

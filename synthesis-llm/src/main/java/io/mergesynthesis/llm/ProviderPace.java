@@ -95,7 +95,7 @@ final class ProviderPace {
     /**
      * @param refills true for a limit that refills continuously (a token bucket), which a call that finds too
      *                little left waits for until enough has come back at the stated rate, rather than until the
-     *                stated reset (when the bucket is full again)
+     *                stated reset (when the bucket is full again); each answer's statement replaces the last
      */
     ProviderPace(Clock clock, boolean refills) {
         this.clock = clock;
@@ -178,6 +178,15 @@ final class ProviderPace {
         Duration toReset = Duration.between(sentAt, reset);
         if (toReset.compareTo(period) > 0) {
             period = toReset;
+        }
+        if (refills) {
+            // A bucket has no periods: its reset is when it will be full, earlier as it fills, later as it drains.
+            // The statement of the call counted last is the newest, whatever its reset. Each replica's pace
+            // follows what is left, which the others' spending lowers, instead of a share learnt per period.
+            if (latest == null || call > latest.call() || !seen.stated().limit().equals(latest.stated().limit())) {
+                latest = seen;
+            }
+            return;
         }
         if (latest != null && reset.isBefore(latest.stated().reset().minus(SAME_PERIOD))) {
             return; // a late answer about a period that is over

@@ -61,11 +61,11 @@ class ModelLimitsTest {
             ModelLimits fresh = new ModelLimits(clock, Ticker.SYSTEM);
             int n = 1 + random.nextInt(RecentTokens.KEPT);
             long[] inputs = new long[n];
-            long largestOutput = 0;
+            long outputs = 0;
             for (int i = 0; i < n; i++) {
                 inputs[i] = 500 + random.nextInt(3000);
                 long output = 50 + random.nextInt(200);
-                largestOutput = Math.max(largestOutput, output);
+                outputs += output;
                 ModelLimits.Turn turn = fresh.awaitStart(Duration.ZERO, fresh.charges(MAX_TOKENS, 100)).orElseThrow();
                 fresh.answered(turn, clock.instant(), Map.of(), new Usage(inputs[i], output, 0, 0), true);
             }
@@ -78,7 +78,10 @@ class ModelLimitsTest {
                     .isLessThanOrEqualTo(java.util.Arrays.stream(inputs).max().orElseThrow());
             assertThat(charges.get(Kind.OUTPUT_TOKENS).held()).as("max_tokens is held whatever is expected")
                     .isEqualTo(MAX_TOKENS);
-            assertThat(charges.get(Kind.OUTPUT_TOKENS).expected()).isLessThanOrEqualTo(largestOutput);
+            assertThat(charges.get(Kind.OUTPUT_TOKENS).expected()).as("what they wrote on average")
+                    .isCloseTo(outputs / (double) n, within(1e-9));
+            assertThat(charges.get(Kind.INPUT_TOKENS).expected()).as("what they sent on average")
+                    .isCloseTo(java.util.Arrays.stream(inputs).average().orElseThrow(), within(1e-9));
         }
     }
 

@@ -18,8 +18,9 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Claims follow the providers' pauses route by route: a provider that asks the replica to wait holds back the
@@ -45,11 +46,16 @@ class ClaimsPerRouteTest {
         }
     };
 
-    /** Anthropic asks to wait 30 s every time; every other provider answers with the stub's merge. */
+    /** Anthropic defers every call for 30 s; every other provider answers with the stub's merge. */
     private static final class OneProviderPaused implements MergeSynthesizer {
 
         final Map<String, AtomicInteger> asked = new ConcurrentHashMap<>();
         private final MergeSynthesizer stub = WorkerFixture.stub();
+        private final SynthesisDeferred.Cause cause;
+
+        OneProviderPaused(SynthesisDeferred.Cause cause) {
+            this.cause = cause;
+        }
 
         @Override
         public String name() {
@@ -67,8 +73,8 @@ class ClaimsPerRouteTest {
                 throws SynthesisException, InterruptedException {
             asked.computeIfAbsent(model.provider(), p -> new AtomicInteger()).incrementAndGet();
             if (model.provider().equals("anthropic")) {
-                throw new SynthesisDeferred(SynthesisDeferred.Cause.RATE_LIMITED, "anthropic", Duration.ofSeconds(30),
-                        "429 from anthropic", List.of());
+                throw new SynthesisDeferred(cause, "anthropic", Duration.ofSeconds(30), "anthropic: " + cause,
+                        List.of());
             }
             return new Synthesis(stub.synthesize(conflict, model), List.of());
         }
@@ -85,8 +91,13 @@ class ClaimsPerRouteTest {
                 .bind("seed", orgSeed).bind("model", model).execute());
     }
 
-    @Test
-    void oneProvidersPauseHoldsBackItsOwnRoutesAndNoOtherOrgs() throws Exception {
+    /**
+     * A 429 pauses the provider's routes; so does a call its stated limits give no turn before long (paced), as
+     * one claimed meanwhile would only be handed back.
+     */
+    @ParameterizedTest
+    @EnumSource(value = SynthesisDeferred.Cause.class, names = {"RATE_LIMITED", "AT_CONCURRENCY_LIMIT"})
+    void oneProvidersPauseHoldsBackItsOwnRoutesAndNoOtherOrgs(SynthesisDeferred.Cause cause) throws Exception {
         try (WorkerFixture fixture = new WorkerFixture()) {
             setModel(fixture, "org-anthropic", "anthropic/claude-large");
             setModel(fixture, "org-openai", "openai/gpt");
@@ -100,7 +111,7 @@ class ClaimsPerRouteTest {
             for (int i = 0; i < 4; i++) {
                 served.add(fixture.insertConflict("jira.o" + i, "org-openai"));
             }
-            OneProviderPaused synthesizer = new OneProviderPaused();
+            OneProviderPaused synthesizer = new OneProviderPaused(cause);
             WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1").workers(1), synthesizer,
                     ROUTER);
             replica.pool().start();

@@ -22,7 +22,8 @@ final class AttemptDeferred extends Exception {
 
     /**
      * @param providerPaused true when the provider asked the whole replica to wait (a rate limit, an overload, a
-     *                       refused key): no other conflict should be claimed for it meanwhile
+     *                       refused key), or has no slot or turn for a call until then: no other conflict of its
+     *                       routes should be claimed meanwhile
      */
     AttemptDeferred(String reason, Duration retryAfter, boolean providerPaused, String message,
                     List<UsageLedger.Entry> calls) {

@@ -47,6 +47,13 @@ final class ProviderPace {
     static final double SHARE_MEMORY = 0.7;
     /** However little this replica has been taking, it keeps asking, or it could never learn that others left. */
     static final double MIN_SHARE = 0.05;
+    /**
+     * The part of what is left in a bucket spread over the time until it is full. Spreading all of it would
+     * settle the bucket about half full for one replica and emptier for more, where the holds of calls in flight
+     * (a request's max_tokens) meet 429s; spreading half settles it at 2 / (n + 2) of its size for n replicas
+     * sharing it, at the same rate, the rate it refills.
+     */
+    static final double BUCKET_SPREAD = 0.5;
     /** Two answers whose resets are this close speak of the same period (OpenAI's resets are relative). */
     static final Duration SAME_PERIOD = Duration.ofMillis(50);
 
@@ -303,7 +310,7 @@ final class ProviderPace {
                 return 0;
             }
             double seconds = Duration.between(from, reset).toNanos() / 1e9;
-            return seconds <= 0 ? Double.POSITIVE_INFINITY : share() * left / seconds;
+            return seconds <= 0 ? Double.POSITIVE_INFINITY : (refills ? BUCKET_SPREAD : share()) * left / seconds;
         }
         OptionalLong limit = latest.stated().limit();
         if (limit.isEmpty() || period.isZero()) {

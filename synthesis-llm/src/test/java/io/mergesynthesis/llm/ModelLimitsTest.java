@@ -36,8 +36,9 @@ class ModelLimitsTest {
         limits.answered(turn, clock.instant(), Map.of(Kind.REQUESTS, stated(20, 0, clock.instant().plusSeconds(1))),
                 Usage.NONE, false);
 
+        Map<Kind, Charge> charges = limits.charges(MAX_TOKENS, 8000);
         long before = System.nanoTime();
-        assertThat(limits.awaitStart(Duration.ofMillis(200), limits.charges(MAX_TOKENS, 8000))).isEmpty();
+        assertThat(limits.awaitStart(Duration.ofMillis(200), charges)).isEmpty();
         assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofMillis(150));
 
         clock.advance(Duration.ofSeconds(2));
@@ -87,16 +88,17 @@ class ModelLimitsTest {
 
     @Test
     void inputTokensPaceTheCallsByTheirEstimatedSize() throws Exception {
-        // 60,000 input tokens left until a reset 60 s away, calls of 2,000 tokens: 30 calls over 60 s.
+        // 60,000 input tokens left in a bucket full again in 60 s, calls of 2,000 tokens: half of what is left is
+        // spread until then, 15 calls over 60 s.
         ModelLimits.Turn first = start();
         limits.answered(first, clock.instant(), Map.of(Kind.INPUT_TOKENS,
                 stated(100_000, 60_000, clock.instant().plusSeconds(60))), new Usage(2000, 100, 0, 0), true);
 
-        assertThat(limits.perSecond(Kind.INPUT_TOKENS)).isCloseTo(1000, within(1.0));
-        assertThat(limits.untilNextStart().toMillis()).as("2,000 tokens at about 1,000 a second")
-                .isBetween(1900L, 2100L);
+        assertThat(limits.perSecond(Kind.INPUT_TOKENS)).isCloseTo(500, within(1.0));
+        assertThat(limits.untilNextStart().toMillis()).as("2,000 tokens at about 500 a second")
+                .isBetween(3900L, 4100L);
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isEmpty();
-        clock.advance(Duration.ofMillis(2100));
+        clock.advance(Duration.ofMillis(4100));
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
         assertThat(limits.paced(Kind.OUTPUT_TOKENS)).as("a kind never stated is not paced").isFalse();
     }

@@ -64,6 +64,12 @@ final class BenchPlan {
             results.skipRemaining("not measured with --provider-bound", Metric.values());
             return;
         }
+        if (options.providerTokens()) {
+            db.reset();
+            step("provider tokens", this::providerTokens, Metric.tokens(null, 0));
+            results.skipRemaining("not measured with --provider-tokens", Metric.values());
+            return;
+        }
         if (options.workerScaling()) {
             db.reset();
             step("worker scaling", this::workerScaling, Metric.workers(0));
@@ -97,6 +103,13 @@ final class BenchPlan {
         step("slow synthesizer", this::slowSynthesizer, Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS,
                 Metric.SLOW_MEAN_CONNECTIONS);
         step("provider-bound", this::providerBound, Metric.provider());
+        if (options.quick()) {
+            // Six scenarios of fresh replicas would more than double a smoke run: --provider-tokens runs them.
+            results.skipRemaining("not measured in a --quick run of every step; run --provider-tokens",
+                    Metric.tokens(null, 0));
+        } else {
+            step("provider tokens", this::providerTokens, Metric.tokens(null, 0));
+        }
         step("worker scaling", this::workerScaling, Metric.workers(0));
 
         ratios();
@@ -532,6 +545,12 @@ final class BenchPlan {
             all.putAll(overrides);
             return Replica.start(name, options, db, all, environment, REPLICA_HEAP);
         }).run();
+    }
+
+    /** The LLM synthesizer against a stand-in whose token limits bind: {@link TokenBound}. */
+    private void providerTokens() throws Exception {
+        new TokenBound(options, db, seeder, results, (name, overrides, environment) ->
+                Replica.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
     }
 
     /** One replica of 4, 32 and 128 workers against a stand-in that answers after 2 s: {@link WorkerScaling}. */

@@ -58,7 +58,7 @@ import java.util.regex.Pattern;
  * io.mergesynthesis.bench.MergeCost [--merges N] [--config config.yml]}. About ten seconds; no database.
  *
  * <p>Each model's merges go to a stand-in provider of the model's protocol that counts tokens itself
- * ({@link Behaviour#countTokens}) and keeps a prompt cache, in four ways: the request as it is now, through the
+ * ({@link Behaviour#countsTokens}) and keeps a prompt cache, in four ways: the request as it is now, through the
  * LLM synthesizer (learnt {@code max_tokens}, a cut answer asked again, the prefix marked by the model's
  * {@code minCachedPrefixTokens}); and the request as it was before ADR 0039, built here (the schema pretty-printed
  * into the system prompt as well as in the tool or response format, the prefix after the budget, a fixed
@@ -128,7 +128,7 @@ public final class MergeCost {
                                List<ConflictSnapshot> conflicts) throws Exception {
         long minimum = price.getMinCachedPrefixTokens() != null ? price.getMinCachedPrefixTokens()
                 : type == ProviderType.OPENAI ? OPENAI_CACHE_MINIMUM : Long.MAX_VALUE;
-        Behaviour behaviour = new Behaviour().countTokens(true).cutAtMaxTokens(true)
+        Behaviour behaviour = new Behaviour().countsTokens(true).cutAtMaxTokens(true)
                 .cacheMinimumTokens(cache ? minimum : Long.MAX_VALUE);
         try (StandInProvider standIn = StandInProvider.start(behaviour)) {
             ProviderSettings provider = new ProviderSettings(type,

@@ -106,6 +106,37 @@ enum Metric {
     PROVIDER_MANY_3_MEAN_CONNECTIONS(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.MEAN_CONNECTIONS),
     PROVIDER_MANY_3_PEAK_CONNECTIONS(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.PEAK_CONNECTIONS),
     PROVIDER_MANY_3_CONCURRENCY(ProviderScenario.MANY_ANSWERS, 3, ProviderFigure.CONCURRENCY),
+    // The provider-bound step's token rows: input, output or combined tokens bind, one replica then three.
+    TOKENS_INPUT_1_USED(TokenScenario.INPUT, 1, TokenFigure.USED),
+    TOKENS_INPUT_1_RATE_LIMITED_SHARE(TokenScenario.INPUT, 1, TokenFigure.RATE_LIMITED_SHARE),
+    TOKENS_INPUT_1_ATTEMPTS_LOST(TokenScenario.INPUT, 1, TokenFigure.ATTEMPTS_LOST),
+    TOKENS_INPUT_1_ESCALATION_WAITS(TokenScenario.INPUT, 1, TokenFigure.ESCALATION_WAITS),
+    TOKENS_INPUT_1_MERGED(TokenScenario.INPUT, 1, TokenFigure.MERGED),
+    TOKENS_INPUT_3_USED(TokenScenario.INPUT, 3, TokenFigure.USED),
+    TOKENS_INPUT_3_RATE_LIMITED_SHARE(TokenScenario.INPUT, 3, TokenFigure.RATE_LIMITED_SHARE),
+    TOKENS_INPUT_3_ATTEMPTS_LOST(TokenScenario.INPUT, 3, TokenFigure.ATTEMPTS_LOST),
+    TOKENS_INPUT_3_ESCALATION_WAITS(TokenScenario.INPUT, 3, TokenFigure.ESCALATION_WAITS),
+    TOKENS_INPUT_3_MERGED(TokenScenario.INPUT, 3, TokenFigure.MERGED),
+    TOKENS_OUTPUT_1_USED(TokenScenario.OUTPUT, 1, TokenFigure.USED),
+    TOKENS_OUTPUT_1_RATE_LIMITED_SHARE(TokenScenario.OUTPUT, 1, TokenFigure.RATE_LIMITED_SHARE),
+    TOKENS_OUTPUT_1_ATTEMPTS_LOST(TokenScenario.OUTPUT, 1, TokenFigure.ATTEMPTS_LOST),
+    TOKENS_OUTPUT_1_ESCALATION_WAITS(TokenScenario.OUTPUT, 1, TokenFigure.ESCALATION_WAITS),
+    TOKENS_OUTPUT_1_MERGED(TokenScenario.OUTPUT, 1, TokenFigure.MERGED),
+    TOKENS_OUTPUT_3_USED(TokenScenario.OUTPUT, 3, TokenFigure.USED),
+    TOKENS_OUTPUT_3_RATE_LIMITED_SHARE(TokenScenario.OUTPUT, 3, TokenFigure.RATE_LIMITED_SHARE),
+    TOKENS_OUTPUT_3_ATTEMPTS_LOST(TokenScenario.OUTPUT, 3, TokenFigure.ATTEMPTS_LOST),
+    TOKENS_OUTPUT_3_ESCALATION_WAITS(TokenScenario.OUTPUT, 3, TokenFigure.ESCALATION_WAITS),
+    TOKENS_OUTPUT_3_MERGED(TokenScenario.OUTPUT, 3, TokenFigure.MERGED),
+    TOKENS_COMBINED_1_USED(TokenScenario.COMBINED, 1, TokenFigure.USED),
+    TOKENS_COMBINED_1_RATE_LIMITED_SHARE(TokenScenario.COMBINED, 1, TokenFigure.RATE_LIMITED_SHARE),
+    TOKENS_COMBINED_1_ATTEMPTS_LOST(TokenScenario.COMBINED, 1, TokenFigure.ATTEMPTS_LOST),
+    TOKENS_COMBINED_1_ESCALATION_WAITS(TokenScenario.COMBINED, 1, TokenFigure.ESCALATION_WAITS),
+    TOKENS_COMBINED_1_MERGED(TokenScenario.COMBINED, 1, TokenFigure.MERGED),
+    TOKENS_COMBINED_3_USED(TokenScenario.COMBINED, 3, TokenFigure.USED),
+    TOKENS_COMBINED_3_RATE_LIMITED_SHARE(TokenScenario.COMBINED, 3, TokenFigure.RATE_LIMITED_SHARE),
+    TOKENS_COMBINED_3_ATTEMPTS_LOST(TokenScenario.COMBINED, 3, TokenFigure.ATTEMPTS_LOST),
+    TOKENS_COMBINED_3_ESCALATION_WAITS(TokenScenario.COMBINED, 3, TokenFigure.ESCALATION_WAITS),
+    TOKENS_COMBINED_3_MERGED(TokenScenario.COMBINED, 3, TokenFigure.MERGED),
     // Workers that wait on a slow provider (T = 2 s): one replica with 4, 32 and 128 workers.
     WORKERS_4_MERGED(4, WorkerFigure.MERGED),
     WORKERS_4_TO_BOUND(4, WorkerFigure.TO_BOUND),
@@ -134,6 +165,8 @@ enum Metric {
     /** The worker count of a worker-scaling figure, 0 for every other figure. */
     final int workers;
     final WorkerFigure workerFigure;
+    final TokenScenario tokens;
+    final TokenFigure tokenFigure;
 
     Metric(String key, String label, String unit) {
         this.key = key;
@@ -145,6 +178,8 @@ enum Metric {
         this.figure = null;
         this.workers = 0;
         this.workerFigure = null;
+        this.tokens = null;
+        this.tokenFigure = null;
     }
 
     Metric(String key, String label, String unit, Target target) {
@@ -157,6 +192,8 @@ enum Metric {
         this.figure = null;
         this.workers = 0;
         this.workerFigure = null;
+        this.tokens = null;
+        this.tokenFigure = null;
     }
 
     Metric(ProviderScenario scenario, int replicas, ProviderFigure figure) {
@@ -171,6 +208,24 @@ enum Metric {
         this.figure = figure;
         this.workers = 0;
         this.workerFigure = null;
+        this.tokens = null;
+        this.tokenFigure = null;
+    }
+
+    Metric(TokenScenario tokens, int replicas, TokenFigure figure) {
+        this.key = "provider_tokens_" + tokens.key + "_" + replicas + "_replica" + (replicas == 1 ? "" : "s") + "_"
+                + figure.key;
+        this.label = "Provider, " + tokens.describe() + ", " + replicas + " replica" + (replicas == 1 ? "" : "s")
+                + ": " + figure.label;
+        this.unit = figure.unit;
+        this.target = figure.target();
+        this.scenario = null;
+        this.replicas = replicas;
+        this.figure = null;
+        this.workers = 0;
+        this.workerFigure = null;
+        this.tokens = tokens;
+        this.tokenFigure = figure;
     }
 
     Metric(int workers, WorkerFigure figure) {
@@ -183,6 +238,8 @@ enum Metric {
         this.figure = null;
         this.workers = workers;
         this.workerFigure = figure;
+        this.tokens = null;
+        this.tokenFigure = null;
     }
 
     /** What the worker-scaling step reports per worker count, and the target each is held to. */
@@ -252,6 +309,23 @@ enum Metric {
     /** Every provider-bound figure. */
     static Metric[] provider() {
         return java.util.Arrays.stream(values()).filter(m -> m.scenario != null).toArray(Metric[]::new);
+    }
+
+    /** The token-bound figure for this scenario, replica count and kind. */
+    static Metric tokens(TokenScenario scenario, int replicas, TokenFigure figure) {
+        for (Metric m : values()) {
+            if (m.tokens == scenario && m.replicas == replicas && m.tokenFigure == figure) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no figure " + figure + " for " + scenario + " x " + replicas);
+    }
+
+    /** Every token-bound figure of one scenario and replica count, or of all when {@code scenario} is null. */
+    static Metric[] tokens(TokenScenario scenario, int replicas) {
+        return java.util.Arrays.stream(values())
+                .filter(m -> m.tokens != null && (scenario == null || (m.tokens == scenario && m.replicas == replicas)))
+                .toArray(Metric[]::new);
     }
 
     /**

@@ -14,6 +14,7 @@ record Options(
         boolean headline,
         boolean tokenCache,
         boolean providerBound,
+        boolean providerTokens,
         boolean workerScaling,
         boolean latency,
         boolean synchronousCommit,
@@ -46,6 +47,8 @@ record Options(
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
                                                                   [--token-cache] [--provider-bound]
+                                                                  [--provider-tokens]
+                                                                  [--provider-warm-up S] [--provider-window S]
                                                                   [--worker-scaling] [--latency]
                                                                   [--synchronous-commit-off] [--jfr]
                                                                   [--statements]
@@ -59,6 +62,12 @@ record Options(
                                   side (about a minute)
               --provider-bound    only the LLM synthesizer against a rate-limited stand-in provider: three
                                   scenarios, one replica then three (about 10 minutes; 2 with --quick)
+              --provider-tokens   only the LLM synthesizer against a stand-in whose token limits bind:
+                                  input, output and combined tokens, one replica then three (about 12
+                                  minutes; 3 with --quick)
+              --provider-warm-up S, --provider-window S
+                                  the warm-up and the measured window of each provider scenario, in
+                                  seconds (default 15 and 60; 2 and 6 with --quick)
               --worker-scaling    only one replica of 4, 32 and 128 workers against a stand-in that
                                   answers after 2 s (about 5 minutes; 1 with --quick)
               --latency           only the two latency steps: pickup of a new conflict by an idle
@@ -87,6 +96,9 @@ record Options(
         boolean headline = false;
         boolean tokenCache = false;
         boolean providerBound = false;
+        boolean providerTokens = false;
+        Integer providerWarmUp = null;
+        Integer providerWindow = null;
         boolean workerScaling = false;
         boolean latency = false;
         boolean synchronousCommit = true;
@@ -102,6 +114,9 @@ record Options(
                 case "--headline" -> headline = true;
                 case "--token-cache" -> tokenCache = true;
                 case "--provider-bound" -> providerBound = true;
+                case "--provider-tokens" -> providerTokens = true;
+                case "--provider-warm-up" -> providerWarmUp = seconds(value(args, ++i, "--provider-warm-up"));
+                case "--provider-window" -> providerWindow = seconds(value(args, ++i, "--provider-window"));
                 case "--worker-scaling" -> workerScaling = true;
                 case "--latency" -> latency = true;
                 case "--synchronous-commit-off" -> synchronousCommit = false;
@@ -127,6 +142,7 @@ record Options(
                 headline,
                 tokenCache,
                 providerBound,
+                providerTokens,
                 workerScaling,
                 latency,
                 synchronousCommit,
@@ -151,8 +167,8 @@ record Options(
                 quick ? 5_000 : 1_000_000,
                 quick ? 2_000 : 20_000,
                 quick ? 300 : 10_000,
-                quick ? 2 : 15,
-                quick ? 6 : 60,
+                providerWarmUp != null ? providerWarmUp : quick ? 2 : 15,
+                providerWindow != null ? providerWindow : quick ? 6 : 60,
                 quick ? 3_000 : 20_000,
                 quick ? 20 : 100);
     }
@@ -162,6 +178,18 @@ record Options(
             throw new UsageException(flag + " needs a value\n" + USAGE);
         }
         return args[i];
+    }
+
+    private static int seconds(String value) {
+        try {
+            int seconds = Integer.parseInt(value);
+            if (seconds >= 1) {
+                return seconds;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new UsageException("a number of seconds, at least 1, is expected, not '" + value + "'\n" + USAGE);
     }
 
     private static String blankToNull(String s) {

@@ -203,8 +203,8 @@ final class ProviderBound {
 
         long answered = answered(last) - answered(before);
         long rateLimited = last.status(429) - before.status(429);
-        holdAndSettle();
-        Accounting account = account();
+        holdAndSettle(db);
+        Accounting account = account(db);
 
         double perSecondMerged = merged / seconds;
         put(scenario, n, ProviderFigure.MERGED, perSecondMerged);
@@ -242,11 +242,11 @@ final class ProviderBound {
         results.put(Metric.provider(scenario, replicas, figure), value);
     }
 
-    private static long answered(Stats.Snapshot stats) {
+    static long answered(Stats.Snapshot stats) {
         return stats.byStatus().values().stream().mapToLong(Long::longValue).sum();
     }
 
-    private static double sum(List<Replica> replicas, String name, String label) {
+    static double sum(List<Replica> replicas, String name, String label) {
         double total = 0;
         for (Replica replica : replicas) {
             total += MetricsText.value(replica.metrics(), name, label).orElse(0);
@@ -258,7 +258,7 @@ final class ProviderBound {
      * Puts the rest of the backlog on hold again (also conflicts handed back meanwhile, whose wait would end
      * soon) and waits until no conflict is in hand, so that every attempt begun has been counted or handed back.
      */
-    private void holdAndSettle() throws SQLException {
+    static void holdAndSettle(BenchDatabase db) throws SQLException {
         long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
         try (Connection c = db.connectAsSweep(); Statement s = c.createStatement()) {
             while (true) {
@@ -298,7 +298,7 @@ final class ProviderBound {
         }
     }
 
-    private Accounting account() throws SQLException {
+    static Accounting account(BenchDatabase db) throws SQLException {
         try (Connection c = db.connectAsSweep(); Statement s = c.createStatement()) {
             long merged;
             long attempts;
@@ -333,7 +333,7 @@ final class ProviderBound {
         }
     }
 
-    private static void sleepUntil(long nanos) {
+    static void sleepUntil(long nanos) {
         long left = nanos - System.nanoTime();
         if (left > 0) {
             Replica.sleep(Math.max(1, left / 1_000_000));

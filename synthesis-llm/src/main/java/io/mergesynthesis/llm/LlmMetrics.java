@@ -19,6 +19,7 @@ final class LlmMetrics {
     private final Counter tokens;
     private final Counter cost;
     private final Counter escalations;
+    private final Counter escalationWaits;
     private final Histogram duration;
     private final MergeCheckRefusals refusals;
 
@@ -32,6 +33,9 @@ final class LlmMetrics {
                 .labelNames("provider").register(registry);
         escalations = Counter.build("llm_escalations_total",
                 "Times a primary answer was not confident enough and the escalation model was asked.").register(registry);
+        escalationWaits = Counter.build("llm_escalation_waits_total",
+                "Second passes (an escalation or a repair) that waited for their model's pause or pace to end "
+                        + "instead of giving up.").register(registry);
         duration = Histogram.build("llm_call_duration_seconds", "From sending a request to reading its whole answer.")
                 .labelNames("provider")
                 .buckets(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60)
@@ -68,6 +72,10 @@ final class LlmMetrics {
         escalations.inc();
     }
 
+    void escalationWaited() {
+        escalationWaits.inc();
+    }
+
     /** A model's answer the merge check refused, whether or not a second pass then repaired it. */
     void refused(List<MergeFinding> findings) {
         refusals.refused(findings);
@@ -75,8 +83,10 @@ final class LlmMetrics {
 
     /**
      * What the gates hold, read at scrape time so that a gauge can never disagree with what they enforce, one
-     * series per configured provider: {@code llm_concurrency_limit}, {@code llm_pace_requests_per_second},
-     * {@code llm_circuit_state} (0 closed, 1 open, 2 probing) and {@code llm_circuit_openings_total}.
+     * series per configured provider: {@code llm_concurrency_limit}, {@code llm_pace_requests_per_second} (all of
+     * the provider's models together), {@code llm_circuit_state} (0 closed, 1 open, 2 probing) and
+     * {@code llm_circuit_openings_total}; and {@code llm_pace_tokens_per_second} for each token limit the provider
+     * states, its models together.
      */
     private static final class GateReadings extends Collector {
 
@@ -96,16 +106,25 @@ final class LlmMetrics {
             GaugeMetricFamily state = new GaugeMetricFamily("llm_circuit_state",
                     "Each provider's circuit: 0 closed (called as usual), 1 open (down, calls held back), 2 probing.",
                     List.of("provider"));
+            GaugeMetricFamily tokens = new GaugeMetricFamily("llm_pace_tokens_per_second",
+                    "Tokens per second this replica currently allows itself per provider (its models together) and "
+                            + "token limit the provider states; 0 while waiting for a reset.",
+                    List.of("provider", "kind"));
             CounterMetricFamily openings = new CounterMetricFamily("llm_circuit_openings_total",
                     "Times a provider was found down and its circuit opened.", List.of("provider"));
             gates.forEach((name, gate) -> {
                 List<String> provider = List.of(name);
                 limit.addMetric(provider, gate.limit().limit());
-                pace.addMetric(provider, gate.pace().requestsPerSecond());
+                pace.addMetric(provider, gate.requestsPerSecond());
+                for (RateLimitHeaders.Kind kind : RateLimitHeaders.Kind.values()) {
+                    if (kind != RateLimitHeaders.Kind.REQUESTS && gate.paced(kind)) {
+                        tokens.addMetric(List.of(name, kind.label()), gate.perSecond(kind));
+                    }
+                }
                 state.addMetric(provider, gate.circuit().state().ordinal());
                 openings.addMetric(provider, gate.circuit().openings());
             });
-            return List.of(limit, pace, state, openings);
+            return List.of(limit, pace, tokens, state, openings);
         }
     }
 }

@@ -15,18 +15,22 @@ import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.Synthesis;
+import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.synthesis.Ticker;
 import io.opentelemetry.api.OpenTelemetry;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +53,11 @@ import org.slf4j.LoggerFactory;
  *       paid for and checked, as the result.</li>
  * </ul>
  *
+ * <p>A second pass whose model is paused (a 429) or paced by the limits its provider states waits for it, when
+ * the wait and the pass itself still fit in the attempt's invoke timeout; only a wait that would not fit gives up
+ * (keeping the primary's answer, or failing the repair as above). Such waits are counted in
+ * {@code llm_escalation_waits_total}.
+ *
  * <p>Refused calls are marked {@link Disposition#REFUSED} and counted in {@link MergeCheckRefusals}.
  *
  * <p>Thread-safe: the per-provider state lives in {@link ProviderGate}s shared by every worker thread.
@@ -59,14 +68,31 @@ public final class LlmSynthesizer implements MergeSynthesizer {
 
     private static final Logger LOG = LoggerFactory.getLogger(LlmSynthesizer.class);
 
+    /** What a second pass may wait for: a pause or a pace that ends by itself. */
+    private static final Set<SynthesisDeferred.Cause> WAITED_FOR = EnumSet.of(SynthesisDeferred.Cause.RATE_LIMITED,
+            SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, SynthesisDeferred.Cause.OVERLOADED);
+    /** A deferral that names no wait is tried again after this much, not at once. */
+    static final Duration MIN_SECOND_PASS_WAIT = Duration.ofMillis(10);
+    /** Left over when a waited-for pass has taken its longest, as the service asks of the passes' sum. */
+    static final Duration SECOND_PASS_SPARE = Duration.ofSeconds(1);
+
     private final LlmSettings settings;
     private final Map<String, ProviderGate> gates;
     private final Map<String, ProviderClient> clients;
     private final LlmMetrics metrics;
+    private final Ticker ticker;
+    private final Duration invokeTimeout;
+    private final Sleeper sleeper;
 
-    /** A synthesizer that traces nothing; see the full constructor. */
+    /** A synthesizer that traces nothing and never waits for a second pass; see the full constructor. */
     public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry) {
-        this(settings, clock, ticker, registry, OpenTelemetry.noop());
+        this(settings, clock, ticker, registry, Duration.ZERO, OpenTelemetry.noop());
+    }
+
+    /** A synthesizer that never waits for a second pass; see the full constructor. */
+    public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
+                          OpenTelemetry telemetry) {
+        this(settings, clock, ticker, registry, Duration.ZERO, telemetry);
     }
 
     /**
@@ -75,12 +101,25 @@ public final class LlmSynthesizer implements MergeSynthesizer {
      * @param clock     the time of day, for pauses a provider names and the merge's {@code generated_at}
      * @param ticker    elapsed time, for the wait for a slot or a turn and each call's latency
      * @param registry  where the {@code llm_*} metrics are registered; one synthesizer per registry
+     * @param invokeTimeout how long the worker gives an attempt: a second pass may wait for its model as long
+     *                  as the wait and the pass still fit in it, with a second to spare; zero never waits
      * @param telemetry where each provider call's client span goes (docs/adr/0048); {@link OpenTelemetry#noop()}
      *                  traces nothing
      * @throws IllegalArgumentException when {@link LlmSettings#problems()} reports anything; the message lists it
      */
     public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
-                          OpenTelemetry telemetry) {
+                          Duration invokeTimeout, OpenTelemetry telemetry) {
+        this(settings, clock, ticker, registry, invokeTimeout, Sleeper.SYSTEM, telemetry);
+    }
+
+    /** A synthesizer that traces nothing, for tests that move time by hand through {@code sleeper}. */
+    LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
+                   Duration invokeTimeout, Sleeper sleeper) {
+        this(settings, clock, ticker, registry, invokeTimeout, sleeper, OpenTelemetry.noop());
+    }
+
+    LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
+                   Duration invokeTimeout, Sleeper sleeper, OpenTelemetry telemetry) {
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(telemetry, "telemetry");
         Objects.requireNonNull(ticker, "ticker");
@@ -89,6 +128,9 @@ public final class LlmSynthesizer implements MergeSynthesizer {
             throw new IllegalArgumentException("the llm settings cannot be used: " + String.join("; ", problems));
         }
         this.settings = settings;
+        this.ticker = ticker;
+        this.invokeTimeout = Objects.requireNonNull(invokeTimeout, "invokeTimeout");
+        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         if (settings.getPrimaryModel().equals(settings.getEscalationModel())) {
             // The router never escalates to the model that just answered; without this line a low confidence
             // (a stand-in's --confidence 0.5, say) would pass without escalation and without a word.
@@ -133,11 +175,12 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         PolicyRule winner = conflict.winner().orElseThrow(() -> new SynthesisException(
                 "conflict " + conflict.conflictId() + " names winner_policy_id " + conflict.winnerPolicyId()
                         + ", but none of its " + conflict.rules().size() + " rules has that policy id"));
+        long started = ticker.nanos();
         List<ProviderCall> calls = new ArrayList<>();
         PassAnswer primary = ask(Pass.PRIMARY, model, conflict, winner, calls, null);
         List<MergeFinding> refused = MergeCheck.check(conflict, primary.merge());
         if (!refused.isEmpty()) {
-            return repair(conflict, model, winner, primary, refused, calls, early);
+            return repair(conflict, model, winner, primary, refused, calls, early, started);
         }
         ResolvedModel escalation = model.escalation();
         if (escalation == null || primary.confidence() >= settings.getEscalateBelow()) {
@@ -149,7 +192,7 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         early.answered(calls.get(primary.callIndex()));
         PassAnswer better;
         try {
-            better = ask(Pass.ESCALATION, escalation, conflict, winner, calls, null);
+            better = secondPass(escalation, conflict, winner, calls, null, started);
         } catch (SynthesisException e) {
             // Deferred, failed, invalid: the primary's answer is valid, checked and paid for, so it stands.
             LOG.info("escalation to '{}' for conflict {} failed, keeping the primary answer: {}",
@@ -169,8 +212,8 @@ public final class LlmSynthesizer implements MergeSynthesizer {
 
     /** The second pass after the check refused the primary's merge: the repaired merge, or the attempt fails. */
     private Synthesis repair(ConflictSnapshot conflict, ResolvedModel model, PolicyRule winner, PassAnswer primary,
-                             List<MergeFinding> refused, List<ProviderCall> calls, CallRecorder early)
-            throws SynthesisException, InterruptedException {
+                             List<MergeFinding> refused, List<ProviderCall> calls, CallRecorder early,
+                             long started) throws SynthesisException, InterruptedException {
         refuse(primary, refused, calls);
         ResolvedModel second = model.escalation() != null ? model.escalation() : model;
         String first = "the merge check refused the answer of '" + model.qualifiedName() + "' " + codes(refused);
@@ -178,8 +221,7 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         early.answered(calls.get(primary.callIndex()));
         PassAnswer repaired;
         try {
-            repaired = ask(Pass.ESCALATION, second, conflict, winner, calls,
-                    new Repair(primary.answerJson(), refused));
+            repaired = secondPass(second, conflict, winner, calls, new Repair(primary.answerJson(), refused), started);
         } catch (SynthesisException e) {
             // The summary, which the conflict's org reads, leaves out the second call's error: it may be a provider's.
             throw new InvalidAnswerException(first + " and its repair by '" + second.qualifiedName()
@@ -196,6 +238,50 @@ public final class LlmSynthesizer implements MergeSynthesizer {
                 + codes(again) + ": " + sentences(again),
                 "the merge check refused the answer " + codes(refused) + " and its repair " + codes(again) + ": "
                         + sentences(again), calls);
+    }
+
+    /**
+     * The second pass of an attempt begun at {@code started} (on the ticker). A deferral that only asks to wait a
+     * while (the model paused by a 429, paced, at its concurrency limit, overloaded) is waited out and the pass
+     * asked again, as long as the wait and the pass itself still fit in the invoke timeout; otherwise it is
+     * thrown, and the caller keeps what the first pass paid for.
+     */
+    private PassAnswer secondPass(ResolvedModel model, ConflictSnapshot conflict, PolicyRule winner,
+                                  List<ProviderCall> calls, Repair repair, long started)
+            throws SynthesisException, InterruptedException {
+        boolean waited = false;
+        while (true) {
+            try {
+                return ask(Pass.ESCALATION, model, conflict, winner, calls, repair);
+            } catch (SynthesisDeferred deferred) {
+                Duration wait = deferred.retryAfter().compareTo(MIN_SECOND_PASS_WAIT) > 0 ? deferred.retryAfter()
+                        : MIN_SECOND_PASS_WAIT;
+                if (!WAITED_FOR.contains(deferred.deferral()) || !fits(model, started, wait)) {
+                    throw deferred;
+                }
+                if (!waited) {
+                    metrics.escalationWaited();
+                    waited = true;
+                }
+                LOG.debug("second pass of conflict {} waits {} ms for '{}': {}", conflict.conflictId(),
+                        wait.toMillis(), model.qualifiedName(), deferred.getMessage());
+                sleeper.sleep(wait);
+            }
+        }
+    }
+
+    /**
+     * Whether the pass to {@code model} still fits in the invoke timeout after waiting {@code wait}: the whole
+     * pass (its wait for a slot and its request timeout) and a second to spare.
+     */
+    private boolean fits(ResolvedModel model, long started, Duration wait) {
+        ProviderSettings provider = settings.getProviders().get(model.provider());
+        if (provider == null) {
+            return false;
+        }
+        Duration pass = settings.getConcurrencyWait().plus(provider.getRequestTimeout()).plus(SECOND_PASS_SPARE);
+        Duration left = invokeTimeout.minusNanos(ticker.nanos() - started);
+        return wait.plus(pass).compareTo(left) <= 0;
     }
 
     private void refuse(PassAnswer answer, List<MergeFinding> findings, List<ProviderCall> calls) {
@@ -254,7 +340,7 @@ public final class LlmSynthesizer implements MergeSynthesizer {
     @Override
     public List<ProviderState> providerStates() {
         return gates.values().stream().map(gate -> new ProviderState(gate.circuit().status(), gate.limit().limit(),
-                gate.pace().requestsPerSecond())).toList();
+                gate.requestsPerSecond())).toList();
     }
 
     /** How many calls this replica currently allows itself in flight to the provider (AIMD). */

@@ -22,7 +22,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -105,7 +104,7 @@ final class ProviderClient {
                     "provider '" + name + "' has no API key on this replica: set " + settings.keyVariable()
                             + " and restart; no call made", calls);
         }
-        deferIfPaused(calls);
+        deferIfPaused(model, calls);
         ProviderCircuit.Ticket ticket = admit(calls);
         try {
             long deadline = ticker.nanos() + slotWait.toNanos();
@@ -117,17 +116,26 @@ final class ProviderClient {
             try {
                 RequestPlan plan = new RequestPlan(budget.first(model, conflict.rules().size()), price.cacheFromTokens());
                 Duration wait = Duration.ofNanos(Math.max(0, deadline - ticker.nanos()));
+                ModelLimits limits = gate.model(model);
                 for (boolean lastTry = false; ; lastTry = true) {
-                    long turn = awaitPace(wait, calls);
-                    // Again: a call that waited for its slot or its turn may have waited into a pause another
-                    // call started.
-                    deferIfPaused(calls);
-                    Optional<PassAnswer> answer = send(pass, model, price, conflict, winner, calls, ticket, turn,
-                            repair, plan, lastTry);
+                    // Built before the turn: what the call is charged against the token limits depends on it.
+                    HttpRequest request = protocol.request(settings, model, prompt, conflict, repair, plan);
+                    ModelLimits.Turn turn = awaitPace(model, limits, request, plan.maxTokens(), wait, calls);
+                    try {
+                        // Again: a call that waited for its slot or its turn may have waited into a pause another
+                        // call started.
+                        deferIfPaused(model, calls);
+                    } catch (SynthesisDeferred paused) {
+                        limits.unanswered(turn);
+                        throw paused;
+                    }
+                    Optional<PassAnswer> answer = send(pass, model, price, conflict, winner, calls, ticket, limits,
+                            turn, request, plan, lastTry);
                     if (answer.isPresent()) {
                         return answer.get();
                     }
-                    // Cut at its budget: once more in the same attempt, with more; the cut call is among the calls.
+                    // Cut at its budget: once more in the same attempt, with more and a charge of its own; the cut
+                    // call is among the calls.
                     plan = new RequestPlan(budget.retry(plan.maxTokens()), plan.cacheFromTokens());
                     wait = slotWait;
                 }
@@ -167,25 +175,28 @@ final class ProviderClient {
     }
 
     /**
-     * Waits for this replica's next turn to start a call within the provider's stated limit, for what is left of
-     * the slot wait. A longer wait hands the conflict back at once, uncounted, like a call that found no slot:
-     * the worker is better used on a conflict of another provider than asleep here.
+     * Waits for this replica's next turn to start a call to {@code model} within every limit the provider states
+     * for it, for what is left of the slot wait. A longer wait hands the conflict back at once, uncounted, like a
+     * call that found no slot: the worker is better used on a conflict of another provider than asleep here.
      */
-    private long awaitPace(Duration wait, List<ProviderCall> calls) throws SynthesisDeferred, InterruptedException {
-        ProviderPace pace = gate.pace();
-        OptionalLong turn = pace.awaitStart(wait);
+    private ModelLimits.Turn awaitPace(String model, ModelLimits limits, HttpRequest request, int maxTokens,
+                                       Duration wait, List<ProviderCall> calls)
+            throws SynthesisDeferred, InterruptedException {
+        long requestBytes = request.bodyPublisher().map(HttpRequest.BodyPublisher::contentLength).orElse(0L);
+        Optional<ModelLimits.Turn> turn = limits.awaitStart(wait, limits.charges(maxTokens, Math.max(0, requestBytes)));
         if (turn.isPresent()) {
-            return turn.getAsLong();
+            return turn.get();
         }
-        Duration next = pace.untilNextStart();
+        Duration next = limits.untilNextStart();
         throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name,
                 next.compareTo(AT_LIMIT_RETRY) > 0 ? next : AT_LIMIT_RETRY,
-                "provider '" + name + "' is paced to " + String.format(Locale.ROOT, "%.1f", pace.requestsPerSecond())
-                        + " requests/s from this replica by the limit it states; next turn in " + next.toMillis()
-                        + " ms", calls);
+                "provider '" + name + "' model '" + model + "' is paced to " + String.format(Locale.ROOT, "%.1f",
+                        limits.perSecond(RateLimitHeaders.Kind.REQUESTS)) + " requests/s from this replica by the "
+                        + "limits it states; next turn in " + next.toMillis() + " ms", calls);
     }
 
-    private void deferIfPaused(List<ProviderCall> calls) throws SynthesisDeferred {
+    /** The provider, or the model, asked to wait: no call is made meanwhile. */
+    private void deferIfPaused(String model, List<ProviderCall> calls) throws SynthesisDeferred {
         var pause = gate.activePause();
         if (pause.isPresent()) {
             Duration left = gate.remaining(pause.get());
@@ -193,23 +204,36 @@ final class ProviderClient {
                     "provider '" + name + "' is paused (" + pause.get().cause() + ") for another " + left.toMillis()
                             + " ms; no call made", calls);
         }
+        Optional<Duration> modelPause = gate.model(model).paused();
+        if (modelPause.isPresent()) {
+            throw new SynthesisDeferred(SynthesisDeferred.Cause.RATE_LIMITED, name, modelPause.get(),
+                    "provider '" + name + "' model '" + model + "' is paused (RATE_LIMITED) for another "
+                            + modelPause.get().toMillis() + " ms; no call made", calls);
+        }
     }
 
     /** One call; empty when its answer was cut at its budget and the caller may ask once more. */
     private Optional<PassAnswer> send(ProviderCall.Pass pass, String model, ModelPrice price, ConflictSnapshot conflict,
                             PolicyRule winner, List<ProviderCall> calls, ProviderCircuit.Ticket ticket,
-                            long turn, Repair repair, RequestPlan plan, boolean lastTry)
+                            ModelLimits limits, ModelLimits.Turn turn, HttpRequest request, RequestPlan plan,
+                            boolean lastTry)
             throws SynthesisException, InterruptedException {
-        HttpRequest request = protocol.request(settings, model, prompt, conflict, repair, plan);
         ProviderCallSpan span = spans.start(pass, model, plan.maxTokens());
         Instant startedAt = clock.instant();
         long started = ticker.nanos();
-        HttpResponse<byte[]> response = exchange(request, model, conflict, calls, started, ticket, span);
+        HttpResponse<byte[]> response;
+        try {
+            response = exchange(request, model, conflict, calls, started, ticket, span);
+        } catch (SynthesisException | InterruptedException | RuntimeException e) {
+            limits.unanswered(turn);
+            throw e;
+        }
         Duration latency = Duration.ofNanos(ticker.nanos() - started);
-        gate.pace().answered(turn, startedAt, RateLimitHeaders.read(response.headers(), startedAt));
 
         ProviderReply reply = protocol.read(response.statusCode(), response.headers(), response.body());
         span.answered(reply);
+        limits.answered(turn, startedAt, RateLimitHeaders.read(response.headers(), startedAt), reply.usage(),
+                reply.isSuccess());
         boolean down = isOutageAnswer(reply);
         if (!down) {
             // Any other answer, a refusal included, shows the provider is up.
@@ -351,7 +375,7 @@ final class ProviderClient {
                     : SynthesisDeferred.Cause.RATE_LIMITED;
             metrics.call(name, overloaded ? CallOutcome.OVERLOADED : CallOutcome.RATE_LIMITED, latency);
             calls.add(call.withDisposition(Disposition.RATE_LIMITED));
-            Duration wait = gate.throttled(cause,
+            Duration wait = gate.throttled(cause, model,
                     RetryAfter.pause(reply.headers(), clock.instant(), THROTTLE_FALLBACK, THROTTLE_CAP));
             throw new SynthesisDeferred(cause, name, wait, "provider '" + name + "' model '" + model + "' answered HTTP "
                     + status + " (" + describe(error) + "); pausing it for " + wait.toMillis() + " ms",

@@ -5,16 +5,20 @@ import io.mergesynthesis.synthesis.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Everything every thread of this replica must agree on about one provider: whether it asked us to pause
- * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), how fast calls may start
- * ({@link ProviderPace}), whether it is down ({@link ProviderCircuit}), and whether it has a problem that no
- * retry will fix (a refused key, a spend limit). One gate per configured provider, shared by all
- * workers, so that one 429 pauses everybody instead of each thread finding out for itself.
+ * (and until when), how many calls it may have in flight ({@link AdaptiveLimit}), how fast calls to each of its
+ * models may start and whether a model asked to wait ({@link ModelLimits}), whether it is down
+ * ({@link ProviderCircuit}), and whether it has a problem that no retry will fix (a refused key, a spend limit).
+ * One gate per configured provider, shared by all workers, so that one 429 pauses everybody instead of each
+ * thread finding out for itself. A 429 pauses the model it came from, as providers limit each model apart;
+ * an overload, a refused key or a spend limit pause the whole provider.
  */
 final class ProviderGate {
 
@@ -30,7 +34,8 @@ final class ProviderGate {
     private final Clock clock;
     private final AdaptiveLimit limit;
     private final ProviderCircuit circuit;
-    private final ProviderPace pace;
+    private final Ticker ticker;
+    private final Map<String, ModelLimits> models = new ConcurrentHashMap<>();
     private Pause pause; // guarded by this
     private String problem; // guarded by this
 
@@ -45,7 +50,7 @@ final class ProviderGate {
         this.clock = clock;
         this.limit = new AdaptiveLimit(maxConcurrency, ticker);
         this.circuit = new ProviderCircuit(provider, circuit, clock);
-        this.pace = new ProviderPace(clock, ticker);
+        this.ticker = ticker;
     }
 
     String provider() {
@@ -61,9 +66,24 @@ final class ProviderGate {
         return circuit;
     }
 
-    /** How fast calls may start, from the request limit the provider states. */
-    ProviderPace pace() {
-        return pace;
+    /** What limits calls to {@code model}: the limits the provider states for it, and its own pause. */
+    ModelLimits model(String model) {
+        return models.computeIfAbsent(model, m -> new ModelLimits(clock, ticker));
+    }
+
+    /** The requests per second this replica allows itself now to all the provider's models together. */
+    double requestsPerSecond() {
+        return perSecond(RateLimitHeaders.Kind.REQUESTS);
+    }
+
+    /** What this replica allows itself per second now under the limits of {@code kind}, all models together. */
+    double perSecond(RateLimitHeaders.Kind kind) {
+        return models.values().stream().mapToDouble(m -> m.perSecond(kind)).sum();
+    }
+
+    /** Whether the provider states a limit of {@code kind} for any model called. */
+    boolean paced(RateLimitHeaders.Kind kind) {
+        return models.values().stream().anyMatch(m -> m.paced(kind));
     }
 
     /** The pause in force now, if any. */
@@ -78,17 +98,23 @@ final class ProviderGate {
     }
 
     /**
-     * The provider throttled a call (429 or overloaded). The concurrency limit halves once per throttling
-     * episode: the calls already in flight when the first 429 came back will mostly get one too, and counting
-     * each of them would drive the limit to one for what was a single event.
+     * The provider throttled a call to {@code model}: a 429 pauses that model, an overload the whole provider.
+     * The concurrency limit halves once per throttling episode: the calls already in flight when the first 429
+     * came back will mostly get one too, and counting each of them would drive the limit to one for what was a
+     * single event.
      *
-     * @return how long calls to this provider now wait
+     * @return how long calls to the model now wait
      */
-    synchronized Duration throttled(SynthesisDeferred.Cause cause, Duration wait) {
+    synchronized Duration throttled(SynthesisDeferred.Cause cause, String model, Duration wait) {
         Instant now = clock.instant();
-        boolean alreadyPaused = pause != null && now.isBefore(pause.until());
+        ModelLimits limits = model(model);
+        boolean alreadyPaused = (pause != null && now.isBefore(pause.until())) || limits.paused().isPresent();
         if (!alreadyPaused) {
             limit.onThrottle();
+        }
+        if (cause == SynthesisDeferred.Cause.RATE_LIMITED) {
+            limits.pause(wait);
+            return limits.paused().orElse(Duration.ZERO);
         }
         extendPause(cause, now.plus(wait));
         return Duration.between(now, pause.until());

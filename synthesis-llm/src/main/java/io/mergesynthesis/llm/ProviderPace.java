@@ -1,30 +1,44 @@
 package io.mergesynthesis.llm;
 
-import io.mergesynthesis.synthesis.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Spaces the starts of this replica's calls to one provider so that they stay under the request limit the
- * provider states on its answers ({@link RateLimitHeaders}), instead of finding the limit by running into 429s.
+ * Spaces the starts of this replica's calls to one model so that they stay under one limit the provider states
+ * on its answers ({@link RateLimitHeaders}): requests, input tokens, output tokens or tokens of both, each a
+ * pace of its own, kept together by the model's {@link ModelLimits}. A call is charged in the limit's units when
+ * it starts ({@link Charge}: one request, the tokens it is expected to send, the {@code max_tokens} a provider
+ * holds while it answers) and settled at what the provider counted once its answer is read.
  *
  * <p>The limit is the account's, and other replicas may be spending it too; they do not talk to each other.
- * What they share is the provider's count: every answer says how many requests are left until the reset. This
+ * What they share is the provider's count: every answer says how much is left until the reset. This
  * replica spreads what is left evenly over the time left, and takes of it the share it has been spending
- * itself, learnt by comparing its own calls in a period with what the count went down by meanwhile.
- * Every replica doing so leaves the period's requests spread over the period, whoever takes how many.
- * What is left is counted down from the answer by this replica's calls started since, and by what the others
+ * itself, learnt by comparing its own spending in a period with what the count went down by meanwhile.
+ * Every replica doing so leaves the period's budget spread over the period, whoever takes how much.
+ * What is left is counted down from the answer by this replica's charges since, and by what the others
  * presumably spent meanwhile.
  *
  * <p>Until a provider has stated a limit nothing is paced, and an answer that states none ends pacing: 429s and
  * {@link AdaptiveLimit} remain the safety net for providers that say nothing.
  */
 final class ProviderPace {
+
+    /**
+     * What one call is charged against a limit.
+     *
+     * @param held     what must be left for the call to start, and is counted from its start until its answer:
+     *                 the output limit holds a request's whole {@code max_tokens} while it runs
+     * @param expected what the call is expected to cost in the end, which spaces the next start
+     */
+    record Charge(double held, double expected) {
+
+        static final Charge ONE_REQUEST = new Charge(1, 1);
+    }
 
     /** Starting again a little after the stated reset keeps a call from reaching the provider just before it. */
     static final double RESET_GUARD_SHARE = 0.01;
@@ -33,119 +47,153 @@ final class ProviderPace {
     static final double SHARE_MEMORY = 0.7;
     /** However little this replica has been taking, it keeps asking, or it could never learn that others left. */
     static final double MIN_SHARE = 0.05;
+    /**
+     * The part of what is left in a bucket spread over the time until it is full. Spreading all of it would
+     * settle the bucket about half full for one replica and emptier for more, where the holds of calls in flight
+     * (a request's max_tokens) meet 429s; spreading half settles it at 2 / (n + 2) of its size for n replicas
+     * sharing it, at the same rate, the rate it refills.
+     */
+    static final double BUCKET_SPREAD = 0.5;
     /** Two answers whose resets are this close speak of the same period (OpenAI's resets are relative). */
     static final Duration SAME_PERIOD = Duration.ofMillis(50);
 
-    /** Waiters behind others look again at least this often, besides being woken. */
-    private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
     private final Clock clock;
-    private final Ticker ticker;
-    private final ArrayDeque<Object> waiting = new ArrayDeque<>(); // guarded by this; calls waiting, in order
+    private final boolean refills;
+    private final Map<Long, InFlight> inFlight = new HashMap<>(); // guarded by this; started, not yet answered
     private long started; // guarded by this; calls started, numbered from 1
+    private double charged; // guarded by this; what every call started so far was charged
+    private double settled; // guarded by this; what was given back of that once the answers said what they cost
+    private double refundable; // guarded by this; what the calls in flight hold beyond what they are expected to cost
     private Instant lastStart; // guarded by this
+    private double lastExpected = 1; // guarded by this; what the last call started is expected to cost
     private long newestAnswered; // guarded by this; the highest call number answered
     private Seen latest; // guarded by this; of the newest period's answers, the one that leaves the least now
     private Duration period = Duration.ZERO; // guarded by this; the longest time to a reset seen
     private long answersInPeriod; // guarded by this; this replica's answers counted in the newest period
-    private long mostLeft; // guarded by this; the most and least left that those answers stated
-    private long leastLeft; // guarded by this
-    private double ownSpent; // guarded by this; decayed count of this replica's calls in earlier periods
+    private double spentInPeriod; // guarded by this; what the provider counted for them
+    private double mostLeft; // guarded by this; the most and least left that those answers stated, with what
+    private double leastLeft; // guarded by this; this replica's calls then held that was to come back
+    private double ownSpent; // guarded by this; decayed count of this replica's spending in earlier periods
     private double allSpent; // guarded by this; decayed count of what the provider counted meanwhile
 
-    /** One answer's statement, with the call it came with. */
-    private record Seen(long call, Instant sentAt, RateLimitHeaders.Stated stated) {
-    }
-
-    ProviderPace(Clock clock, Ticker ticker) {
-        this.clock = clock;
-        this.ticker = ticker;
-    }
-
     /**
-     * Waits until a call may start, at most {@code maxWait}, and counts it as started. Waiting calls take their
-     * turns in the order they came, so that none is passed over until it gives up.
+     * One answer's statement, with the call it came with.
      *
-     * @return the call's number, for {@link #answered}; empty, at once, when its turn would come later
+     * @param leaves what was left once the call was counted, plus everything this replica had been charged up to
+     *               and including the call, less what answers had given back before it started: less what this
+     *               replica has been charged since, net, it is what is left now
      */
-    synchronized OptionalLong awaitStart(Duration maxWait) throws InterruptedException {
-        long deadline = ticker.nanos() + maxWait.toNanos();
-        Object me = new Object();
-        waiting.addLast(me);
-        try {
-            while (true) {
-                Duration wait = untilTurn(ahead(me));
-                if (wait.isZero() && waiting.peekFirst() == me) {
-                    return OptionalLong.of(start());
-                }
-                if (wait.toNanos() > deadline - ticker.nanos()) {
-                    return OptionalLong.empty();
-                }
-                // A newer answer may shorten the wait, a call ahead leaving end it; both wake us.
-                TimeUnit.NANOSECONDS.timedWait(this, Math.max(wait.toNanos(), MIN_NAP_NANOS));
-            }
-        } finally {
-            waiting.remove(me);
-            notifyAll();
-        }
-    }
-
-    private int ahead(Object me) {
-        int n = 0;
-        for (Object waiter : waiting) {
-            if (waiter == me) {
-                return n;
-            }
-            n++;
-        }
-        return n;
-    }
-
-    /** How long until the turn of the call with {@code ahead} calls waiting before it. */
-    private Duration untilTurn(int ahead) {
-        Duration next = untilNextStart();
-        if (ahead == 0 || latest == null) {
-            return next;
-        }
-        double rate = rate(clock.instant());
-        if (Double.isInfinite(rate) || rate <= 0) {
-            return next;
-        }
-        return next.plusNanos((long) (ahead * 1e9 / rate));
-    }
-
-    /** How long until the next call may start; zero for now. */
-    synchronized Duration untilNextStart() {
-        Instant now = clock.instant();
-        Instant next = nextStart(now);
-        return next.isAfter(now) ? Duration.between(now, next) : Duration.ZERO;
-    }
-
-    /** Counts a call as started now, whatever the pace says. */
-    synchronized long start() {
-        lastStart = clock.instant();
-        return ++started;
+    private record Seen(long call, Instant sentAt, RateLimitHeaders.Stated stated, double leaves) {
     }
 
     /**
-     * What the answer to call {@code call}, sent at {@code sentAt}, said about the limit. An answer that says
+     * A call started and not yet answered: what it was charged, everything charged up to it, what answers had
+     * given back by then, and what this replica's calls then in flight (it too) held that was expected to come
+     * back. A provider states what is left as it counts the call, when it arrives.
+     */
+    private record InFlight(Charge charge, double chargedThrough, double settledBefore, double refundableThen) {
+    }
+
+    /** A pace for a limit counted in fixed periods, as ADR 0024 describes the request limit. */
+    ProviderPace(Clock clock) {
+        this(clock, false);
+    }
+
+    /**
+     * @param refills true for a limit that refills continuously (a token bucket), which a call that finds too
+     *                little left waits for until enough has come back at the stated rate, rather than until the
+     *                stated reset (when the bucket is full again); each answer's statement replaces the last
+     */
+    ProviderPace(Clock clock, boolean refills) {
+        this.clock = clock;
+        this.refills = refills;
+    }
+
+    /**
+     * How long until a call charged {@code charge} may start, with {@code ahead} calls waiting before it; zero
+     * for now.
+     */
+    synchronized Duration untilStart(Charge charge, int ahead) {
+        Instant now = clock.instant();
+        Instant next = nextStart(now, charge);
+        Duration wait = next.isAfter(now) ? Duration.between(now, next) : Duration.ZERO;
+        if (ahead == 0 || latest == null) {
+            return wait;
+        }
+        double rate = rate(now);
+        if (Double.isInfinite(rate) || rate <= 0) {
+            return wait;
+        }
+        return wait.plusNanos((long) (ahead * charge.expected() * 1e9 / rate));
+    }
+
+    /** How long until the next call like the last one may start; zero for now. */
+    synchronized Duration untilNextStart() {
+        return untilStart(new Charge(lastExpected, lastExpected), 0);
+    }
+
+    /** Counts a request as started now, whatever the pace says. */
+    synchronized long start() {
+        return start(Charge.ONE_REQUEST);
+    }
+
+    /**
+     * Counts a call charged {@code charge} as started now, whatever the pace says.
+     *
+     * @return the call's number, for {@link #answered}
+     */
+    synchronized long start(Charge charge) {
+        lastStart = clock.instant();
+        lastExpected = charge.expected();
+        charged += charge.held();
+        refundable += charge.held() - charge.expected();
+        long call = ++started;
+        inFlight.put(call, new InFlight(charge, charged, settled, refundable));
+        return call;
+    }
+
+    /**
+     * What the answer to request {@code call}, sent at {@code sentAt}, said about the limit. An answer that says
      * nothing means the provider no longer states one: pacing stops.
      */
     synchronized void answered(long call, Instant sentAt, Optional<RateLimitHeaders.Stated> stated) {
+        answered(call, sentAt, stated, 1);
+    }
+
+    /**
+     * What the answer to call {@code call}, sent at {@code sentAt}, said about the limit, and what the provider
+     * counted for the call in the end ({@code spent}): what it was charged beyond that is given back.
+     */
+    synchronized void answered(long call, Instant sentAt, Optional<RateLimitHeaders.Stated> stated, double spent) {
+        InFlight was = inFlight.remove(call);
+        Charge charge = was == null ? Charge.ONE_REQUEST : was.charge();
+        double chargedThrough = was == null ? call : was.chargedThrough();
+        double settledBefore = was == null ? settled : was.settledBefore();
+        double refundableThen = was == null ? 0 : was.refundableThen();
+        settled += charge.held() - spent;
+        refundable -= charge.held() - charge.expected();
         boolean newest = call > newestAnswered;
         newestAnswered = Math.max(newestAnswered, call);
         if (stated.isEmpty()) {
             if (newest) {
                 latest = null;
-                notifyAll();
             }
             return;
         }
-        Seen seen = new Seen(call, sentAt, stated.get());
+        Seen seen = new Seen(call, sentAt, stated.get(), stated.get().remaining() + chargedThrough - settledBefore);
         Instant reset = seen.stated().reset();
         Duration toReset = Duration.between(sentAt, reset);
         if (toReset.compareTo(period) > 0) {
             period = toReset;
+        }
+        if (refills) {
+            // A bucket has no periods: its reset is when it will be full, earlier as it fills, later as it drains.
+            // The statement of the call counted last is the newest, whatever its reset. Each replica's pace
+            // follows what is left, which the others' spending lowers, instead of a share learnt per period.
+            if (latest == null || call > latest.call() || !seen.stated().limit().equals(latest.stated().limit())) {
+                latest = seen;
+            }
+            return;
         }
         if (latest != null && reset.isBefore(latest.stated().reset().minus(SAME_PERIOD))) {
             return; // a late answer about a period that is over
@@ -155,16 +203,33 @@ final class ProviderPace {
             // A new period, or a new limit: what was counted against the old one says nothing about this one.
             closePeriod();
             latest = seen;
-        } else if (leaves(seen) < leaves(latest) || (leaves(seen) == leaves(latest) && call > latest.call())) {
+        } else if (seen.leaves() < latest.leaves() || (seen.leaves() == latest.leaves() && call > latest.call())) {
             // Answers may come back, and calls be counted, in another order than they were sent.
             latest = seen;
         }
-        countInPeriod(seen.stated().remaining());
-        notifyAll();
+        // What the provider held for this replica's calls and will give back is not spending: counted as left,
+        // so that the share compares what was spent.
+        countInPeriod(seen.stated().remaining(), refundableThen, spent);
     }
 
-    /** The requests per second this replica allows itself now; zero when it is not pacing or waits for a reset. */
-    synchronized double requestsPerSecond() {
+    /**
+     * A call that got no answer (no connection, no answer in time, an interrupted worker): its charge stays
+     * counted until an answer about a later call says what is left.
+     */
+    synchronized void unanswered(long call) {
+        InFlight was = inFlight.remove(call);
+        if (was != null) {
+            refundable -= was.charge().held() - was.charge().expected();
+        }
+    }
+
+    /** Whether a limit is being paced to: the last answer stated one. */
+    synchronized boolean pacing() {
+        return latest != null;
+    }
+
+    /** What this replica allows itself per second now, in the limit's units; zero when not pacing or waiting. */
+    synchronized double perSecond() {
         if (latest == null) {
             return 0;
         }
@@ -177,7 +242,7 @@ final class ProviderPace {
         double own = ownSpent;
         double all = allSpent;
         if (answersInPeriod >= 2) {
-            own += answersInPeriod - 1;
+            own += ownInPeriod();
             all += mostLeft - leastLeft;
         }
         if (all < 1) {
@@ -186,14 +251,15 @@ final class ProviderPace {
         return Math.max(MIN_SHARE, Math.min(1, own / all));
     }
 
-    private Instant nextStart(Instant now) {
+    private Instant nextStart(Instant now, Charge charge) {
         if (latest == null) {
             return now;
         }
         Instant periodEnd = latest.stated().reset().plus(guard());
         boolean inPeriod = now.isBefore(periodEnd);
-        if (inPeriod && left(now) < 1) {
-            return periodEnd;
+        double left = inPeriod ? left(now) : 0;
+        if (inPeriod && left < Math.max(1, charge.held())) {
+            return refilled(now, Math.max(1, charge.held()) - left, periodEnd);
         }
         double rate = rate(now);
         if (Double.isInfinite(rate) || lastStart == null) {
@@ -207,9 +273,23 @@ final class ProviderPace {
             // leave an interval of every period unused.
             return now;
         }
-        Instant next = lastStart.plusNanos((long) (1e9 / rate));
+        Instant next = lastStart.plusNanos((long) (lastExpected * 1e9 / rate));
         // No turn within a period lies beyond its end: from then on the new period's pace applies.
         return inPeriod && next.isAfter(periodEnd) ? periodEnd : next;
+    }
+
+    /**
+     * When {@code missing} more will be left: at the end of the period for a limit counted in periods, and for a
+     * bucket when that much has flowed back in at the stated limit per period, if sooner.
+     */
+    private Instant refilled(Instant now, double missing, Instant periodEnd) {
+        OptionalLong limit = latest.stated().limit();
+        if (!refills || limit.isEmpty() || limit.getAsLong() <= 0 || period.isZero()) {
+            return periodEnd;
+        }
+        double perNano = limit.getAsLong() / (double) period.toNanos();
+        Instant back = now.plusNanos((long) Math.ceil(missing / perNano));
+        return back.isBefore(periodEnd) ? back : periodEnd;
     }
 
     /**
@@ -223,12 +303,14 @@ final class ProviderPace {
             // Spread from the last start, with what was left then: counted from now, each wait would leave one
             // interval of the period unused at its end.
             Instant from = lastStart != null && lastStart.isBefore(now) ? lastStart : now;
-            double left = left(from);
+            // What the calls in flight hold beyond their expected cost comes back before the reset: it is spread
+            // too, or a limit that holds much per call (max_tokens on the output limit) would be under-used.
+            double left = left(from) + refundable;
             if (left < 1) {
                 return 0;
             }
             double seconds = Duration.between(from, reset).toNanos() / 1e9;
-            return seconds <= 0 ? Double.POSITIVE_INFINITY : share() * left / seconds;
+            return seconds <= 0 ? Double.POSITIVE_INFINITY : (refills ? BUCKET_SPREAD : share()) * left / seconds;
         }
         OptionalLong limit = latest.stated().limit();
         if (limit.isEmpty() || period.isZero()) {
@@ -238,23 +320,16 @@ final class ProviderPace {
     }
 
     /**
-     * What is left of the period now: what the answer said, less the calls this replica started since, less what
-     * the others have presumably spent since that call was counted, at their share of an even spread.
+     * What is left of the period now: what the answer said, less what this replica was charged since (net of
+     * what answers gave back), less what the others have presumably spent since that call was counted, at their
+     * share of an even spread.
      */
     private double left(Instant now) {
         RateLimitHeaders.Stated stated = latest.stated();
         double spread = Duration.between(latest.sentAt(), stated.reset()).toNanos() / 1e9;
         double since = Math.max(0, Duration.between(latest.sentAt(), now).toNanos() / 1e9);
         double others = spread <= 0 ? 0 : (1 - share()) * stated.remaining() / spread * Math.min(since, spread);
-        return leaves(latest) - started - others;
-    }
-
-    /**
-     * What was left after this answer's call, plus the call's number: less {@link #started}, it is what is left
-     * once every call of ours started after it is taken off.
-     */
-    private static long leaves(Seen seen) {
-        return seen.stated().remaining() + seen.call();
+        return latest.leaves() - (charged - settled) - others;
     }
 
     private Duration guard() {
@@ -266,25 +341,34 @@ final class ProviderPace {
      * Between the first and the last of its calls the provider counted in one period, this replica made all of
      * its answered calls in that period but one, and the count went down by the difference in what they said
      * was left: the ratio is this replica's share, whatever order the calls were counted in. An answer with
-     * nothing left is left out, as it may be a refusal that the count did not take.
+     * nothing left is left out, as it may be a refusal that the count did not take. A call's own cost is what
+     * the provider counted for it; all but one call's worth of them is this replica's part of the difference.
      */
-    private void countInPeriod(long remaining) {
+    private void countInPeriod(long remaining, double heldToComeBack, double spent) {
         if (remaining == 0) {
             return;
         }
+        double left = remaining + heldToComeBack;
         if (answersInPeriod == 0) {
-            mostLeft = remaining;
-            leastLeft = remaining;
+            mostLeft = left;
+            leastLeft = left;
+            spentInPeriod = 0;
         }
         answersInPeriod++;
-        mostLeft = Math.max(mostLeft, remaining);
-        leastLeft = Math.min(leastLeft, remaining);
+        spentInPeriod += Math.max(0, spent);
+        mostLeft = Math.max(mostLeft, left);
+        leastLeft = Math.min(leastLeft, left);
+    }
+
+    /** This replica's spending between its first and last counted call of the period: all calls' but one. */
+    private double ownInPeriod() {
+        return spentInPeriod * (answersInPeriod - 1) / answersInPeriod;
     }
 
     /** A newer period begins: what the last one taught joins what the earlier ones did, which count less. */
     private void closePeriod() {
         if (answersInPeriod >= 2 && mostLeft > leastLeft) {
-            ownSpent = ownSpent * SHARE_MEMORY + Math.min(answersInPeriod - 1, mostLeft - leastLeft);
+            ownSpent = ownSpent * SHARE_MEMORY + Math.min(ownInPeriod(), mostLeft - leastLeft);
             allSpent = allSpent * SHARE_MEMORY + (mostLeft - leastLeft);
         }
         answersInPeriod = 0;

@@ -2,25 +2,48 @@ package io.mergesynthesis.llm;
 
 import java.net.http.HttpHeaders;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
- * The request limit a provider states on its answers. Each protocol reads its own headers
- * ({@link WireProtocol#statedLimit}); an answer is read in every known protocol's terms, in the order of
- * {@link ProviderType}, and the first that states a limit wins. Token limits are left alone: pacing counts
- * requests.
+ * The limits a provider states on its answers, each of one {@link Kind}. Each protocol reads its own headers
+ * ({@link WireProtocol#statedLimits}); an answer is read in every known protocol's terms, in the order of
+ * {@link ProviderType}, and the first that states any limit wins.
  *
- * <p>A provider that says nothing, or something unreadable, states no limit: a bad header must never fail a
- * call whose answer is fine.
+ * <p>A provider that says nothing, or something unreadable, states no limit of that kind: a bad header must
+ * never fail a call whose answer is fine, nor hide the limits stated readably beside it.
  */
 public final class RateLimitHeaders {
 
+    /** What a limit counts. */
+    public enum Kind {
+        REQUESTS("requests"),
+        /** Input tokens not read from a prompt cache (Anthropic counts cache writes, not reads). */
+        INPUT_TOKENS("input_tokens"),
+        /** Output tokens; Anthropic holds a request's {@code max_tokens} while it runs. */
+        OUTPUT_TOKENS("output_tokens"),
+        /** Input and output together (OpenAI's one token limit, or Anthropic's when it states no other). */
+        TOKENS("tokens");
+
+        private final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+
+        /** The {@code kind} label of the pace metric. */
+        public String label() {
+            return label;
+        }
+    }
+
     /**
-     * What one answer said about the request limit.
+     * What one answer said about one limit.
      *
-     * @param limit     requests per period, when stated
-     * @param remaining requests left in the period when the provider counted this one
+     * @param limit     what the period allows, in the kind's units, when stated
+     * @param remaining what was left of it when the provider counted this request
      * @param reset     when the period's count starts afresh
      */
     public record Stated(OptionalLong limit, long remaining, Instant reset) {
@@ -33,14 +56,29 @@ public final class RateLimitHeaders {
      * @param sentAt when the request was sent: a reset stated as a time from now is counted from the sending
      *               rather than from the answer, which keeps a slow answer from pushing the reset later than it is
      */
-    static Optional<Stated> read(HttpHeaders headers, Instant sentAt) {
+    static Map<Kind, Stated> read(HttpHeaders headers, Instant sentAt) {
         for (ProviderType type : ProviderType.values()) {
-            Optional<Stated> stated = type.protocol().statedLimit(headers, sentAt);
-            if (stated.isPresent()) {
+            Map<Kind, Stated> stated = type.protocol().statedLimits(headers, sentAt);
+            if (!stated.isEmpty()) {
                 return stated;
             }
         }
-        return Optional.empty();
+        return Map.of();
+    }
+
+    /**
+     * One limit from its three headers, when the remaining count and the reset are both readable.
+     *
+     * @param reset reads the reset header's value, as an instant, or empty when it is not readable
+     */
+    public static Optional<Stated> stated(HttpHeaders headers, String limit, String remaining, String reset,
+                                          Function<String, Optional<Instant>> readReset) {
+        OptionalLong left = count(headers, remaining);
+        Optional<Instant> at = headers.firstValue(reset).flatMap(readReset);
+        if (left.isEmpty() || at.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Stated(count(headers, limit), left.getAsLong(), at.get()));
     }
 
     /** The named header as a count of zero or more; empty when it is missing or not a count. */

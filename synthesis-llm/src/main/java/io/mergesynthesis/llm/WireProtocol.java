@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -42,11 +43,11 @@ public interface WireProtocol {
     ProviderReply read(int status, HttpHeaders headers, byte[] body);
 
     /**
-     * The request limit this protocol's headers state, if they state one readably; see {@link RateLimitHeaders}.
+     * The limits this protocol's headers state readably, by kind; empty when none. See {@link RateLimitHeaders}.
      *
      * @param sentAt when the request was sent, for a protocol that states its reset as a time from now
      */
-    Optional<RateLimitHeaders.Stated> statedLimit(HttpHeaders headers, Instant sentAt);
+    Map<RateLimitHeaders.Kind, RateLimitHeaders.Stated> statedLimits(HttpHeaders headers, Instant sentAt);
 
     /**
      * A wait this protocol's own headers ask for beyond the standard {@code retry-after} ones; see

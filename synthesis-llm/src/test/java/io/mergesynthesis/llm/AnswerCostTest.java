@@ -106,7 +106,7 @@ class AnswerCostTest {
         LlmSettings settings = settings();
         ModelPrice price = settings.getModels().get(provider + "/test-model");
         price.setMinCachedPrefixTokens(100);
-        standIn.behaviour().countTokens(true).cacheMinimumTokens(100);
+        standIn.behaviour().countsTokens(true).cacheMinimumTokens(100);
         LlmSynthesizer synthesizer = synthesizer(settings);
 
         ProviderCall first = synthesizer.synthesizeWithCalls(conflict(), model(provider, "test-model")).calls().get(0);
@@ -140,7 +140,7 @@ class AnswerCostTest {
     void anAnthropicPrefixBelowTheModelsMinimumIsNotMarkedAndNothingIsCached(int minimum) throws Exception {
         LlmSettings settings = settings();
         settings.getModels().get("anthropic/test-model").setMinCachedPrefixTokens(minimum == 0 ? null : minimum);
-        standIn.behaviour().countTokens(true).cacheMinimumTokens(1);
+        standIn.behaviour().countsTokens(true).cacheMinimumTokens(1);
         LlmSynthesizer synthesizer = synthesizer(settings);
 
         synthesizer.synthesizeWithCalls(conflict(), model("anthropic", "test-model"));

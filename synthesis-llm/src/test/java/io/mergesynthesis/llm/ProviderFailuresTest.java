@@ -64,7 +64,7 @@ class ProviderFailuresTest {
     }
 
     @Test
-    void a429PausesTheWholeProviderForItsRetryAfter() throws Exception {
+    void a429PausesTheModelItCameFromForItsRetryAfter() throws Exception {
         standIn.behaviour().script(Scripted.raw(429, Map.of("retry-after", "7"),
                 "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}"));
 
@@ -81,17 +81,23 @@ class ProviderFailuresTest {
 
         clock.advance(Duration.ofSeconds(3));
         SynthesisDeferred second = catchThrowableOfType(
-                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model-large")),
+                () -> synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")),
                 SynthesisDeferred.class);
 
         assertThat(second.deferral()).isEqualTo(SynthesisDeferred.Cause.RATE_LIMITED);
         assertThat(second.retryAfter()).isEqualTo(Duration.ofSeconds(4));
         assertThat(second.calls()).isEmpty();
-        assertThat(standIn.stats().requests()).as("no request may reach a paused provider").isEqualTo(1);
+        assertThat(second).hasMessageContaining("model 'test-model' is paused");
+        assertThat(standIn.stats().requests()).as("no request may reach a paused model").isEqualTo(1);
+
+        // Providers limit each model apart: another model of the same provider is called as usual.
+        assertThat(synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model-large")).calls())
+                .hasSize(1);
+        assertThat(standIn.stats().requests()).isEqualTo(2);
 
         clock.advance(Duration.ofSeconds(4));
         assertThat(synthesizer().synthesizeWithCalls(conflict(), model("anthropic", "test-model")).calls()).hasSize(1);
-        assertThat(standIn.stats().requests()).isEqualTo(2);
+        assertThat(standIn.stats().requests()).isEqualTo(3);
     }
 
     @Test

@@ -13,30 +13,46 @@ class ProviderGateTest {
     private final ProviderGate gate = new ProviderGate("anthropic", "ANTHROPIC_API_KEY", 16, new CircuitSettings(), clock,
             Ticker.SYSTEM);
 
+    private static final String SONNET = "claude-sonnet-4-5";
+    private static final String HAIKU = "claude-haiku-4-5";
+
     @Test
     void theLimitHalvesOncePerThrottlingEpisode() {
-        gate.throttled(Cause.RATE_LIMITED, Duration.ofSeconds(2));
-        gate.throttled(Cause.RATE_LIMITED, Duration.ofSeconds(1));
+        gate.throttled(Cause.RATE_LIMITED, SONNET, Duration.ofSeconds(2));
+        gate.throttled(Cause.RATE_LIMITED, SONNET, Duration.ofSeconds(1));
 
         assertThat(gate.limit().limit()).as("the in-flight calls' 429s are the same event").isEqualTo(8);
-        assertThat(gate.remaining(gate.activePause().orElseThrow())).as("a shorter ask never shortens a pause")
-                .isEqualTo(Duration.ofSeconds(2));
+        assertThat(gate.model(SONNET).paused()).as("a shorter ask never shortens a pause")
+                .contains(Duration.ofSeconds(2));
 
         clock.advance(Duration.ofSeconds(2));
-        assertThat(gate.activePause()).isEmpty();
+        assertThat(gate.model(SONNET).paused()).isEmpty();
 
-        gate.throttled(Cause.OVERLOADED, Duration.ofSeconds(1));
+        gate.throttled(Cause.OVERLOADED, SONNET, Duration.ofSeconds(1));
         assertThat(gate.limit().limit()).isEqualTo(4);
         assertThat(gate.activePause().orElseThrow().cause()).isEqualTo(Cause.OVERLOADED);
     }
 
     @Test
     void aLongerAskExtendsThePause() {
-        gate.throttled(Cause.RATE_LIMITED, Duration.ofSeconds(2));
-        Duration wait = gate.throttled(Cause.RATE_LIMITED, Duration.ofSeconds(5));
+        gate.throttled(Cause.RATE_LIMITED, SONNET, Duration.ofSeconds(2));
+        Duration wait = gate.throttled(Cause.RATE_LIMITED, SONNET, Duration.ofSeconds(5));
 
         assertThat(wait).isEqualTo(Duration.ofSeconds(5));
-        assertThat(gate.remaining(gate.activePause().orElseThrow())).isEqualTo(Duration.ofSeconds(5));
+        assertThat(gate.model(SONNET).paused()).contains(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void a429PausesTheModelItCameFromAndNotTheProvider() {
+        Duration wait = gate.throttled(Cause.RATE_LIMITED, SONNET, Duration.ofSeconds(3));
+
+        assertThat(wait).isEqualTo(Duration.ofSeconds(3));
+        assertThat(gate.model(SONNET).paused()).contains(Duration.ofSeconds(3));
+        assertThat(gate.model(HAIKU).paused()).as("the other model's limits are its own").isEmpty();
+        assertThat(gate.activePause()).as("the provider is not paused").isEmpty();
+
+        clock.advance(Duration.ofMillis(2500));
+        assertThat(gate.model(SONNET).paused()).contains(Duration.ofMillis(500));
     }
 
     @Test
@@ -54,7 +70,7 @@ class ProviderGateTest {
 
     @Test
     void aSpendLimitPausesLongest() {
-        gate.throttled(Cause.RATE_LIMITED, Duration.ofSeconds(3));
+        gate.throttled(Cause.OVERLOADED, SONNET, Duration.ofSeconds(3));
         Duration wait = gate.spendLimitReached();
 
         assertThat(wait).isEqualTo(ProviderGate.SPEND_LIMIT_PAUSE);

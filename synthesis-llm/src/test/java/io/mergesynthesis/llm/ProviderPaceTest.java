@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.mergesynthesis.llm.RateLimitHeaders.Stated;
-import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -14,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class ProviderPaceTest {
 
     private final TestClock clock = new TestClock();
-    private final ProviderPace pace = new ProviderPace(clock, Ticker.SYSTEM);
+    private final ProviderPace pace = new ProviderPace(clock);
 
     /** Starts a call now and hands back its number and when it was sent. */
     private record Sent(long call, Instant at) {
@@ -39,21 +38,21 @@ class ProviderPaceTest {
             send();
             assertThat(pace.untilNextStart()).isZero();
         }
-        assertThat(pace.requestsPerSecond()).isZero();
+        assertThat(pace.perSecond()).isZero();
     }
 
     @Test
     void whatIsLeftIsSpreadOverTheTimeLeft() {
         answer(send(), 20, 19, Duration.ofSeconds(1));
 
-        assertThat(pace.requestsPerSecond()).isCloseTo(19, within(0.01));
+        assertThat(pace.perSecond()).isCloseTo(19, within(0.01));
         assertThat(waitMillis()).as("1 s / 19").isEqualTo(52);
 
         clock.advance(Duration.ofMillis(500));
         assertThat(pace.untilNextStart()).as("the turn has come").isZero();
         send();
         // 18 left over 0.5 s: the pace rises to use the period up rather than leave requests unused.
-        assertThat(pace.requestsPerSecond()).isCloseTo(36, within(0.01));
+        assertThat(pace.perSecond()).isCloseTo(36, within(0.01));
         assertThat(waitMillis()).isEqualTo(27);
     }
 
@@ -75,7 +74,7 @@ class ProviderPaceTest {
         send();
         answer(first, 20, 2, Duration.ofSeconds(1));
 
-        assertThat(pace.requestsPerSecond()).as("both left are taken by the calls in flight").isZero();
+        assertThat(pace.perSecond()).as("both left are taken by the calls in flight").isZero();
         assertThat(waitMillis()).as("until the reset and a guard of 1% of the period").isEqualTo(1010);
     }
 
@@ -88,7 +87,7 @@ class ProviderPaceTest {
         clock.advance(Duration.ofMillis(1010));
         assertThat(pace.untilNextStart()).as("the new period's first call goes at once").isZero();
         send();
-        assertThat(pace.requestsPerSecond()).as("the stated limit per the period seen").isCloseTo(20, within(0.01));
+        assertThat(pace.perSecond()).as("the stated limit per the period seen").isCloseTo(20, within(0.01));
         assertThat(waitMillis()).isEqualTo(50);
     }
 
@@ -106,15 +105,15 @@ class ProviderPaceTest {
 
         assertThat(pace.share()).isCloseTo(1 / 3.0, within(0.001));
         // 14 left over 0.5 s is 28 a second for the three of us: a third of it is ours.
-        assertThat(pace.requestsPerSecond()).isCloseTo(28 / 3.0, within(0.01));
+        assertThat(pace.perSecond()).isCloseTo(28 / 3.0, within(0.01));
         assertThat(waitMillis()).isEqualTo(107);
 
         send();
-        assertThat(pace.requestsPerSecond()).as("our call since the answer is no longer left")
+        assertThat(pace.perSecond()).as("our call since the answer is no longer left")
                 .isCloseTo((14 - 1) / 3.0 / 0.5, within(0.01));
 
         clock.advance(Duration.ofMillis(100));
-        assertThat(pace.requestsPerSecond()).as("the spread counts from our last start until something new is known")
+        assertThat(pace.perSecond()).as("the spread counts from our last start until something new is known")
                 .isCloseTo((14 - 1) / 3.0 / 0.5, within(0.01));
         // By now the others have presumably spent their two thirds of 14 over 0.5 s for 0.1 s: 13 - 1.87 left.
         assertThat(pace.untilNextStart()).isPositive();
@@ -133,7 +132,7 @@ class ProviderPaceTest {
 
         assertThat(pace.share()).isEqualTo(1);
         // 16 are left; the two calls sent after the one that said so count as not yet counted: 14.
-        assertThat(pace.requestsPerSecond()).isCloseTo(14, within(0.01));
+        assertThat(pace.perSecond()).isCloseTo(14, within(0.01));
     }
 
     @Test
@@ -142,7 +141,7 @@ class ProviderPaceTest {
         answer(send(), 20, 8, Duration.ofSeconds(1));
         answer(send(), 20, 1, Duration.ofSeconds(1));
         assertThat(pace.share()).isCloseTo(2 / 9.0, within(0.001));
-        assertThat(pace.requestsPerSecond()).isCloseTo(2 / 9.0, within(0.001));
+        assertThat(pace.perSecond()).isCloseTo(2 / 9.0, within(0.001));
 
         assertThat(waitMillis()).as("not 4.5 s, but the reset and its guard").isEqualTo(1010);
     }
@@ -173,7 +172,7 @@ class ProviderPaceTest {
         pace.answered(pace.start(), clock.instant(), Optional.empty());
 
         assertThat(pace.untilNextStart()).isZero();
-        assertThat(pace.requestsPerSecond()).isZero();
+        assertThat(pace.perSecond()).isZero();
     }
 
     @Test
@@ -184,17 +183,5 @@ class ProviderPaceTest {
         answer(older, 20, 15, Duration.ofSeconds(1));
 
         assertThat(waitMillis()).isEqualTo(1010);
-    }
-
-    @Test
-    void aWaitLongerThanAllowedIsRefusedAtOnce() throws Exception {
-        answer(send(), 20, 0, Duration.ofSeconds(1));
-
-        long before = System.nanoTime();
-        assertThat(pace.awaitStart(Duration.ofMillis(200))).isEmpty();
-        assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofMillis(150));
-
-        clock.advance(Duration.ofSeconds(2));
-        assertThat(pace.awaitStart(Duration.ZERO)).isPresent();
     }
 }

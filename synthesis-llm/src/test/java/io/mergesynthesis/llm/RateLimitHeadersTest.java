@@ -2,8 +2,10 @@ package io.mergesynthesis.llm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.llm.RateLimitHeaders.Kind;
 import io.mergesynthesis.llm.RateLimitHeaders.Stated;
 import java.net.http.HttpHeaders;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,9 +26,16 @@ class RateLimitHeadersTest {
         return HttpHeaders.of(map, (a, b) -> true);
     }
 
+    /** The request limit stated. */
     private static Optional<Stated> read(String... namesAndValues) {
+        return Optional.ofNullable(all(namesAndValues).get(Kind.REQUESTS));
+    }
+
+    private static Map<Kind, Stated> all(String... namesAndValues) {
         return RateLimitHeaders.read(headers(namesAndValues), SENT);
     }
+
+    private static final Instant AT_ONE = Instant.parse("2026-11-20T12:00:01Z");
 
     @Test
     void anthropicStatesAnInstant() {
@@ -79,6 +88,89 @@ class RateLimitHeadersTest {
         for (String bad : List.of("", "s", "1", "1x", "1s later", "-1s", "1.s", "99999999999999999999h")) {
             assertThat(read("x-ratelimit-remaining-requests", "4", "x-ratelimit-reset-requests", bad))
                     .as("reset '%s'", bad).isEmpty();
+        }
+    }
+
+    @Test
+    void anthropicStatesInputAndOutputTokensApart() {
+        Map<Kind, Stated> stated = all(
+                "anthropic-ratelimit-requests-limit", "50",
+                "anthropic-ratelimit-requests-remaining", "49",
+                "anthropic-ratelimit-requests-reset", "2026-11-20T12:00:01Z",
+                "anthropic-ratelimit-input-tokens-limit", "30000",
+                "anthropic-ratelimit-input-tokens-remaining", "28000",
+                "anthropic-ratelimit-input-tokens-reset", "2026-11-20T12:00:04Z",
+                "anthropic-ratelimit-output-tokens-limit", "8000",
+                "anthropic-ratelimit-output-tokens-remaining", "6976",
+                "anthropic-ratelimit-output-tokens-reset", "2026-11-20T12:00:07.5+00:00",
+                "anthropic-ratelimit-tokens-limit", "8000",
+                "anthropic-ratelimit-tokens-remaining", "6976",
+                "anthropic-ratelimit-tokens-reset", "2026-11-20T12:00:07.5Z");
+
+        assertThat(stated).containsOnlyKeys(Kind.REQUESTS, Kind.INPUT_TOKENS, Kind.OUTPUT_TOKENS);
+        assertThat(stated.get(Kind.INPUT_TOKENS))
+                .isEqualTo(new Stated(OptionalLong.of(30000), 28000, SENT.plusSeconds(4)));
+        assertThat(stated.get(Kind.OUTPUT_TOKENS))
+                .isEqualTo(new Stated(OptionalLong.of(8000), 6976, SENT.plusMillis(7500)));
+    }
+
+    @Test
+    void anthropicsTokensLimitIsPacedOnlyWhenNoOtherTokenLimitIsStated() {
+        Map<Kind, Stated> stated = all(
+                "anthropic-ratelimit-tokens-limit", "40000",
+                "anthropic-ratelimit-tokens-remaining", "39000",
+                "anthropic-ratelimit-tokens-reset", "2026-11-20T12:00:02Z");
+
+        assertThat(stated).containsOnlyKeys(Kind.TOKENS);
+        assertThat(stated.get(Kind.TOKENS)).isEqualTo(new Stated(OptionalLong.of(40000), 39000, SENT.plusSeconds(2)));
+    }
+
+    @Test
+    void openAiStatesOneTokenLimitResetAsADuration() {
+        Map<Kind, Stated> stated = all(
+                "x-ratelimit-limit-requests", "60",
+                "x-ratelimit-remaining-requests", "59",
+                "x-ratelimit-reset-requests", "1s",
+                "x-ratelimit-limit-tokens", "150000",
+                "x-ratelimit-remaining-tokens", "149984",
+                "x-ratelimit-reset-tokens", "6m0s");
+
+        assertThat(stated).containsOnlyKeys(Kind.REQUESTS, Kind.TOKENS);
+        assertThat(stated.get(Kind.TOKENS))
+                .isEqualTo(new Stated(OptionalLong.of(150000), 149984, SENT.plus(Duration.ofMinutes(6))));
+        assertThat(all("x-ratelimit-remaining-tokens", "10", "x-ratelimit-reset-tokens", "250ms").get(Kind.TOKENS))
+                .isEqualTo(new Stated(OptionalLong.empty(), 10, SENT.plusMillis(250)));
+    }
+
+    @Test
+    void aMalformedTokenHeaderIsIgnoredAndLeavesTheOtherLimitsStated() {
+        String[] badCounts = {"", "many", "-5", "1.5", "99999999999999999999"};
+        String[] badInstants = {"", "soon", "2026-11-20", "2026-11-20T12:00:01", "1s"};
+        String[] badDurations = {"", "s", "1", "1x", "-1s", "6m0", "1.s"};
+        for (String bad : badCounts) {
+            Map<Kind, Stated> stated = all(
+                    "anthropic-ratelimit-requests-remaining", "3",
+                    "anthropic-ratelimit-requests-reset", "2026-11-20T12:00:01Z",
+                    "anthropic-ratelimit-input-tokens-remaining", bad,
+                    "anthropic-ratelimit-input-tokens-reset", "2026-11-20T12:00:01Z",
+                    "anthropic-ratelimit-output-tokens-limit", bad,
+                    "anthropic-ratelimit-output-tokens-remaining", "700",
+                    "anthropic-ratelimit-output-tokens-reset", "2026-11-20T12:00:01Z");
+            assertThat(stated).as("count '%s'", bad).containsOnlyKeys(Kind.REQUESTS, Kind.OUTPUT_TOKENS);
+            assertThat(stated.get(Kind.OUTPUT_TOKENS)).as("a bad limit leaves the rest")
+                    .isEqualTo(new Stated(OptionalLong.empty(), 700, AT_ONE));
+        }
+        for (String bad : badInstants) {
+            assertThat(all("anthropic-ratelimit-output-tokens-remaining", "700",
+                    "anthropic-ratelimit-output-tokens-reset", bad,
+                    "anthropic-ratelimit-input-tokens-remaining", "900",
+                    "anthropic-ratelimit-input-tokens-reset", "2026-11-20T12:00:01Z"))
+                    .as("reset '%s'", bad).containsOnlyKeys(Kind.INPUT_TOKENS);
+        }
+        for (String bad : badDurations) {
+            assertThat(all("x-ratelimit-remaining-requests", "4", "x-ratelimit-reset-requests", "1s",
+                    "x-ratelimit-remaining-tokens", "4000", "x-ratelimit-reset-tokens", bad))
+                    .as("reset '%s'", bad).containsOnlyKeys(Kind.REQUESTS);
         }
     }
 }

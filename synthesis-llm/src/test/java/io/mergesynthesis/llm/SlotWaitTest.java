@@ -9,7 +9,6 @@ import io.prometheus.client.CollectorRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,9 +36,10 @@ class SlotWaitTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aCallThatSpentItsWaitOnTheSlotIsHandedBackAtOnceInsteadOfWaitingForItsTurn() throws Exception {
         // The provider said nothing is left until a reset 10 s away; the clock stays there, so the turn never comes.
-        long answered = gate.pace().start();
-        gate.pace().answered(answered, clock.instant(), Optional.of(new RateLimitHeaders.Stated(
-                OptionalLong.of(20), 0, clock.instant().plusSeconds(10))));
+        ModelLimits limits = gate.model("test-model");
+        ModelLimits.Turn answered = limits.awaitStart(Duration.ZERO, limits.charges(1024, 400)).orElseThrow();
+        limits.answered(answered, clock.instant(), Map.of(RateLimitHeaders.Kind.REQUESTS, new RateLimitHeaders.Stated(
+                OptionalLong.of(20), 0, clock.instant().plusSeconds(10))), Usage.NONE, true);
         assertThat(gate.limit().acquire(Duration.ZERO)).as("the only slot, held by the test").isTrue();
 
         CompletableFuture<Throwable> ended = new CompletableFuture<>();

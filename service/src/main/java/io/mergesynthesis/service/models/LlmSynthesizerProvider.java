@@ -48,7 +48,8 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     /** @throws IllegalArgumentException listing what is wrong with the {@code llm:} settings, keys never shown */
     @Override
     public MergeSynthesizer create(Clock clock) {
-        MergeSynthesizer synthesizer = new LlmSynthesizer(settings, clock, ticker, registry, telemetry);
+        MergeSynthesizer synthesizer = new LlmSynthesizer(settings, clock, ticker, registry, invokeTimeout,
+                telemetry);
         passesOutlastInvoke().ifPresent(problem -> {
             throw new IllegalArgumentException(problem);
         });

@@ -46,6 +46,7 @@ class EveryStatementPlansTest {
             Map.entry("org", UUID.fromString("22222222-2222-4222-8222-222222222222")),
             Map.entry("conflict", UUID.fromString("11111111-1111-4111-8111-111111111111")),
             Map.entry("limit", 4),
+            Map.entry("heldRoutes", ",anthropic,*,"),
             Map.entry("cap", 1000),
             Map.entry("attempts", 1),
             Map.entry("attempt", 1),

@@ -8,10 +8,13 @@ import com.sun.net.httpserver.Headers;
 import io.mergesynthesis.llm.standin.Admission;
 import io.mergesynthesis.llm.standin.Dialect;
 import io.mergesynthesis.llm.standin.Reply;
+import io.mergesynthesis.llm.standin.TokenState;
 import io.mergesynthesis.llm.standin.Tokens;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /** The Messages API as the stand-in speaks it. */
 public final class AnthropicDialect implements Dialect {
@@ -94,6 +97,29 @@ public final class AnthropicDialect implements Dialect {
         Map<String, String> all = new HashMap<>(headers);
         all.put("request-id", "req_standin_" + serial);
         return new Reply(status, all, body.toString());
+    }
+
+    /**
+     * Input and output tokens apart, and {@code tokens-*} as the tighter of them (or the combined limit alone, when
+     * only that is set), each reset the instant its bucket is full again.
+     */
+    @Override
+    public Map<String, String> tokenHeaders(TokenState state) {
+        Map<String, String> headers = new HashMap<>();
+        state.input().ifPresent(b -> put(headers, "input-tokens", b));
+        state.output().ifPresent(b -> put(headers, "output-tokens", b));
+        Optional<TokenState.Bucket> tighter = Stream.of(state.input(), state.output())
+                .flatMap(Optional::stream)
+                .min(Comparator.comparingLong(TokenState.Bucket::remaining))
+                .or(state::combined);
+        tighter.ifPresent(b -> put(headers, "tokens", b));
+        return headers;
+    }
+
+    private static void put(Map<String, String> headers, String kind, TokenState.Bucket bucket) {
+        headers.put("anthropic-ratelimit-" + kind + "-limit", Long.toString(bucket.limit()));
+        headers.put("anthropic-ratelimit-" + kind + "-remaining", Long.toString(bucket.remaining()));
+        headers.put("anthropic-ratelimit-" + kind + "-reset", bucket.fullAt().toString());
     }
 
     /** Anthropic names the reset as an RFC 3339 instant. */

@@ -1,22 +1,23 @@
 package io.mergesynthesis.llm.anthropic;
 
 import io.mergesynthesis.llm.RateLimitHeaders;
+import io.mergesynthesis.llm.RateLimitHeaders.Kind;
 import io.mergesynthesis.llm.RateLimitHeaders.Stated;
 import java.net.http.HttpHeaders;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
- * What Anthropic's headers say about its limits: {@code anthropic-ratelimit-requests-limit}, {@code -remaining},
- * and {@code -reset} as an RFC 3339 instant for the request limit, and an {@code anthropic-ratelimit-<limit>-reset}
- * instant for every limit, which after a 429 says how long to wait.
+ * What Anthropic's headers say about its limits: {@code anthropic-ratelimit-<kind>-limit}, {@code -remaining} and
+ * {@code -reset} (an RFC 3339 instant) for requests, input tokens, output tokens and tokens, the last being the
+ * most restrictive of the token limits. After a 429 the reset of the limit that ran out says how long to wait.
  */
 final class AnthropicHeaders {
 
@@ -27,15 +28,24 @@ final class AnthropicHeaders {
     private AnthropicHeaders() {
     }
 
-    static Optional<Stated> stated(HttpHeaders headers) {
-        OptionalLong remaining = RateLimitHeaders.count(headers, "anthropic-ratelimit-requests-remaining");
-        Optional<Instant> reset = headers.firstValue("anthropic-ratelimit-requests-reset")
-                .flatMap(AnthropicHeaders::instant);
-        if (remaining.isEmpty() || reset.isEmpty()) {
-            return Optional.empty();
+    /**
+     * Every limit stated readably. {@code tokens-*} is only the tighter of the input and output limits, not a
+     * budget of its own, so it is paced only when neither of those is stated.
+     */
+    static Map<Kind, Stated> stated(HttpHeaders headers) {
+        Map<Kind, Stated> stated = new EnumMap<>(Kind.class);
+        of(headers, "requests").ifPresent(s -> stated.put(Kind.REQUESTS, s));
+        of(headers, "input-tokens").ifPresent(s -> stated.put(Kind.INPUT_TOKENS, s));
+        of(headers, "output-tokens").ifPresent(s -> stated.put(Kind.OUTPUT_TOKENS, s));
+        if (!stated.containsKey(Kind.INPUT_TOKENS) && !stated.containsKey(Kind.OUTPUT_TOKENS)) {
+            of(headers, "tokens").ifPresent(s -> stated.put(Kind.TOKENS, s));
         }
-        return Optional.of(new Stated(RateLimitHeaders.count(headers, "anthropic-ratelimit-requests-limit"),
-                remaining.getAsLong(), reset.get()));
+        return stated;
+    }
+
+    private static Optional<Stated> of(HttpHeaders headers, String kind) {
+        return RateLimitHeaders.stated(headers, PREFIX + kind + "-limit", PREFIX + kind + REMAINING,
+                PREFIX + kind + RESET, AnthropicHeaders::instant);
     }
 
     /**

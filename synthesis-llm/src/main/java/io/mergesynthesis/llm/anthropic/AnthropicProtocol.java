@@ -19,6 +19,7 @@ import java.net.URI;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 
 /** The Anthropic Messages API: {@code POST {baseUrl}/v1/messages}. */
@@ -109,7 +110,7 @@ public final class AnthropicProtocol implements WireProtocol {
     }
 
     @Override
-    public Optional<RateLimitHeaders.Stated> statedLimit(HttpHeaders headers, Instant sentAt) {
+    public Map<RateLimitHeaders.Kind, RateLimitHeaders.Stated> statedLimits(HttpHeaders headers, Instant sentAt) {
         return AnthropicHeaders.stated(headers);
     }
 

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.Headers;
 import io.mergesynthesis.llm.standin.Admission;
 import io.mergesynthesis.llm.standin.Dialect;
 import io.mergesynthesis.llm.standin.Reply;
+import io.mergesynthesis.llm.standin.TokenState;
 import io.mergesynthesis.llm.standin.Tokens;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -106,6 +107,19 @@ public final class OpenAiDialect implements Dialect {
         return Map.of("x-ratelimit-limit-requests", Integer.toString(admission.limit()),
                 "x-ratelimit-remaining-requests", Integer.toString(admission.remaining()),
                 "x-ratelimit-reset-requests", goDuration(left.isNegative() ? Duration.ZERO : left));
+    }
+
+    /** One combined token limit, input and output together, reset as the time until its bucket is full. */
+    @Override
+    public Map<String, String> tokenHeaders(TokenState state) {
+        if (state.combined().isEmpty()) {
+            return Map.of();
+        }
+        TokenState.Bucket bucket = state.combined().get();
+        Duration left = Duration.between(Instant.now(), bucket.fullAt());
+        return Map.of("x-ratelimit-limit-tokens", Long.toString(bucket.limit()),
+                "x-ratelimit-remaining-tokens", Long.toString(bucket.remaining()),
+                "x-ratelimit-reset-tokens", goDuration(left.isNegative() ? Duration.ZERO : left));
     }
 
     static String goDuration(Duration d) {

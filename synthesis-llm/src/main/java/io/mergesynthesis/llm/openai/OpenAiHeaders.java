@@ -1,20 +1,23 @@
 package io.mergesynthesis.llm.openai;
 
 import io.mergesynthesis.llm.RateLimitHeaders;
+import io.mergesynthesis.llm.RateLimitHeaders.Kind;
 import io.mergesynthesis.llm.RateLimitHeaders.Stated;
 import java.math.BigDecimal;
 import java.net.http.HttpHeaders;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The request limit as OpenAI states it: {@code x-ratelimit-limit-requests}, {@code x-ratelimit-remaining-requests},
- * and {@code x-ratelimit-reset-requests} as the time until the reset, the way Go prints a duration ({@code 1s},
- * {@code 250ms}, {@code 6m0s}). Its wait after a 429 is the standard {@code retry-after-ms} and {@code retry-after}.
+ * The limits as OpenAI states them: {@code x-ratelimit-limit-<kind>}, {@code x-ratelimit-remaining-<kind>} and
+ * {@code x-ratelimit-reset-<kind>} for {@code requests} and {@code tokens} (input and output together), the reset
+ * as the time until it, the way Go prints a duration ({@code 1s}, {@code 250ms}, {@code 6m0s}). Its wait after a
+ * 429 is the standard {@code retry-after-ms} and {@code retry-after}.
  */
 final class OpenAiHeaders {
 
@@ -24,15 +27,16 @@ final class OpenAiHeaders {
     }
 
     /** @param sentAt the reset is relative, counted from the sending */
-    static Optional<Stated> stated(HttpHeaders headers, Instant sentAt) {
-        OptionalLong remaining = RateLimitHeaders.count(headers, "x-ratelimit-remaining-requests");
-        Optional<Duration> reset = headers.firstValue("x-ratelimit-reset-requests")
-                .flatMap(OpenAiHeaders::goDuration);
-        if (remaining.isEmpty() || reset.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new Stated(RateLimitHeaders.count(headers, "x-ratelimit-limit-requests"),
-                remaining.getAsLong(), sentAt.plus(reset.get())));
+    static Map<Kind, Stated> stated(HttpHeaders headers, Instant sentAt) {
+        Map<Kind, Stated> stated = new EnumMap<>(Kind.class);
+        of(headers, "requests", sentAt).ifPresent(s -> stated.put(Kind.REQUESTS, s));
+        of(headers, "tokens", sentAt).ifPresent(s -> stated.put(Kind.TOKENS, s));
+        return stated;
+    }
+
+    private static Optional<Stated> of(HttpHeaders headers, String kind, Instant sentAt) {
+        return RateLimitHeaders.stated(headers, "x-ratelimit-limit-" + kind, "x-ratelimit-remaining-" + kind,
+                "x-ratelimit-reset-" + kind, value -> goDuration(value).map(sentAt::plus));
     }
 
     /** {@code 1h2m3.5s}, {@code 250ms}, {@code 6m0s}: one or more number-and-unit parts, nothing else. */

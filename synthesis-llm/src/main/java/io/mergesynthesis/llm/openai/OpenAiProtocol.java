@@ -18,7 +18,7 @@ import java.net.URI;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.time.Instant;
-import java.util.Optional;
+import java.util.Map;
 
 /** OpenAI Chat Completions, {@code POST {baseUrl}/chat/completions}; also what vLLM, Ollama and LiteLLM serve. */
 public final class OpenAiProtocol implements WireProtocol {
@@ -120,7 +120,7 @@ public final class OpenAiProtocol implements WireProtocol {
     }
 
     @Override
-    public Optional<RateLimitHeaders.Stated> statedLimit(HttpHeaders headers, Instant sentAt) {
+    public Map<RateLimitHeaders.Kind, RateLimitHeaders.Stated> statedLimits(HttpHeaders headers, Instant sentAt) {
         return OpenAiHeaders.stated(headers, sentAt);
     }
 

@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm.standin;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -7,6 +8,7 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * How the stand-in provider answers. Every setting can be changed while it runs (tests flip them between
@@ -25,6 +27,11 @@ public final class Behaviour {
     private volatile long outputTokens = 180;
     private volatile long cacheReadTokens;
     private volatile long cacheWriteTokens;
+    private volatile double unsureShare;
+    private volatile long inputTokensPerPeriod;
+    private volatile long outputTokensPerPeriod;
+    private volatile long tokensPerPeriod;
+    private volatile Duration tokenPeriod = Duration.ofMinutes(1);
     private volatile UnsafeMerge unsafe;
     private volatile boolean rightWhenToldWhy;
     private volatile boolean countTokens;
@@ -133,6 +140,24 @@ public final class Behaviour {
         return confidenceByModel.getOrDefault(model == null ? "" : model, confidence);
     }
 
+    /**
+     * The share of the stand-in's own answers, at random, that come with a confidence of {@link #UNSURE}, low
+     * enough to be escalated at the default {@code llm.escalateBelow}, whatever model they are for.
+     */
+    public Behaviour unsureShare(double share) {
+        this.unsureShare = share;
+        return this;
+    }
+
+    /** The confidence of one answer for {@code model}: {@link #confidenceFor}, unless this one is unsure. */
+    double answerConfidence(String model) {
+        double share = unsureShare;
+        return share > 0 && ThreadLocalRandom.current().nextDouble() < share ? UNSURE : confidenceFor(model);
+    }
+
+    /** The confidence of an answer {@link #unsureShare} makes unsure. */
+    public static final double UNSURE = 0.5;
+
     public String expectedKey() {
         return expectedKey;
     }
@@ -158,6 +183,43 @@ public final class Behaviour {
 
     public long outputTokens() {
         return outputTokens;
+    }
+
+    /**
+     * Token limits per model, each a bucket of this many tokens refilling over {@link #tokenPeriod} (a minute by
+     * default); 0 for none. {@code input} and {@code output} are Anthropic's ITPM and OTPM, {@code combined}
+     * OpenAI's TPM. A request the buckets cannot hold is answered 429.
+     */
+    public Behaviour tokenLimits(long input, long output, long combined) {
+        this.inputTokensPerPeriod = input;
+        this.outputTokensPerPeriod = output;
+        this.tokensPerPeriod = combined;
+        return this;
+    }
+
+    public long inputTokensPerPeriod() {
+        return inputTokensPerPeriod;
+    }
+
+    public long outputTokensPerPeriod() {
+        return outputTokensPerPeriod;
+    }
+
+    public long tokensPerPeriod() {
+        return tokensPerPeriod;
+    }
+
+    public Duration tokenPeriod() {
+        return tokenPeriod;
+    }
+
+    /** How long the token buckets take to refill from empty; set it before the limits. */
+    public Behaviour tokenPeriod(Duration period) {
+        if (period.isZero() || period.isNegative()) {
+            throw new IllegalArgumentException("a token period must be positive, not " + period);
+        }
+        this.tokenPeriod = period;
+        return this;
     }
 
     public long cacheReadTokens() {
@@ -200,7 +262,7 @@ public final class Behaviour {
      * Whether each answer reports the stand-in's own count of its request and answer ({@link StandInTokens}),
      * with a prompt cache, instead of the fixed {@link #usage} figures; off by default.
      */
-    public Behaviour countTokens(boolean count) {
+    public Behaviour countsTokens(boolean count) {
         this.countTokens = count;
         return this;
     }
@@ -209,7 +271,7 @@ public final class Behaviour {
         return cacheMinimumTokens;
     }
 
-    /** With {@link #countTokens} on: the shortest prefix, by the stand-in's count, that its prompt cache keeps. */
+    /** With {@link #countsTokens} on: the shortest prefix, by the stand-in's count, that its prompt cache keeps. */
     public Behaviour cacheMinimumTokens(long tokens) {
         this.cacheMinimumTokens = tokens;
         return this;

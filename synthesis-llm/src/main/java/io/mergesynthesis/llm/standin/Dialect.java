@@ -58,6 +58,12 @@ public interface Dialect {
     /** The request limit as this protocol's provider states it on every answer: limit, what is left, the reset. */
     Map<String, String> rateLimitHeaders(Admission admission);
 
+    /**
+     * The token limits as this protocol's provider states them on every answer; only the kinds it knows. A limit
+     * the stand-in enforces but the protocol has no header for is enforced without a word, until its 429.
+     */
+    Map<String, String> tokenHeaders(TokenState state);
+
     /** Reads the text of a message's content, which both protocols allow as a string or a list of text parts. */
     static String contentText(JsonNode content) {
         if (content.isTextual()) {

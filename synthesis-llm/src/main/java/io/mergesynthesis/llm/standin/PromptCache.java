@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What each answer reports as its usage. By default the figures {@link Behaviour#usage} sets; with
- * {@link Behaviour#countTokens} on, the stand-in counts the request and the answer ({@link StandInTokens}) and
+ * {@link Behaviour#countsTokens} on, the stand-in counts the request and the answer ({@link StandInTokens}) and
  * keeps a prompt cache as the providers do: a cacheable prefix ({@link Dialect#cacheablePrefix}) at least
  * {@link Behaviour#cacheMinimumTokens} long is written the first time a model sees it and read every time after.
  * Unlike a provider's, its entries never expire.
@@ -29,6 +29,25 @@ final class PromptCache {
         }
         boolean first = seen.add(request.path("model").asText() + '\n' + prefix);
         return first ? new Tokens(input - cached, output, 0, cached) : new Tokens(input - cached, output, cached, 0);
+    }
+
+    /**
+     * What a request is charged against an input-token limit when it arrives: its input as {@link #usage} will
+     * count it, less a prefix the cache already holds (a cache read does not count toward the limit, as with the
+     * providers; a cache write does).
+     */
+    long chargedInput(Dialect dialect, JsonNode request, Behaviour behaviour) {
+        if (!behaviour.countsTokens()) {
+            return behaviour.inputTokens() + behaviour.cacheWriteTokens();
+        }
+        long input = inputTokens(request);
+        String prefix = dialect.cacheablePrefix(request).orElse(null);
+        long cached = prefix == null ? 0 : StandInTokens.count(prefix);
+        if (cached == 0 || cached < behaviour.cacheMinimumTokens()
+                || !seen.contains(request.path("model").asText() + '\n' + prefix)) {
+            return input;
+        }
+        return input - cached;
     }
 
     /** Everything the model reads: the system prompt, the tools or response format, and each message. */

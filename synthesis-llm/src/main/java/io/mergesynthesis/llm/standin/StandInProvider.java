@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -45,12 +46,14 @@ public final class StandInProvider implements AutoCloseable {
 
     static final String STATS_PATH = "/stand-in/stats";
     static final String OUTAGE_PATH = "/stand-in/outage";
+    static final long DEFAULT_MAX_TOKENS = 4096;
 
     private final ObjectMapper mapper = JsonMapper.builder().build();
     private final Behaviour behaviour;
     private final Stats stats = new Stats();
     private final RequestWindow window = new RequestWindow();
     private final PromptCache cache = new PromptCache();
+    private final TokenLimits tokens;
     private final AtomicLong serial = new AtomicLong();
     private final int port;
     private HttpServer server; // guarded by this; replaced when a refusing outage ends
@@ -75,6 +78,7 @@ public final class StandInProvider implements AutoCloseable {
 
     private StandInProvider(int port, Behaviour behaviour) throws IOException {
         this.behaviour = behaviour;
+        this.tokens = new TokenLimits(behaviour);
         int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
         this.handlers = Executors.newFixedThreadPool(threads, daemon("stand-in-handler"));
         this.delays = Executors.newScheduledThreadPool(2, daemon("stand-in-latency"));
@@ -195,12 +199,12 @@ public final class StandInProvider implements AutoCloseable {
                         + "\"message\":\"stand-in outage: service unavailable\"}}"));
                 return;
             }
-            Reply reply = reply(exchange, path);
+            Pending pending = reply(exchange, path);
             Duration latency = behaviour.latency();
             if (latency.isZero()) {
-                send(exchange, reply);
+                send(exchange, pending.end());
             } else {
-                delays.schedule(() -> send(exchange, reply), latency.toNanos(), TimeUnit.NANOSECONDS);
+                delays.schedule(() -> send(exchange, pending.end()), latency.toNanos(), TimeUnit.NANOSECONDS);
             }
         } catch (RuntimeException | IOException e) {
             send(exchange, new Reply(500, Map.of(), "{\"error\":{\"type\":\"stand_in_bug\",\"message\":\""
@@ -249,23 +253,57 @@ public final class StandInProvider implements AutoCloseable {
         return query;
     }
 
-    private Reply reply(HttpExchange exchange, String path) throws IOException {
+    /**
+     * An answer about to be sent, and the token charge it settles when it is: the output a request used is known,
+     * and what it held beyond that is given back, only once it ends.
+     */
+    private record Pending(Reply reply, TokenLimits.Charge charge, TokenLimits limits, Stats stats,
+                           ObjectMapper mapper) {
+
+        static Pending of(Reply reply) {
+            return new Pending(reply, null, null, null, null);
+        }
+
+        /** Settles the charge: the answer goes now. */
+        Reply end() {
+            if (charge != null) {
+                long written = outputTokens();
+                limits.settle(charge, written);
+                stats.tokens(charge.input(), written);
+            }
+            return reply;
+        }
+
+        /** What the answer reports as written, in either protocol; 0 for an answer with none. */
+        private long outputTokens() {
+            try {
+                JsonNode usage = mapper.readTree(reply.body()).path("usage");
+                return usage.has("output_tokens") ? usage.path("output_tokens").asLong(0)
+                        : usage.path("completion_tokens").asLong(0);
+            } catch (IOException e) {
+                return 0;
+            }
+        }
+    }
+
+    private Pending reply(HttpExchange exchange, String path) throws IOException {
         Dialect dialect = dialects.get(path);
         long n = serial.incrementAndGet();
         if (dialect == null || !exchange.getRequestMethod().equals("POST")) {
-            return new Reply(404, Map.of(), "{\"error\":{\"type\":\"not_found_error\",\"message\":\"no such endpoint\"}}");
+            return Pending.of(new Reply(404, Map.of(),
+                    "{\"error\":{\"type\":\"not_found_error\",\"message\":\"no such endpoint\"}}"));
         }
         JsonNode request;
         try {
             request = mapper.readTree(exchange.getRequestBody().readAllBytes());
         } catch (IOException e) {
-            return dialect.error(mapper, 400, "invalid_request_error", "the body is not JSON", Map.of(), n);
+            return Pending.of(dialect.error(mapper, 400, "invalid_request_error", "the body is not JSON", Map.of(), n));
         }
         stats.model(request.path("model").asText(""));
 
         String expected = behaviour.expectedKey();
         if (expected != null && !expected.equals(dialect.key(exchange.getRequestHeaders()))) {
-            return dialect.error(mapper, 401, "authentication_error", "invalid x-api-key", Map.of(), n);
+            return Pending.of(dialect.error(mapper, 401, "authentication_error", "invalid x-api-key", Map.of(), n));
         }
         int limit = behaviour.rateLimitPerSecond();
         Admission admission = limit > 0 ? window.admit(limit) : null;
@@ -278,18 +316,50 @@ public final class StandInProvider implements AutoCloseable {
             headers.put("retry-after", Long.toString(seconds));
             headers.put("anthropic-ratelimit-requests-remaining", "0");
             headers.put("anthropic-ratelimit-requests-reset", admission.resetsAt().toString());
-            return dialect.error(mapper, 429, "rate_limit_error", "stand-in rate limit of " + limit + " per second",
-                    headers, n);
+            return Pending.of(dialect.error(mapper, 429, "rate_limit_error",
+                    "stand-in rate limit of " + limit + " per second", headers, n));
+        }
+        TokenLimits.Charge charge = null;
+        if (tokens.enforced()) {
+            String model = request.path("model").asText("");
+            charge = new TokenLimits.Charge(model, cache.chargedInput(dialect, request, behaviour), maxTokens(request));
+            Optional<TokenLimits.Refusal> refused = tokens.admit(charge);
+            if (behaviour.statesRateLimit()) {
+                // As the providers do, the buckets are stated as they stood when the request was counted.
+                stated = new java.util.HashMap<>(stated);
+                stated.putAll(dialect.tokenHeaders(tokens.state(model)));
+            }
+            if (refused.isPresent()) {
+                Map<String, String> headers = new java.util.HashMap<>(stated);
+                headers.put("retry-after", Long.toString(Math.max(1,
+                        (long) Math.ceil(refused.get().after().toMillis() / 1000.0))));
+                return Pending.of(dialect.error(mapper, 429, "rate_limit_error", "stand-in limit of "
+                        + refused.get().limit() + " " + refused.get().kind() + " per " + behaviour.tokenPeriod()
+                        + " for model '" + model + "'", headers, n));
+            }
         }
         var scripted = behaviour.takeScripted();
+        Reply reply;
         if (scripted.isPresent() && scripted.get().isRaw()) {
             // Sent exactly as scripted: a test that scripts headers wants those alone.
-            return new Reply(scripted.get().status(), scripted.get().headers(), scripted.get().body());
+            reply = new Reply(scripted.get().status(), scripted.get().headers(), scripted.get().body());
+            return new Pending(reply, charge, tokens, stats, mapper);
         }
         if (scripted.isPresent()) {
-            return answered(dialect, request, scripted.get().answerText(), n).withHeaders(stated);
+            reply = answered(dialect, request, scripted.get().answerText(), n).withHeaders(stated);
+        } else {
+            reply = respond(dialect, request, n).withHeaders(stated);
         }
-        return respond(dialect, request, n).withHeaders(stated);
+        return new Pending(reply, charge, tokens, stats, mapper);
+    }
+
+    /**
+     * The most a request may write, which the output limits hold while it runs: {@code max_tokens}, or OpenAI's
+     * {@code max_completion_tokens}; 4,096 when it names neither.
+     */
+    static long maxTokens(JsonNode request) {
+        JsonNode max = request.has("max_tokens") ? request.get("max_tokens") : request.path("max_completion_tokens");
+        return max.canConvertToLong() && max.asLong() > 0 ? max.asLong() : DEFAULT_MAX_TOKENS;
     }
 
     /** The stand-in's own answer, or the failure it was told to give, to a request let through. */
@@ -326,7 +396,7 @@ public final class StandInProvider implements AutoCloseable {
             if (conflict == null || !conflict.isObject()) {
                 throw new IllegalArgumentException("no conflict");
             }
-            answer = StandInAnswer.forConflict(mapper, conflict, behaviour.confidenceFor(request.path("model").asText()));
+            answer = StandInAnswer.forConflict(mapper, conflict, behaviour.answerConfidence(request.path("model").asText()));
             UnsafeMerge unsafe = behaviour.unsafe();
             if (unsafe != null && !(toldWhy && behaviour.rightWhenToldWhy())) {
                 StandInAnswer.spoil(mapper, answer, conflict, unsafe);
@@ -407,7 +477,8 @@ public final class StandInProvider implements AutoCloseable {
      * {@link UnsafeMerge}), {@code --right-when-told-why true} (a repair request carrying the merge check's
      * findings gets the correct merge), {@code --count-tokens true} (usage counted from each request, with a
      * prompt cache), {@code --cache-minimum-tokens 1024}, {@code --cut-at-max-tokens true} (longer answers stop at
-     * the request's budget).
+     * the request's budget), {@code --token-limits 30000,8000,0} (input, output and combined tokens per model per
+     * {@code --token-period}, a minute by default; 0 for none).
      */
     public static void main(String[] args) throws Exception {
         int port = 9090;
@@ -429,12 +500,24 @@ public final class StandInProvider implements AutoCloseable {
                 case "--states-rate-limit" -> behaviour.statesRateLimit(Boolean.parseBoolean(value));
                 case "--unsafe" -> behaviour.unsafe(UnsafeMerge.fromLabel(value));
                 case "--right-when-told-why" -> behaviour.rightWhenToldWhy(Boolean.parseBoolean(value));
-                case "--count-tokens" -> behaviour.countTokens(Boolean.parseBoolean(value));
+                case "--count-tokens" -> behaviour.countsTokens(Boolean.parseBoolean(value));
                 case "--cache-minimum-tokens" -> behaviour.cacheMinimumTokens(Long.parseLong(value));
                 case "--cut-at-max-tokens" -> behaviour.cutAtMaxTokens(Boolean.parseBoolean(value));
+                case "--token-period" -> behaviour.tokenPeriod(DurationText.parse(value));
+                case "--token-limits" -> {
+                    String[] limits = value.split(",", -1);
+                    if (limits.length != 3) {
+                        throw new IllegalArgumentException("--token-limits takes input,output,combined (0 for none), "
+                                + "not " + value);
+                    }
+                    behaviour.tokenLimits(Long.parseLong(limits[0].trim()), Long.parseLong(limits[1].trim()),
+                            Long.parseLong(limits[2].trim()));
+                }
                 default -> throw new IllegalArgumentException("unknown flag " + flag
                         + " (known: --port --latency --rate-limit --states-rate-limit --failure-rate "
-                        + "--failure-kind --confidence --key --unsafe --right-when-told-why --count-tokens --cache-minimum-tokens --cut-at-max-tokens; outages are switched at runtime: POST "
+                        + "--failure-kind --confidence --key --unsafe --right-when-told-why --count-tokens "
+                        + "--cache-minimum-tokens --cut-at-max-tokens --token-limits --token-period; outages are "
+                        + "switched at runtime: POST "
                         + OUTAGE_PATH + "?kind=status-503&for=30s)");
             }
         }

@@ -17,28 +17,32 @@ final class AttemptDeferred extends Exception {
     private final String shown;
     private final Duration retryAfter;
     private final boolean providerPaused;
+    private final String provider;
     private final List<UsageLedger.Entry> calls;
 
     /**
      * @param providerPaused true when the provider asked the whole replica to wait (a rate limit, an overload, a
-     *                       refused key): no other conflict should be claimed for it meanwhile
+     *                       refused key), or has no slot or turn for a call until then: no other conflict of its
+     *                       routes should be claimed meanwhile
      */
     AttemptDeferred(String reason, Duration retryAfter, boolean providerPaused, String message,
                     List<UsageLedger.Entry> calls) {
-        this(reason, retryAfter, providerPaused, message, message, calls);
+        this(reason, retryAfter, providerPaused, null, message, message, calls);
     }
 
     /**
-     * @param message for the operator's log
-     * @param shown   what the conflict's org reads in the attempt history; never text from outside the service
+     * @param provider the provider that asked to wait, or null when the deferral is not a provider's
+     * @param message  for the operator's log
+     * @param shown    what the conflict's org reads in the attempt history; never text from outside the service
      */
-    AttemptDeferred(String reason, Duration retryAfter, boolean providerPaused, String message, String shown,
-                    List<UsageLedger.Entry> calls) {
+    AttemptDeferred(String reason, Duration retryAfter, boolean providerPaused, String provider, String message,
+                    String shown, List<UsageLedger.Entry> calls) {
         super(message);
         this.reason = reason;
         this.shown = shown;
         this.retryAfter = retryAfter;
         this.providerPaused = providerPaused;
+        this.provider = provider;
         this.calls = List.copyOf(calls);
     }
 
@@ -56,6 +60,10 @@ final class AttemptDeferred extends Exception {
 
     boolean providerPaused() {
         return providerPaused;
+    }
+
+    String provider() {
+        return provider;
     }
 
     List<UsageLedger.Entry> calls() {

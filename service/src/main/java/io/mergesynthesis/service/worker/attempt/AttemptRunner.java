@@ -38,8 +38,13 @@ public final class AttemptRunner {
         /** True once the pool stops: no synthesizer call starts any more. */
         boolean stopping();
 
-        /** The provider asked the whole replica to wait this long: nothing is claimed for it meanwhile. */
-        void pauseClaims(Duration retryAfter);
+        /**
+         * {@code provider} asked the whole replica to wait this long: nothing of its routes is claimed meanwhile.
+         *
+         * @param defaultRoute true when the deferred conflict's org has no model of its own, so that its route is
+         *                     the configured primary's
+         */
+        void pauseClaims(String provider, boolean defaultRoute, Duration retryAfter);
     }
 
     private final ScopedTransactions transactions;
@@ -115,6 +120,7 @@ public final class AttemptRunner {
                     + counter.maxAttempts() + " attempts allowed (earlier holders stopped before finishing)"));
         }
         int attempt = before + 1;
+        boolean defaultRoute = true;
         try {
             Optional<LeasedRow> row = load(lease, scopeOrg, readAhead.rowOf(lease));
             if (row.isEmpty()) {
@@ -130,6 +136,7 @@ public final class AttemptRunner {
                 return new AttemptResult.Park(lease, scopeOrg, attempt, "waiting_budget", "budget",
                         "the org's month-to-date spend has reached its monthly budget");
             }
+            defaultRoute = row.get().orgModel() == null;
             MergeMaker.Prepared prepared = merges.prepare(row.get());
             if (pool.stopping()) {
                 return AttemptResult.HandBack.unstarted(lease, scopeOrg);
@@ -146,7 +153,7 @@ public final class AttemptRunner {
         } catch (AttemptDeferred deferral) {
             metrics.deferred();
             if (deferral.providerPaused()) {
-                pool.pauseClaims(deferral.retryAfter());
+                pool.pauseClaims(deferral.provider(), defaultRoute, deferral.retryAfter());
             }
             LOG.debug("Attempt {} at conflict {} deferred ({}): {}", attempt, lease.conflictId(), deferral.reason(),
                     deferral.getMessage());

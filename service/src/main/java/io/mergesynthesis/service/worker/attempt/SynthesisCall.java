@@ -91,7 +91,8 @@ public final class SynthesisCall {
     private static AttemptFailure failureOf(Throwable thrown) throws AttemptDeferred {
         if (thrown instanceof SynthesisDeferred deferred) {
             throw new AttemptDeferred(deferred.deferral().name().toLowerCase(Locale.ROOT), deferred.retryAfter(),
-                    deferred.deferral().pausesProvider(), deferred.getMessage(), SynthesisFailureText.of(deferred),
+                    holdsClaims(deferred.deferral()), deferred.provider(), deferred.getMessage(),
+                    SynthesisFailureText.of(deferred),
                     PaidCalls.entries(deferred.calls()));
         }
         List<ProviderCall> paid =
@@ -100,6 +101,15 @@ public final class SynthesisCall {
                 : FailureReason.SYNTHESIZER;
         return new AttemptFailure(reason, "the synthesizer failed: " + thrown, SynthesisFailureText.of(thrown),
                 thrown, PaidCalls.entries(paid));
+    }
+
+    /**
+     * Whether a deferral of this cause holds back the claims of the provider's routes for its wait: when the
+     * provider asked to wait, and also when it has no slot or turn for a call before then, as its stated limits
+     * pace it. A conflict claimed meanwhile would only be handed back.
+     */
+    private static boolean holdsClaims(SynthesisDeferred.Cause cause) {
+        return cause.pausesProvider() || cause == SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT;
     }
 
     public void shutdown() {

@@ -45,12 +45,17 @@ public final class LeaseClaimer {
     record Claim(List<Lease> leases, Optional<Duration> nextDueIn) {
     }
 
-    /** Up to {@code limit} leases; fewer (or none) when fewer conflicts are claimable. */
-    Claim claim(int limit) {
+    /**
+     * Up to {@code limit} leases; fewer (or none) when fewer conflicts are claimable.
+     *
+     * @param heldRoutes the routes whose pending conflicts are left for later ({@link ClaimHold#heldRoutes})
+     */
+    Claim claim(int limit, String heldRoutes) {
         // The claim and the look at what comes due next go in one round trip; the second matters only when
         // the claim came back short, and costs one index probe when it did not.
         OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
-        OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration, ticker);
+        OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration, ticker,
+                heldRoutes);
         OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextDueIn(batch);
         batch.run(transactions);
         Claim claim = new Claim(leases.get(), leases.get().size() < limit ? nextDue.get() : Optional.empty());
@@ -59,8 +64,8 @@ public final class LeaseClaimer {
     }
 
     /** Adds a claim of up to {@code limit} conflicts to a cross-tenant {@code trip}, sent by its owner. */
-    OneTripBatch.Result<List<Lease>> claimInto(OneTripBatch trip, int limit) {
-        return ConflictLeases.claim(trip, owner, limit, leaseDuration, ticker);
+    OneTripBatch.Result<List<Lease>> claimInto(OneTripBatch trip, int limit, String heldRoutes) {
+        return ConflictLeases.claim(trip, owner, limit, leaseDuration, ticker, heldRoutes);
     }
 
     /** Counts the recovered leases among {@code leases}, as {@link #claim} does for its own. */

@@ -222,18 +222,14 @@ public final class SynthesisPool implements Managed {
         RetryPause errorPause = new RetryPause(CLAIM_RETRY_FIRST, CLAIM_RETRY_LAST);
         while (!hold.stopping()) {
             try {
-                long paused = hold.pausedFor();
-                if (paused > 0) {
-                    // A claim now would only be handed straight back: the provider asked to wait this long.
-                    waiter.await(Duration.ofNanos(paused));
-                    continue;
-                }
                 int free = freeWorkers.availablePermits();
                 if (free == 0) {
                     waiter.await(settings.pollInterval());
                     continue;
                 }
-                LeaseClaimer.Claim claim = claimer.claim(free);
+                // The routes of a provider that asked to wait are left out: a claim of theirs would only be
+                // handed straight back.
+                LeaseClaimer.Claim claim = claimer.claim(free, hold.heldRoutes());
                 if (claimFailures.succeeded()) {
                     // The database is back, perhaps on another server: the listener reconnects now.
                     listener.ifPresent(PendingListener::databaseBack);
@@ -266,13 +262,16 @@ public final class SynthesisPool implements Managed {
 
     /**
      * Until the poll interval, or until the next backoff or lease ends if that comes sooner (plus a little,
-     * so that the row is due by the database clock when the claim runs). NOTIFY cuts either short.
+     * so that the row is due by the database clock when the claim runs), or until a held route is let go. NOTIFY
+     * cuts any of them short.
      */
     private Duration idleWait(LeaseClaimer.Claim claim) {
-        return claim.nextDueIn()
+        Duration wait = claim.nextDueIn()
                 .map(due -> due.plus(DUE_MARGIN))
                 .filter(due -> due.compareTo(settings.pollInterval()) < 0)
                 .orElse(settings.pollInterval());
+        long held = hold.nextHoldEndsIn();
+        return held > 0 && held < wait.toNanos() ? Duration.ofNanos(held) : wait;
     }
 
     /**
@@ -366,7 +365,7 @@ public final class SynthesisPool implements Managed {
 
         @Override
         public OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit) {
-            return claimer.claimInto(trip, limit);
+            return claimer.claimInto(trip, limit, hold.heldRoutes());
         }
 
         @Override

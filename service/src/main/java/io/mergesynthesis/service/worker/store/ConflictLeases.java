@@ -81,7 +81,7 @@ public final class ConflictLeases {
         // Reckoned before the statement is sent, so it cannot fall after the expiry the database writes.
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
         return handle.createQuery(CLAIM)
-                .bindMap(claimParams(owner, limit, leaseDuration))
+                .bindMap(claimParams(owner, limit, leaseDuration, NO_ROUTE_HELD))
                 .map((rs, ctx) -> lease(rs, owner, heldUntil))
                 .list();
     }
@@ -89,8 +89,19 @@ public final class ConflictLeases {
     /** {@link #claim(Handle, String, int, Duration, Ticker)} as one statement of a cross-tenant batch. */
     public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
                                                          Duration leaseDuration, Ticker ticker) {
+        return claim(batch, owner, limit, leaseDuration, ticker, NO_ROUTE_HELD);
+    }
+
+    /**
+     * As above, leaving pending rows of the held routes for later.
+     *
+     * @param heldRoutes provider names between commas ({@code ,anthropic,*,}), {@code *} standing for the route of
+     *                   orgs without a model of their own; empty when no route is held
+     */
+    public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
+                                                         Duration leaseDuration, Ticker ticker, String heldRoutes) {
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
-        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration), rs -> {
+        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, heldRoutes), rs -> {
             List<Lease> leases = new ArrayList<>();
             while (rs.next()) {
                 leases.add(lease(rs, owner, heldUntil));
@@ -104,8 +115,17 @@ public final class ConflictLeases {
 
     /** The values of {@link #CLAIM}'s parameters: the benchmark shows the claim's plan with them. */
     public static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration) {
-        return Map.of("limit", limit, "owner", owner, "leaseMicros", micros(leaseDuration));
+        return claimParams(owner, limit, leaseDuration, NO_ROUTE_HELD);
     }
+
+    private static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration,
+                                                   String heldRoutes) {
+        return Map.of("limit", limit, "owner", owner, "leaseMicros", micros(leaseDuration),
+                "heldRoutes", heldRoutes);
+    }
+
+    /** The {@code heldRoutes} of a claim that holds no route back. */
+    public static final String NO_ROUTE_HELD = "";
 
     private static Lease lease(ResultSet rs, String owner, Deadline heldUntil) throws SQLException {
         return new Lease(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class), owner,

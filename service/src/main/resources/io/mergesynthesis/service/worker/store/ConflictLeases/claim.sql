@@ -9,6 +9,11 @@
 -- limit takes the expired leases first and reads (and locks) pending rows only for what they left of it. Each
 -- read keeps a plain limit, so the planner knows both are small.
 --
+-- Pending rows of a route whose provider asked this replica to wait are left for later (:heldRoutes, a list
+-- like ',anthropic,*,' of provider names, '*' for the configured primary's route of orgs without a model of their
+-- own; '' when none): one provider's pause must not stop the claims of another's route. An expired lease is
+-- taken whatever its route, to be handed back at once if it must wait.
+--
 -- An expired lease is "cut by a restart" when it was granted (the claim stamps updated_at) before the database
 -- server last started. An inbox write since can only move updated_at later, which errs towards treating the
 -- lease as ended by a crash.
@@ -21,8 +26,11 @@ WITH expired AS (
     FOR UPDATE SKIP LOCKED),
 fresh AS (
     SELECT id, false AS recovered, false AS cut_by_restart
-    FROM policy_conflicts
+    FROM policy_conflicts p
     WHERE synthesis_state = 'pending' AND not_before <= now()
+      AND (:heldRoutes = '' OR strpos(:heldRoutes, ',' || coalesce(
+              (SELECT split_part(s.model, '/', 1) FROM org_synthesis_settings s WHERE s.org_id = p.org_id),
+              '*') || ',') = 0)
     ORDER BY not_before
     LIMIT :limit
     FOR UPDATE SKIP LOCKED),

@@ -1,0 +1,134 @@
+package io.mergesynthesis.service.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.MergeSynthesizer;
+import io.mergesynthesis.synthesis.ResolvedModel;
+import io.mergesynthesis.synthesis.Router;
+import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
+import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.synthesis.SynthesisException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Claims follow the providers' pauses route by route: a provider that asks the replica to wait holds back the
+ * conflicts of the orgs it serves, and the conflicts of every other provider's orgs are claimed and merged as
+ * usual meanwhile.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ClaimsPerRouteTest {
+
+    private static final String DEFAULT_MODEL = "anthropic/claude";
+
+    /** The org's own model, else the default; no escalation. */
+    private static final Router ROUTER = new Router() {
+        @Override
+        public ResolvedModel resolve(String functionKey, UUID orgId) {
+            return resolve(functionKey, orgId, null);
+        }
+
+        @Override
+        public ResolvedModel resolve(String functionKey, UUID orgId, String setting) {
+            String[] chosen = (setting == null ? DEFAULT_MODEL : setting).split("/", 2);
+            return new ResolvedModel(functionKey, chosen[0], chosen[1]);
+        }
+    };
+
+    /** Anthropic defers every call for 30 s; every other provider answers with the stub's merge. */
+    private static final class OneProviderPaused implements MergeSynthesizer {
+
+        final Map<String, AtomicInteger> asked = new ConcurrentHashMap<>();
+        private final MergeSynthesizer stub = WorkerFixture.stub();
+        private final SynthesisDeferred.Cause cause;
+
+        OneProviderPaused(SynthesisDeferred.Cause cause) {
+            this.cause = cause;
+        }
+
+        @Override
+        public String name() {
+            return "per-provider";
+        }
+
+        @Override
+        public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+                throws SynthesisException, InterruptedException {
+            return synthesizeWithCalls(conflict, model).merge();
+        }
+
+        @Override
+        public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
+                throws SynthesisException, InterruptedException {
+            asked.computeIfAbsent(model.provider(), p -> new AtomicInteger()).incrementAndGet();
+            if (model.provider().equals("anthropic")) {
+                throw new SynthesisDeferred(cause, "anthropic", Duration.ofSeconds(30), "anthropic: " + cause,
+                        List.of());
+            }
+            return new Synthesis(stub.synthesize(conflict, model), List.of());
+        }
+
+        int asked(String provider) {
+            AtomicInteger count = asked.get(provider);
+            return count == null ? 0 : count.get();
+        }
+    }
+
+    private static void setModel(WorkerFixture fixture, String orgSeed, String model) {
+        fixture.admin.useHandle(handle -> handle.createUpdate(
+                        "INSERT INTO org_synthesis_settings (org_id, model) VALUES (md5(:seed)::uuid, :model)")
+                .bind("seed", orgSeed).bind("model", model).execute());
+    }
+
+    /**
+     * A 429 pauses the provider's routes; so does a call its stated limits give no turn before long (paced), as
+     * one claimed meanwhile would only be handed back.
+     */
+    @ParameterizedTest
+    @EnumSource(value = SynthesisDeferred.Cause.class, names = {"RATE_LIMITED", "AT_CONCURRENCY_LIMIT"})
+    void oneProvidersPauseHoldsBackItsOwnRoutesAndNoOtherOrgs(SynthesisDeferred.Cause cause) throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            setModel(fixture, "org-anthropic", "anthropic/claude-large");
+            setModel(fixture, "org-openai", "openai/gpt");
+            List<UUID> paused = new ArrayList<>();
+            List<UUID> served = new ArrayList<>();
+            // The paused provider's conflicts come first, so that a pool-wide pause would hold every one after them.
+            for (int i = 0; i < 3; i++) {
+                paused.add(fixture.insertConflict("jira.a" + i, "org-anthropic"));
+                paused.add(fixture.insertConflict("jira.d" + i, "org-default"));
+            }
+            for (int i = 0; i < 4; i++) {
+                served.add(fixture.insertConflict("jira.o" + i, "org-openai"));
+            }
+            OneProviderPaused synthesizer = new OneProviderPaused(cause);
+            WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1").workers(1), synthesizer,
+                    ROUTER);
+            replica.pool().start();
+
+            WorkerFixture.await("the other provider's conflicts merged", Duration.ofSeconds(20),
+                    () -> fixture.count("synthesis_state = 'done'") == served.size());
+
+            assertThat(synthesizer.asked("openai")).isEqualTo(served.size());
+            // One conflict of each route learns the pause (the default route's provider is learnt from its own
+            // deferral); the rest of both routes are not claimed while it lasts.
+            assertThat(synthesizer.asked("anthropic")).isEqualTo(2);
+            for (UUID id : paused) {
+                assertThat(fixture.column(id, "synthesis_state")).isEqualTo("pending");
+                assertThat(fixture.column(id, "attempts")).isEqualTo("0");
+            }
+            Thread.sleep(500);
+            assertThat(synthesizer.asked("anthropic")).as("still held back").isEqualTo(2);
+        }
+    }
+}

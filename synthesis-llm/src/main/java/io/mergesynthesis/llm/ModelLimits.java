@@ -1,0 +1,185 @@
+package io.mergesynthesis.llm;
+
+import io.mergesynthesis.llm.ProviderPace.Charge;
+import io.mergesynthesis.llm.RateLimitHeaders.Kind;
+import io.mergesynthesis.synthesis.Ticker;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Everything that limits this replica's calls to one model of one provider: a {@link ProviderPace} for each kind
+ * of limit the provider may state (both protocols limit each model on its own), the pause a 429 from this model
+ * asked for, and the token counts of its last answers, from which a call is charged before it is sent. A call
+ * starts when every stated limit has room for it; waiting calls take their turns first come, first served.
+ */
+final class ModelLimits {
+
+    /** Waiters behind others look again at least this often, besides being woken. */
+    private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final Clock clock;
+    private final Ticker ticker;
+    private final Map<Kind, ProviderPace> paces;
+    private final RecentTokens input = new RecentTokens();
+    private final RecentTokens output = new RecentTokens();
+    private final ArrayDeque<Object> waiting = new ArrayDeque<>(); // guarded by this; calls waiting, in order
+    private Instant pausedUntil = Instant.MIN; // guarded by this
+
+    /** A call's place under every limit: its number and charge in each pace. */
+    record Turn(Map<Kind, Long> calls, Map<Kind, Charge> charges) {
+    }
+
+    ModelLimits(Clock clock, Ticker ticker) {
+        this.clock = clock;
+        this.ticker = ticker;
+        Map<Kind, ProviderPace> paces = new EnumMap<>(Kind.class);
+        paces.put(Kind.REQUESTS, new ProviderPace(clock));
+        // Both providers' token limits are buckets that refill continuously.
+        paces.put(Kind.INPUT_TOKENS, new ProviderPace(clock, true));
+        paces.put(Kind.OUTPUT_TOKENS, new ProviderPace(clock, true));
+        paces.put(Kind.TOKENS, new ProviderPace(clock, true));
+        this.paces = Collections.unmodifiableMap(paces);
+    }
+
+    /**
+     * What a call is charged under each limit before it is sent: one request; the input tokens of the last calls
+     * (a high percentile held, their mean expected), or {@code requestBytes} / 4 before any answer said; its
+     * {@code max_tokens} held while it runs, expected to cost what the last answers wrote on average.
+     */
+    Map<Kind, Charge> charges(long maxTokens, long requestBytes) {
+        double fallback = Math.max(1, requestBytes / 4);
+        double in = input.estimate().orElse((long) fallback);
+        double inExpected = Math.min(in, input.mean().orElse(fallback));
+        double out = Math.min(maxTokens, output.mean().orElse(maxTokens));
+        Map<Kind, Charge> charges = new EnumMap<>(Kind.class);
+        charges.put(Kind.REQUESTS, Charge.ONE_REQUEST);
+        charges.put(Kind.INPUT_TOKENS, new Charge(in, inExpected));
+        charges.put(Kind.OUTPUT_TOKENS, new Charge(maxTokens, out));
+        charges.put(Kind.TOKENS, new Charge(in + maxTokens, inExpected + out));
+        return charges;
+    }
+
+    /**
+     * Waits until a call charged {@code charges} may start under every stated limit, at most {@code maxWait}, and
+     * counts it as started.
+     *
+     * @return the call's turn, for {@link #answered}; empty, at once, when its turn would come later
+     */
+    synchronized Optional<Turn> awaitStart(Duration maxWait, Map<Kind, Charge> charges) throws InterruptedException {
+        long deadline = ticker.nanos() + maxWait.toNanos();
+        Object me = new Object();
+        waiting.addLast(me);
+        try {
+            while (true) {
+                Duration wait = untilTurn(ahead(me), charges);
+                if (wait.isZero() && waiting.peekFirst() == me) {
+                    return Optional.of(start(charges));
+                }
+                if (wait.toNanos() > deadline - ticker.nanos()) {
+                    return Optional.empty();
+                }
+                // A newer answer may shorten the wait, a call ahead leaving end it; both wake us.
+                TimeUnit.NANOSECONDS.timedWait(this, Math.max(wait.toNanos(), MIN_NAP_NANOS));
+            }
+        } finally {
+            waiting.remove(me);
+            notifyAll();
+        }
+    }
+
+    private int ahead(Object me) {
+        int n = 0;
+        for (Object waiter : waiting) {
+            if (waiter == me) {
+                return n;
+            }
+            n++;
+        }
+        return n;
+    }
+
+    /** The longest of the waits the limits ask of a call with {@code ahead} calls waiting before it. */
+    private Duration untilTurn(int ahead, Map<Kind, Charge> charges) {
+        Duration longest = Duration.ZERO;
+        for (Map.Entry<Kind, ProviderPace> pace : paces.entrySet()) {
+            Duration wait = pace.getValue().untilStart(charges.get(pace.getKey()), ahead);
+            if (wait.compareTo(longest) > 0) {
+                longest = wait;
+            }
+        }
+        return longest;
+    }
+
+    private Turn start(Map<Kind, Charge> charges) {
+        Map<Kind, Long> calls = new EnumMap<>(Kind.class);
+        paces.forEach((kind, pace) -> calls.put(kind, pace.start(charges.get(kind))));
+        return new Turn(calls, charges);
+    }
+
+    /** How long until the next call like the last one may start under every limit; zero for now. */
+    synchronized Duration untilNextStart() {
+        return paces.values().stream().map(ProviderPace::untilNextStart).max(Duration::compareTo)
+                .orElse(Duration.ZERO);
+    }
+
+    /**
+     * The answer to {@code turn}, sent at {@code sentAt}, stated these limits (a limit it does not state is no
+     * longer paced), and the provider counted {@code usage} for it.
+     *
+     * @param counted whether the provider answered the call (any 2xx): only then do its counts tell what the next
+     *                calls will cost
+     */
+    synchronized void answered(Turn turn, Instant sentAt, Map<Kind, RateLimitHeaders.Stated> stated, Usage usage,
+                               boolean counted) {
+        long uncachedInput = usage.inputTokens() + usage.cacheWriteTokens();
+        paces.forEach((kind, pace) -> pace.answered(turn.calls().get(kind), sentAt,
+                Optional.ofNullable(stated.get(kind)), switch (kind) {
+                    case REQUESTS -> 1;
+                    case INPUT_TOKENS -> uncachedInput;
+                    case OUTPUT_TOKENS -> usage.outputTokens();
+                    case TOKENS -> uncachedInput + usage.outputTokens();
+                }));
+        if (counted) {
+            input.record(uncachedInput);
+            output.record(usage.outputTokens());
+        }
+        notifyAll();
+    }
+
+    /** The call of {@code turn} got no answer. */
+    synchronized void unanswered(Turn turn) {
+        paces.forEach((kind, pace) -> pace.unanswered(turn.calls().get(kind)));
+        notifyAll();
+    }
+
+    /** What this replica allows itself per second now under the limit of {@code kind}; zero when not pacing. */
+    double perSecond(Kind kind) {
+        return paces.get(kind).perSecond();
+    }
+
+    /** Whether the provider states a limit of {@code kind} for this model. */
+    boolean paced(Kind kind) {
+        return paces.get(kind).pacing();
+    }
+
+    /** The model answered 429: no call to it starts for {@code wait}. */
+    synchronized void pause(Duration wait) {
+        Instant until = clock.instant().plus(wait);
+        if (until.isAfter(pausedUntil)) {
+            pausedUntil = until;
+        }
+    }
+
+    /** What is left of this model's pause; empty when none holds. */
+    synchronized Optional<Duration> paused() {
+        Instant now = clock.instant();
+        return now.isBefore(pausedUntil) ? Optional.of(Duration.between(now, pausedUntil)) : Optional.empty();
+    }
+}

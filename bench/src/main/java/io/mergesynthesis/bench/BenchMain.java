@@ -23,6 +23,19 @@ public final class BenchMain {
     /** Runs the benchmark and returns the process's exit status; for the smoke test as well as {@link #main}. */
     public static int run(String[] args, PrintStream out) {
         System.setProperty("java.awt.headless", "true");
+        if (args.length > 0 && args[0].equals("--merge-cost")) {
+            // No database and no replica: requests are built and posted to a stand-in that counts them.
+            try {
+                MergeCost.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
+                return 0;
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            } catch (Exception e) {
+                e.printStackTrace();
+                return 1;
+            }
+        }
         Options options;
         try {
             options = Options.parse(args);

@@ -87,19 +87,27 @@ public final class MergeCost {
     }
 
     public static void main(String[] args) throws Exception {
+        try {
+            run(args, System.out);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    /** Reads {@code [--merges N] [--config FILE]}, measures and prints the table. */
+    static void run(String[] args, PrintStream out) throws Exception {
         int merges = 200;
         Path config = Path.of("config.yml");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--merges" -> merges = Integer.parseInt(args[++i]);
                 case "--config" -> config = Path.of(args[++i]);
-                default -> {
-                    System.err.println("usage: MergeCost [--merges N] [--config config.yml]");
-                    System.exit(2);
-                }
+                default -> throw new IllegalArgumentException("usage: --merge-cost [--merges N] [--config FILE]"
+                        + " (not " + args[i] + ")");
             }
         }
-        print(run(config, merges), merges, System.out);
+        print(run(config, merges), merges, out);
     }
 
     static List<Row> run(Path config, int merges) throws Exception {

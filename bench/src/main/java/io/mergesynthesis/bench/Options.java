@@ -53,6 +53,7 @@ record Options(
                                                                   [--synchronous-commit-off] [--jfr]
                                                                   [--statements]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
+                   java -jar bench/target/merge-synthesis-bench.jar --merge-cost [--merges N] [--config FILE]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
               --quick             tiny sizes for a smoke run (about two minutes)
               --headline          only the two headline ratios: the ceiling, then one replica's drain and
@@ -68,6 +69,9 @@ record Options(
               --provider-warm-up S, --provider-window S
                                   the warm-up and the measured window of each provider scenario, in
                                   seconds (default 15 and 60; 2 and 6 with --quick)
+              --merge-cost        only what a merge costs: input and output tokens per merge and USD per
+                                  1,000 merges of each model config.yml prices, the request before and
+                                  after ADR 0039, cache off and on (about 20 s; no database)
               --worker-scaling    only one replica of 4, 32 and 128 workers against a stand-in that
                                   answers after 2 s (about 5 minutes; 1 with --quick)
               --latency           only the two latency steps: pickup of a new conflict by an idle

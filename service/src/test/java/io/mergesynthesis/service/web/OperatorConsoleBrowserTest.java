@@ -122,8 +122,11 @@ class OperatorConsoleBrowserTest {
 
         // Every conflict of one reason, across orgs: the synthesizer failure stays marked.
         new Select(driver.findElement(By.id("reason"))).selectByValue("invalid_json");
-        driver.findElement(By.cssSelector("form.filters button")).click();
-        wait(ExpectedConditions.urlContains("reason=invalid_json"));
+        // The address held the reason before the click too: wait for the old page to go, then for the new one.
+        WebElement filter = driver.findElement(By.cssSelector("form.filters button"));
+        filter.click();
+        wait(ExpectedConditions.stalenessOf(filter));
+        wait(ExpectedConditions.presenceOfElementLocated(By.cssSelector("form.retry-reason button")));
         driver.findElement(By.cssSelector("form.retry-reason button")).click();
         wait(ExpectedConditions.urlContains("notice=requeued_reason"));
         assertThat(state(jsonSecond)).isEqualTo("pending");

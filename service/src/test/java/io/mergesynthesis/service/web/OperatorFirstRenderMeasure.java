@@ -11,6 +11,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.chrome.ChromeDriver;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Measures the operator page as a browser sees it with 1,000 orgs: the bytes it loads and the time to first render,
  * for the first page of the org list and for a search by name. A measurement, not a test: it asserts nothing and
@@ -40,6 +42,9 @@ class OperatorFirstRenderMeasure {
                 System.out.printf("operator page %s, %d orgs, a page of at most %d:%n", path, ORGS,
                         OperatorResource.ORGS_PER_PAGE);
                 PageMeasure.print(weight, timing);
+                assertThat(weight.total()).as("page weight of %s, bytes", path).isLessThan(50 * 1024);
+                assertThat(PageMeasure.median(timing.firstPaint())).as("first contentful paint of %s, ms", path)
+                        .isBetween(0.0, 200.0);
             }
         }
     }

@@ -192,7 +192,7 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         early.answered(calls.get(primary.callIndex()));
         PassAnswer better;
         try {
-            better = secondPass(escalation, conflict, winner, calls, null, started);
+            better = secondPass(escalation, conflict, winner, calls, null, started, early);
         } catch (SynthesisException e) {
             // Deferred, failed, invalid: the primary's answer is valid, checked and paid for, so it stands.
             LOG.info("escalation to '{}' for conflict {} failed, keeping the primary answer: {}",
@@ -221,7 +221,8 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         early.answered(calls.get(primary.callIndex()));
         PassAnswer repaired;
         try {
-            repaired = secondPass(second, conflict, winner, calls, new Repair(primary.answerJson(), refused), started);
+            repaired = secondPass(second, conflict, winner, calls, new Repair(primary.answerJson(), refused), started,
+                    early);
         } catch (SynthesisException e) {
             // The summary, which the conflict's org reads, leaves out the second call's error: it may be a provider's.
             throw new InvalidAnswerException(first + " and its repair by '" + second.qualifiedName()
@@ -247,10 +248,11 @@ public final class LlmSynthesizer implements MergeSynthesizer {
      * thrown, and the caller keeps what the first pass paid for.
      */
     private PassAnswer secondPass(ResolvedModel model, ConflictSnapshot conflict, PolicyRule winner,
-                                  List<ProviderCall> calls, Repair repair, long started)
+                                  List<ProviderCall> calls, Repair repair, long started, CallRecorder early)
             throws SynthesisException, InterruptedException {
         boolean waited = false;
         while (true) {
+            int before = calls.size();
             try {
                 return ask(Pass.ESCALATION, model, conflict, winner, calls, repair);
             } catch (SynthesisDeferred deferred) {
@@ -258,6 +260,12 @@ public final class LlmSynthesizer implements MergeSynthesizer {
                         : MIN_SECOND_PASS_WAIT;
                 if (!WAITED_FOR.contains(deferred.deferral()) || !fits(model, started, wait)) {
                     throw deferred;
+                }
+                // A call the provider answered with "wait" (a 429, an overload) is paid or counted all the same:
+                // on record before the wait, so a replica killed while waiting or asking again loses at most the
+                // one call it has in flight.
+                for (ProviderCall answered : calls.subList(before, calls.size())) {
+                    early.answered(answered);
                 }
                 if (!waited) {
                     metrics.escalationWaited();

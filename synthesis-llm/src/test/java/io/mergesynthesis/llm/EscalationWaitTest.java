@@ -93,6 +93,20 @@ class EscalationWaitTest {
     }
 
     @Test
+    void theCallAnsweredWithAWaitIsOnRecordBeforeTheWait() throws Exception {
+        escalationMeets429(3);
+        List<String> recorded = new ArrayList<>();
+
+        synthesizer().synthesizeWithCalls(conflict(),
+                Fixtures.escalating("anthropic", "test-model", "anthropic", "test-model-large"),
+                call -> recorded.add(call.model() + " " + call.disposition() + " after " + waits.size() + " waits"));
+
+        // A replica killed during the wait, or during the call asked again, loses that one call at most.
+        assertThat(recorded).containsExactly("test-model ANSWER after 0 waits",
+                "test-model-large RATE_LIMITED after 0 waits");
+    }
+
+    @Test
     void anEscalationGivesUpWhenTheWaitWouldNotFitAndKeepsThePrimarysAnswer() throws Exception {
         // 20 s of pause and a whole pass (2 s for a slot, 12 s of request timeout, 1 s to spare) exceed 30 s.
         escalationMeets429(20);

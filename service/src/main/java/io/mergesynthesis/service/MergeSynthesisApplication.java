@@ -26,6 +26,8 @@ import io.mergesynthesis.service.cli.RequeueCommand;
 import io.mergesynthesis.service.cli.StandInProviderCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
 import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.counts.ConflictCountUpkeep;
+import io.mergesynthesis.service.counts.CountFolding;
 import io.mergesynthesis.service.db.ConnectionRoutes;
 import io.mergesynthesis.service.db.DatabaseWait;
 import io.mergesynthesis.service.db.Databases;
@@ -243,6 +245,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.lifecycle().manage(new HeartbeatWriter(transactions, readings, hostName(),
                 Optional.ofNullable(getClass().getPackage().getImplementationVersion()).orElse("dev"),
                 config.getHeartbeatInterval().toJavaDuration(), Clock.systemUTC()));
+        environment.lifecycle().manage(new CountFolding(new ConflictCountUpkeep(transactions),
+                config.getCountFoldInterval().toJavaDuration(), Clock.systemUTC()));
 
         if (embedded.isPresent() && config.isLoadSamples()) {
             Set<UUID> sampleOrgs = SampleConflicts.loadIfEmpty(transactions, intake, json);

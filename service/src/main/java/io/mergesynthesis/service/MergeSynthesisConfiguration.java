@@ -52,6 +52,13 @@ public class MergeSynthesisConfiguration extends Configuration {
     @NotNull
     private Duration heartbeatInterval = Duration.seconds(5);
 
+    /**
+     * How often a replica folds the per-org conflict counts (docs/adr/0042): one replica at a time folds, the others
+     * skip their turn. The counts are exact whenever they are read; folding keeps each read to a few rows.
+     */
+    @NotNull
+    private Duration countFoldInterval = Duration.seconds(10);
+
     /** Load the five sample conflicts when the embedded database holds none yet. */
     private boolean loadSamples = true;
 
@@ -173,6 +180,16 @@ public class MergeSynthesisConfiguration extends Configuration {
     @JsonProperty
     public void setHeartbeatInterval(Duration heartbeatInterval) {
         this.heartbeatInterval = heartbeatInterval;
+    }
+
+    @JsonProperty
+    public Duration getCountFoldInterval() {
+        return countFoldInterval;
+    }
+
+    @JsonProperty
+    public void setCountFoldInterval(Duration countFoldInterval) {
+        this.countFoldInterval = countFoldInterval;
     }
 
     @JsonProperty

@@ -27,7 +27,8 @@ public class LayeringTest {
     static final String[] USE_CASES = {"io.mergesynthesis.service.inbox..", "io.mergesynthesis.service.ingest..",
             "io.mergesynthesis.service.requeue..", "io.mergesynthesis.service.export..",
             "io.mergesynthesis.service.settings..", "io.mergesynthesis.service.usage..",
-            "io.mergesynthesis.service.operator..", "io.mergesynthesis.service.session.."};
+            "io.mergesynthesis.service.operator..", "io.mergesynthesis.service.session..",
+            "io.mergesynthesis.service.counts.."};
 
     static final ArchRule FRONT_ENDS_NEVER_REACH_THE_DATABASE = noClasses()
             .that().resideInAnyPackage(WEB, API_RESOURCES)

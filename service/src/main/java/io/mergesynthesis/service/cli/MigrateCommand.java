@@ -4,13 +4,19 @@ import io.dropwizard.core.cli.Cli;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
+import io.mergesynthesis.service.counts.ConflictCountUpkeep;
+import io.mergesynthesis.service.db.ConflictCounts;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
 
 /**
- * {@code db migrate config.yml}: applies pending schema migrations and exits, waiting for the database for up to
- * {@code databaseStartupWait}. The one command that changes the schema of a database of one's own.
+ * Database maintenance. {@code db migrate config.yml} applies pending schema migrations and exits, waiting for the
+ * database for up to {@code databaseStartupWait}: the one command that changes the schema of a database of one's
+ * own. {@code db recount config.yml} recounts every org's conflicts and replaces the counts the schema keeps
+ * (docs/adr/0042), printing where they had drifted: a repair for counts changed by hand, safe while replicas run.
  */
 public class MigrateCommand extends ConfiguredCommand<MergeSynthesisConfiguration> {
 
@@ -22,21 +28,42 @@ public class MigrateCommand extends ConfiguredCommand<MergeSynthesisConfiguratio
 
     /** For running in-process with standard error captured. */
     public MigrateCommand(PrintStream err) {
-        super("db", "Database maintenance: db migrate config.yml");
+        super("db", "Database maintenance: db migrate config.yml, db recount config.yml");
         this.err = err;
     }
 
     @Override
     public void configure(Subparser subparser) {
-        subparser.addArgument("action").choices("migrate").help("what to do; only migrate exists");
+        subparser.addArgument("action").choices("migrate", "recount")
+                .help("migrate: apply pending migrations; recount: count every org's conflicts afresh");
         super.configure(subparser);
     }
 
     @Override
     protected void run(Bootstrap<MergeSynthesisConfiguration> bootstrap, Namespace namespace,
                        MergeSynthesisConfiguration config) throws Exception {
+        if ("recount".equals(namespace.getString("action"))) {
+            recount(config);
+            return;
+        }
         int applied = CommandDatabase.migrate(config);
         err.println(applied == 0 ? "The schema is current: nothing to apply." : "Applied " + applied + " migration(s).");
+        err.flush();
+    }
+
+    private void recount(MergeSynthesisConfiguration config) throws Exception {
+        List<ConflictCounts.Drift> drift = new ArrayList<>();
+        long rows = CommandDatabase.use(config, err, transactions -> {
+            ConflictCountUpkeep upkeep = new ConflictCountUpkeep(transactions);
+            drift.addAll(upkeep.drift());
+            return upkeep.recount();
+        });
+        for (ConflictCounts.Drift each : drift) {
+            err.println("org " + each.org() + ", " + each.state().wireName() + " and " + each.status().wireName()
+                    + ": kept " + each.kept() + ", counted " + each.actual());
+        }
+        err.println((drift.isEmpty() ? "The counts were exact." : drift.size() + " count(s) had drifted.")
+                + " Counted afresh: " + rows + " count row(s) written.");
         err.flush();
     }
 

@@ -23,13 +23,52 @@ public record FleetOverview(Map<SynthesisState, Long> byState, List<ReasonCount>
 
     /**
      * Which orgs to list: those whose name or id starts with {@code search} (any case; empty or null for all),
-     * {@code size} of them from {@code offset}, costliest first.
+     * {@code size} of them from {@code offset}, in {@code order}.
      */
-    public record OrgPage(String search, int offset, int size) {
+    public record OrgPage(String search, int offset, int size, OrgOrder order) {
         public OrgPage {
             if (offset < 0 || size < 1) {
                 throw new IllegalArgumentException("a page starts at 0 or later and holds at least one org");
             }
+            if (order == null) {
+                throw new IllegalArgumentException("an org list has an order");
+            }
+        }
+    }
+
+    /** The orders of the org list; each breaks its ties by name, then id. */
+    public enum OrgOrder {
+        /** This month's spend, costliest first, then most conflicts. */
+        SPEND("spend", "Spend this month"),
+        /** Most conflicts first. */
+        CONFLICTS("conflicts", "Conflicts"),
+        /** By name, unnamed orgs last. */
+        NAME("name", "Name");
+
+        private final String wireName;
+        private final String label;
+
+        OrgOrder(String wireName, String label) {
+            this.wireName = wireName;
+            this.label = label;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        /** The order named {@code wireName}; the default (spend) for anything else, a missing value included. */
+        public static OrgOrder ofQuery(String wireName) {
+            for (OrgOrder order : values()) {
+                if (order.wireName.equals(wireName)) {
+                    return order;
+                }
+            }
+            return SPEND;
         }
     }
 

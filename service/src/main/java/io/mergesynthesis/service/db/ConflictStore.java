@@ -120,7 +120,10 @@ public final class ConflictStore {
         return query.map(ConflictStore::map).list();
     }
 
-    /** How many of the org's conflicts are in each synthesis state and each inbox status: one scan of its rows. */
+    /**
+     * How many of the org's conflicts are in each synthesis state and each inbox status, from the counts the schema
+     * keeps as conflicts change: a few rows read, whatever the org's size.
+     */
     public static InboxCounts counts(Handle handle, UUID orgId) {
         Map<SynthesisState, Long> states = zeros(SynthesisState.class);
         Map<InboxStatus, Long> statuses = zeros(InboxStatus.class);

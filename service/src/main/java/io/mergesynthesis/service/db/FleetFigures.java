@@ -50,6 +50,7 @@ public final class FleetFigures {
         List<OrgRow> orgs = handle.createQuery(ORGS)
                 .bind("month", Timestamp.from(monthStart))
                 .bind("prefix", likePrefix(orgPage.search()))
+                .bind("sort", orgPage.order().wireName())
                 .bind("offset", orgPage.offset())
                 .bind("limit", orgPage.size() + 1)
                 .map((rs, ctx) -> new OrgRow(rs.getObject("org_id", UUID.class), rs.getString("name"),

@@ -64,6 +64,11 @@ public final class InboxReads {
                 page(handle, org, filter, position, direction, order, size), ConflictStore.counts(handle, org)));
     }
 
+    /** How many of the org's conflicts are in each synthesis state and inbox status: a few rows, at any size. */
+    public InboxCounts counts(UUID org) {
+        return transactions.inOrg(org, handle -> ConflictStore.counts(handle, org));
+    }
+
     public Optional<ConflictWithHistory> conflict(UUID org, UUID id) {
         return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
                 .map(c -> new ConflictWithHistory(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id))));

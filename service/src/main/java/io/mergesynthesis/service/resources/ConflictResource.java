@@ -6,6 +6,7 @@ import io.mergesynthesis.service.api.ConflictPage;
 import io.mergesynthesis.service.api.ConflictView;
 import io.mergesynthesis.service.api.ErrorBody;
 import io.mergesynthesis.service.api.ErrorBody.FieldProblem;
+import io.mergesynthesis.service.api.InboxCountsView;
 import io.mergesynthesis.service.api.IngestResult;
 import io.mergesynthesis.service.api.RefusedAction;
 import io.mergesynthesis.service.api.RequeueResult;
@@ -151,6 +152,13 @@ public class ConflictResource {
                 limit);
         return Response.ok(new ConflictPage(page.conflicts().stream().map(ConflictView::of).toList(),
                 page.next() == null ? null : page.next().encode())).build();
+    }
+
+    @GET
+    @Path("/counts")
+    @RolesAllowed(Role.ORG_ADMIN_NAME)
+    public Response counts(@Auth Caller caller) {
+        return Response.ok(InboxCountsView.of(reads.counts(caller.orgId()))).build();
     }
 
     @GET

@@ -13,16 +13,34 @@ record OperatorPage(List<StateCount> states, long total, List<FleetOverview.Reas
                     List<FleetOverview.ReasonCount> recent, List<OrgRow> orgs, ModelCatalog models, String viewing,
                     OrgListing listing) {
 
-    /** The org list's search and its pages: Previous and Next links, each carrying the search. */
-    record OrgListing(String search, String previousFrom, String nextFrom) {
+    /**
+     * The org list's search, order and pages: Previous and Next links, each carrying the search and the order, and
+     * a link per order that keeps the search and starts at the first page.
+     */
+    record OrgListing(String search, FleetOverview.OrgOrder order, String previousFrom, String nextFrom) {
         boolean searching() {
             return search != null && !search.isEmpty();
         }
 
         String searchQuery() {
-            return searching() ? "&q=" + java.net.URLEncoder.encode(search, java.nio.charset.StandardCharsets.UTF_8)
-                    : "";
+            String sort = order == FleetOverview.OrgOrder.SPEND ? "" : "&sort=" + order.wireName();
+            return sort + (searching()
+                    ? "&q=" + java.net.URLEncoder.encode(search, java.nio.charset.StandardCharsets.UTF_8) : "");
         }
+
+        List<OrderLink> orders() {
+            List<OrderLink> links = new ArrayList<>();
+            for (FleetOverview.OrgOrder each : FleetOverview.OrgOrder.values()) {
+                String query = "sort=" + each.wireName() + (searching()
+                        ? "&q=" + java.net.URLEncoder.encode(search, java.nio.charset.StandardCharsets.UTF_8) : "");
+                links.add(new OrderLink(each.label(), query, each == order));
+            }
+            return links;
+        }
+    }
+
+    /** One order of the org list: the current one is shown as such, the others as links. */
+    record OrderLink(String label, String query, boolean current) {
     }
 
     record StateCount(String state, String label, long count) {

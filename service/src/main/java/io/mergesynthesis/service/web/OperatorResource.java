@@ -51,7 +51,8 @@ public final class OperatorResource {
 
     @GET
     public Response overview(@CookieParam(SessionCookies.SESSION) String cookie, @QueryParam("notice") String notice,
-                             @QueryParam("q") String search, @QueryParam("from") String from) {
+                             @QueryParam("q") String search, @QueryParam("from") String from,
+                             @QueryParam("sort") String sort) {
         Optional<WebSession> found = pages.session(cookie);
         if (found.isEmpty()) {
             return Pages.toSignIn();
@@ -61,18 +62,19 @@ public final class OperatorResource {
             return operatorsOnly(session);
         }
         Layout layout = Layout.of("Operator", "operator", session).withNotice(Notice.fromCode(notice).orElse(null));
-        return page(200, session, layout, search, from);
+        return page(200, session, layout, search, from, FleetOverview.OrgOrder.ofQuery(sort));
     }
 
-    private Response page(int status, WebSession session, Layout layout, String search, String from) {
+    private Response page(int status, WebSession session, Layout layout, String search, String from,
+                          FleetOverview.OrgOrder order) {
         String q = search == null ? "" : search.strip();
         if (q.length() > SEARCH_MAX) {
             q = q.substring(0, SEARCH_MAX);
         }
         int offset = offset(from);
         FleetOverview overview = fleet.overview(pages.clock().instant(),
-                new FleetOverview.OrgPage(q, offset, ORGS_PER_PAGE));
-        OperatorPage.OrgListing listing = new OperatorPage.OrgListing(q,
+                new FleetOverview.OrgPage(q, offset, ORGS_PER_PAGE, order));
+        OperatorPage.OrgListing listing = new OperatorPage.OrgListing(q, order,
                 offset == 0 ? null : Integer.toString(Math.max(0, offset - ORGS_PER_PAGE)),
                 overview.moreOrgs() ? Integer.toString(offset + ORGS_PER_PAGE) : null);
         UUID viewing = session.viewingOrg();
@@ -124,7 +126,8 @@ public final class OperatorResource {
         if (unusable.isPresent()) {
             // The same rule as the API's: a model this replica cannot call is refused, saying what would fix it.
             return page(422, session, Layout.of("Operator", "operator", session)
-                    .withProblem("Not saved: " + unusable.get().describe() + "."), null, null);
+                    .withProblem("Not saved: " + unusable.get().describe() + "."), null, null,
+                    FleetOverview.OrgOrder.SPEND);
         }
         BigDecimal budget;
         try {

@@ -108,6 +108,8 @@ class EveryStatementPlansTest {
             Map.entry("stoppedAt", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
             Map.entry("providers", "{}"),
             Map.entry("unit", "minute"),
+            Map.entry("maxOrgs", 500),
+            Map.entry("sort", "spend"),
             Map.entry("step", "1 minute"));
 
     private static Connection connection;

@@ -245,6 +245,51 @@ class UsageLedgerTest {
         }
     }
 
+    @Test
+    void eachOrgsMonthTotalIsItsLedgerSummedToTheMicroDollarWithoutADeadlock() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            // Three orgs; two replicas whose batches mix them, each merge paying two calls of odd amounts.
+            fixture.insertConflicts(600, "jira.a");
+            UUID earlier = fixture.insertConflict("jira.earlier", "org-1");
+            fixture.admin.useHandle(h -> h.createUpdate("""
+                    UPDATE policy_conflicts SET synthesis_state = 'done', suggested_merge = '{}'::jsonb WHERE id = :id;
+                    INSERT INTO llm_usage_events (id, org_id, conflict_id, attempt, pass, provider, model, input_tokens,
+                        output_tokens, cost_usd, latency_ms, outcome, created_at)
+                    VALUES (gen_random_uuid(), md5('org-1')::uuid, :id, 1, 'primary', 'anthropic', 'small', 1, 1,
+                            0.000000123, 1, 'stored', date_trunc('month', now()) - interval '3 days')""")
+                    .bind("id", earlier).execute());
+            long deadlocksBefore = deadlocks(fixture);
+            PayingSynthesizer synthesizer = new PayingSynthesizer(merge -> paid(merge,
+                    call(Pass.PRIMARY, "small", 100, 20, "0.000400317", Disposition.DISCARDED),
+                    call(Pass.ESCALATION, "large", 300, 60, "0.002100009", Disposition.ANSWER)));
+            fixture.replica(WorkerFixture.settings("r1").workers(8), synthesizer).pool().start();
+            fixture.replica(WorkerFixture.settings("r2").workers(8), synthesizer).pool().start();
+            WorkerFixture.await("every merge stored", Duration.ofSeconds(50),
+                    () -> fixture.count("synthesis_state = 'done'") == 601);
+
+            List<Map<String, Object>> totals = fixture.admin.withHandle(h -> h.createQuery("""
+                    SELECT org_id, month, cost_usd, calls FROM org_spend_by_month ORDER BY org_id, month""")
+                    .mapToMap().list());
+            List<Map<String, Object>> summed = fixture.admin.withHandle(h -> h.createQuery("""
+                    SELECT org_id, ledger_month(created_at) AS month, sum(cost_usd) AS cost_usd, count(*) AS calls
+                      FROM llm_usage_events GROUP BY 1, 2 ORDER BY 1, 2""").mapToMap().list());
+            assertThat(totals).hasSize(4).isEqualTo(summed);
+            assertThat(summed).extracting(r -> r.get("calls")).containsOnly(1L, 400L);
+            // The budget check reads this month's row: the ledger's sum for the month, last month's row apart.
+            BigDecimal spent = fixture.admin.withHandle(h -> h.createQuery(
+                    "SELECT org_month_spend(md5('org-1')::uuid)").mapTo(BigDecimal.class).one());
+            assertThat(spent).isEqualByComparingTo(new BigDecimal("0.002500326").multiply(BigDecimal.valueOf(200)));
+            assertThat(deadlocks(fixture)).isEqualTo(deadlocksBefore);
+        }
+    }
+
+    /** Deadlocks the server detected in the test's database, once each backend's figures have reached it. */
+    private static long deadlocks(WorkerFixture fixture) throws InterruptedException {
+        Thread.sleep(1_100);
+        return fixture.admin.withHandle(h -> h.createQuery(
+                "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()").mapTo(Long.class).one());
+    }
+
     private static List<Map<String, Object>> ledger(WorkerFixture fixture, UUID id) {
         return fixture.admin.withHandle(h -> h.createQuery(
                 "SELECT * FROM llm_usage_events WHERE conflict_id = :id ORDER BY created_at, pass")

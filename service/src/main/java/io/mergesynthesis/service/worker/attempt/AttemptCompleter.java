@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -52,6 +53,8 @@ import org.slf4j.LoggerFactory;
 public final class AttemptCompleter {
 
     private static final Logger LOG = LoggerFactory.getLogger(AttemptCompleter.class);
+    private static final Comparator<Pending> BY_ORG = Comparator.comparing(pending -> pending.result().scopeOrg(),
+            Comparator.nullsFirst(Comparator.naturalOrder()));
     /** How often an idle writer looks whether the completer is stopping. */
     private static final long IDLE_CHECK_MILLIS = 100;
 
@@ -327,7 +330,11 @@ public final class AttemptCompleter {
      * round trip; with one, the rows claimed are read back before the same commit, so that a conflict costs one
      * transaction from its store to the next conflict's read, whether the provider answers one at a time or many.
      */
-    private void writeTogether(List<Pending> batch, boolean claim) {
+    private void writeTogether(List<Pending> unordered, boolean claim) {
+        // In org order: a result with paid calls adds to its org's month total (schema 14), a row lock held to the
+        // commit, and two batches that take those locks in one order cannot deadlock.
+        List<Pending> batch = new ArrayList<>(unordered);
+        batch.sort(BY_ORG);
         OneTripBatch trip = OneTripBatch.tenant();
         List<Supplier<Written>> written = new ArrayList<>(batch.size());
         for (Pending pending : batch) {

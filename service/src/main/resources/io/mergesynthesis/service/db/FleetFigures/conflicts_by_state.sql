@@ -1,2 +1,2 @@
--- How many conflicts are in each synthesis state, across orgs.
-SELECT synthesis_state, count(*) AS n FROM policy_conflicts GROUP BY synthesis_state
+-- How many conflicts are in each synthesis state, across orgs, from the counts kept per org (schema 14).
+SELECT synthesis_state, sum(n)::bigint AS n FROM org_conflict_totals GROUP BY synthesis_state

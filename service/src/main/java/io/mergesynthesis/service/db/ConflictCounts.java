@@ -1,0 +1,61 @@
+package io.mergesynthesis.service.db;
+
+import io.mergesynthesis.service.core.InboxStatus;
+import io.mergesynthesis.service.core.SynthesisState;
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The upkeep of the per-org counts the schema keeps as conflicts change (schema 14): folding the rows changes add,
+ * recounting them from the conflicts, and finding where they drifted. Every statement runs on a cross-tenant handle.
+ */
+public final class ConflictCounts {
+
+    private static final String LOCK_FOLDING = SqlFiles.of(ConflictCounts.class, "lock_folding");
+    private static final String FOLD = SqlFiles.of(ConflictCounts.class, "fold");
+    private static final String WAIT_FOR_FOLDING = SqlFiles.of(ConflictCounts.class, "wait_for_folding");
+    private static final String RECOUNT = SqlFiles.of(ConflictCounts.class, "recount");
+    private static final String DRIFT = SqlFiles.of(ConflictCounts.class, "drift");
+
+    /** One org and pair whose kept count is not the number of its conflicts. */
+    public record Drift(UUID org, SynthesisState state, InboxStatus status, long kept, long actual) {
+    }
+
+    private ConflictCounts() {
+    }
+
+    /**
+     * Folds the rows of up to {@code orgs} orgs, unless another transaction is folding now.
+     *
+     * @return the orgs folded (fewer than {@code orgs} when no other is left to fold), or -1 when another fold
+     *     held the turn
+     */
+    public static int fold(Handle handle, int orgs) {
+        boolean mine = handle.createQuery(LOCK_FOLDING).mapTo(Boolean.class).one();
+        if (!mine) {
+            return -1;
+        }
+        return handle.createQuery(FOLD).bind("maxOrgs", orgs).mapTo(Integer.class).one();
+    }
+
+    /**
+     * Replaces every kept count with a fresh count of the conflicts, once no fold runs; changes of conflicts go on
+     * meanwhile and stay counted.
+     *
+     * @return the count rows written
+     */
+    public static long recount(Handle handle) {
+        handle.createQuery(WAIT_FOR_FOLDING).mapTo(String.class).one();
+        return handle.createQuery(RECOUNT).mapTo(Long.class).one();
+    }
+
+    /** Every org and pair whose kept count differs from its conflicts; empty when the counts are exact. */
+    public static List<Drift> drift(Handle handle) {
+        return handle.createQuery(DRIFT)
+                .map((rs, ctx) -> new Drift(rs.getObject("org_id", UUID.class),
+                        SynthesisState.ofStored(rs.getString("synthesis_state")),
+                        InboxStatus.ofStored(rs.getString("inbox_status")), rs.getLong("kept"), rs.getLong("actual")))
+                .list();
+    }
+}

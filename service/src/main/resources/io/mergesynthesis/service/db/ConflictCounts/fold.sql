@@ -1,0 +1,27 @@
+-- Sums the count rows of up to :maxOrgs orgs that have more rows than pairs (changes not yet folded) into one row per
+-- pair, dropping pairs that sum to none. One statement, so a reader sees the org's rows before or after, never
+-- half. Rows a concurrent change adds after this statement began are not seen, and stay for the next fold; a
+-- concurrent fold of the same org deletes each row once, as a row deleted by the other is skipped. The one row
+-- returned is how many orgs were folded: fewer than :maxOrgs when none is left to fold.
+WITH unfolded AS (
+    SELECT org_id
+      FROM org_conflict_counts
+     GROUP BY org_id
+    HAVING bool_or(out_state IS NOT NULL) OR count(*) > count(DISTINCT (into_state, into_status))
+     LIMIT :maxOrgs),
+taken AS (
+    DELETE FROM org_conflict_counts c USING unfolded u
+     WHERE c.org_id = u.org_id
+    RETURNING c.org_id, c.into_state, c.into_status, c.out_state, c.out_status, c.n),
+sums AS (
+    SELECT org_id, synthesis_state, inbox_status, sum(n) AS n
+      FROM (SELECT org_id, into_state AS synthesis_state, into_status AS inbox_status, n
+              FROM taken WHERE into_state IS NOT NULL
+            UNION ALL
+            SELECT org_id, out_state, out_status, -n FROM taken WHERE out_state IS NOT NULL) AS moves
+     GROUP BY org_id, synthesis_state, inbox_status
+    HAVING sum(n) <> 0),
+written AS (
+    INSERT INTO org_conflict_counts (org_id, into_state, into_status, n)
+    SELECT org_id, synthesis_state, inbox_status, n FROM sums)
+SELECT count(*) FROM unfolded

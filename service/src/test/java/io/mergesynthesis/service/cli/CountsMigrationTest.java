@@ -1,0 +1,89 @@
+package io.mergesynthesis.service.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.service.testing.CommandRun;
+import io.mergesynthesis.service.testing.TestDatabase;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Schema 14 on a database that already holds conflicts and paid calls: {@code db migrate} counts what is there and
+ * totals each org's months, and {@code db recount} then finds the counts exact, or repairs and names a count
+ * changed by hand.
+ */
+class CountsMigrationTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theMigrationCountsAPopulatedDatabaseAndTheRecountAgrees() throws Exception {
+        TestDatabase database = TestDatabase.migratedTo("13");
+        Jdbi jdbi = database.jdbi();
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO policy_conflicts (id, org_id, dedup_key, action, target, rules, winner_policy_id,
+                                              detected_at, synthesis_state, suggested_merge, inbox_status,
+                                              resolution, resolved_at, failure_marker, last_failure_reason)
+                SELECT gen_random_uuid(), md5('org-' || (i % 2))::uuid, 'k-' || i, 'tool_call', 'jira.a', '[]', 'p1',
+                       now(), s.state, CASE WHEN s.state = 'done' THEN '{}'::jsonb END,
+                       CASE WHEN i % 5 = 0 THEN 'resolved' ELSE 'open' END,
+                       CASE WHEN i % 5 = 0 THEN 'manual' END, CASE WHEN i % 5 = 0 THEN now() END,
+                       CASE WHEN s.state = 'max_attempts_exceeded' THEN 'synthesis_max_attempts_exceeded' END,
+                       CASE WHEN s.state = 'max_attempts_exceeded' THEN 'synthesizer' END
+                  FROM generate_series(1, 700) AS i,
+                       LATERAL (SELECT (ARRAY['pending', 'done', 'done', 'max_attempts_exceeded',
+                                              'waiting_budget', 'not_needed', 'done'])[1 + i % 7] AS state) s"""));
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO llm_usage_events (id, org_id, conflict_id, attempt, pass, provider, model, input_tokens,
+                                              output_tokens, cost_usd, latency_ms, outcome, created_at)
+                SELECT gen_random_uuid(), c.org_id, c.id, 1, 'primary', 'anthropic', 'small', 10, 10,
+                       0.000001 * (1 + row_number() OVER ()), 5, 'stored',
+                       CASE WHEN row_number() OVER () % 3 = 0 THEN now() - interval '40 days' ELSE now() END
+                  FROM policy_conflicts c WHERE c.synthesis_state = 'done'"""));
+
+        Path config = CommandRun.config(dir, database.url());
+        CommandRun migrate = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "migrate", config.toString());
+        assertThat(migrate.failure()).isEmpty();
+
+        List<Map<String, Object>> kept = jdbi.withHandle(h -> h.createQuery("""
+                SELECT org_id, synthesis_state, inbox_status, n FROM org_conflict_totals ORDER BY 1, 2, 3""")
+                .mapToMap().list());
+        List<Map<String, Object>> counted = jdbi.withHandle(h -> h.createQuery("""
+                SELECT org_id, synthesis_state, inbox_status, count(*) AS n FROM policy_conflicts
+                 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3""").mapToMap().list());
+        assertThat(kept).hasSizeGreaterThan(10).isEqualTo(counted);
+        List<Map<String, Object>> totals = jdbi.withHandle(h -> h.createQuery("""
+                SELECT org_id, month, cost_usd, calls FROM org_spend_by_month ORDER BY 1, 2""").mapToMap().list());
+        List<Map<String, Object>> summed = jdbi.withHandle(h -> h.createQuery("""
+                SELECT org_id, ledger_month(created_at) AS month, sum(cost_usd) AS cost_usd, count(*) AS calls
+                  FROM llm_usage_events GROUP BY 1, 2 ORDER BY 1, 2""").mapToMap().list());
+        assertThat(totals).hasSize(4).isEqualTo(summed);
+        BigDecimal thisMonth = jdbi.withHandle(h -> h.createQuery("""
+                SELECT sum(cost_usd) FROM llm_usage_events
+                 WHERE org_id = md5('org-0')::uuid AND ledger_month(created_at) = ledger_month(now())""")
+                .mapTo(BigDecimal.class).one());
+        BigDecimal budgetReads = jdbi.withHandle(h -> h.createQuery("SELECT org_month_spend(md5('org-0')::uuid)")
+                .mapTo(BigDecimal.class).one());
+        assertThat(budgetReads).isEqualByComparingTo(thisMonth);
+
+        CommandRun exact = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "recount", config.toString());
+        assertThat(exact.failure()).isEmpty();
+        assertThat(exact.err()).contains("The counts were exact.");
+
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO org_conflict_counts (org_id, into_state, into_status, n)
+                VALUES (md5('org-1')::uuid, 'done', 'open', 2)"""));
+        CommandRun repaired = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "recount", config.toString());
+        assertThat(repaired.failure()).isEmpty();
+        String org = jdbi.withHandle(h -> h.createQuery("SELECT md5('org-1')::uuid::text").mapTo(String.class).one());
+        assertThat(repaired.err()).contains("org " + org + ", done and open: kept", "1 count(s) had drifted.");
+        assertThat(CommandRun.run((out, err) -> new MigrateCommand(err), "db", "recount", config.toString()).err())
+                .contains("The counts were exact.");
+    }
+}

@@ -41,6 +41,7 @@ public final class ConflictStore {
     // for the statement would then read the org's rows from the newest one down to the position on every page.
     private static final String PAGE_OLDER = SqlFiles.of(ConflictStore.class, "page_older");
     private static final String PAGE_OLDER_AFTER = SqlFiles.of(ConflictStore.class, "page_older_after");
+    private static final String PLAN_EACH_PAGE = SqlFiles.of(ConflictStore.class, "plan_each_page");
     private static final String PAGE_NEWER = SqlFiles.of(ConflictStore.class, "page_newer");
     private static final String PAGE_NEWER_AFTER = SqlFiles.of(ConflictStore.class, "page_newer_after");
 
@@ -99,6 +100,10 @@ public final class ConflictStore {
      */
     public record PageRequest(InboxStatus inboxStatus, SynthesisState synthesisState, String action, String prefix,
                               Instant positionReceivedAt, UUID positionId, boolean newer, int limit) {
+        /** Whether any filter is set: an unfiltered page is one plan whatever its values, and may keep it. */
+        boolean filters() {
+            return inboxStatus != null || synthesisState != null || action != null || prefix != null;
+        }
     }
 
     /** One org's conflicts in the request's order, strictly beyond the keyset position if one is given. */
@@ -106,6 +111,9 @@ public final class ConflictStore {
         boolean after = request.positionReceivedAt() != null;
         String statement = request.newer() ? (after ? PAGE_NEWER_AFTER : PAGE_NEWER)
                 : (after ? PAGE_OLDER_AFTER : PAGE_OLDER);
+        if (request.filters()) {
+            handle.createQuery(PLAN_EACH_PAGE).mapTo(String.class).one();
+        }
         var query = handle.createQuery(statement)
                 .bind("org", orgId)
                 .bind("limit", request.limit())

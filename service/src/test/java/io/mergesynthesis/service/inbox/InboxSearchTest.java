@@ -172,7 +172,10 @@ class InboxSearchTest {
                 {null, null, null, null},
                 {"open", "done", "tool_call", "git"},
                 {null, null, null, "pol-org-1"},
-                {null, "waiting_budget", null, null}};
+                {null, "waiting_budget", null, null},
+                {null, "max_attempts_exceeded", null, null},
+                {null, "not_needed", null, null},
+                {"resolved", null, null, null}};
         // A table of some size, as the planner would see in use: 20,000 conflicts of forty other orgs.
         database.jdbi().useHandle(h -> h.execute("""
                 INSERT INTO policy_conflicts (id, org_id, dedup_key, action, target, rules, winner_policy_id,
@@ -221,6 +224,20 @@ class InboxSearchTest {
             assertThat(plan).as("plan for %s", java.util.Arrays.toString(c)).contains("Index").doesNotContain("Seq Scan");
             if (c[0] == null && c[1] == null && c[2] == null && c[3] == null) {
                 assertThat(plan).contains("Index Scan using policy_conflicts_inbox").doesNotContain("Sort");
+            }
+            // A value few conflicts hold is read from an index that holds only conflicts in that value: schema 16's,
+            // or for conflicts waiting for budget or marked, the org's own index of those.
+            if ("not_needed".equals(c[1])) {
+                assertThat(plan).contains("policy_conflicts_by_state_received").doesNotContain("Sort");
+            }
+            if ("waiting_budget".equals(c[1])) {
+                assertThat(plan).containsAnyOf("policy_conflicts_by_state_received", "policy_conflicts_waiting_budget");
+            }
+            if ("max_attempts_exceeded".equals(c[1])) {
+                assertThat(plan).containsAnyOf("policy_conflicts_by_state_received", "policy_conflicts_marked");
+            }
+            if ("resolved".equals(c[0])) {
+                assertThat(plan).contains("policy_conflicts_by_status_received").doesNotContain("Sort");
             }
         }
     }

@@ -19,7 +19,8 @@
 -- dropped (their names pass to the new table), the partitioned table created with the same columns, domains,
 -- checks, foreign key, indexes, row-level security and grants, the rows copied with their ids, the identity
 -- sequence carried on where the old one stood, any trigger of the old table created again after the copy (so the
--- copy fires none), and the old table dropped. Writers wait on the old table's lock meanwhile: the rewrite takes
+-- copy fires none: the ledger's llm_usage_events_month_total of schema 14 already counted those rows), and the old
+-- table dropped. Writers wait on the old table's lock meanwhile: the rewrite takes
 -- about as long as copying the three tables.
 
 -- The tables kept in months, and the column each is partitioned by: read by the functions below.

@@ -155,6 +155,33 @@ class MonthlyPartitionsMigrationTest {
     }
 
     @Test
+    void theLedgersMonthTotalsCountEachCallOnceAndGoOnCounting() {
+        String totals = """
+                SELECT string_agg(org_id || ' ' || month || ' ' || calls || ' ' || cost_usd, ', '
+                                  ORDER BY org_id, month) FROM %s""";
+        String fromLedger = superuser.withHandle(h -> h.createQuery(totals.formatted("""
+                (SELECT org_id, ledger_month(created_at) AS month, count(*) AS calls, sum(cost_usd) AS cost_usd
+                 FROM llm_usage_events GROUP BY 1, 2) l""")).mapTo(String.class).one());
+        String kept = superuser.withHandle(h -> h.createQuery(totals.formatted("org_spend_by_month"))
+                .mapTo(String.class).one());
+        assertThat(kept).as("the copy added nothing twice").isEqualTo(fromLedger);
+
+        superuser.useHandle(h -> h.createUpdate("""
+                        INSERT INTO llm_usage_events (id, org_id, conflict_id, attempt, pass, provider, model,
+                                                      input_tokens, output_tokens, cost_usd, latency_ms, outcome)
+                        SELECT gen_random_uuid(), org_id, id, 1, 'primary', 'anthropic', 'm', 1, 1, 0.5, 1, 'stored'
+                        FROM policy_conflicts WHERE org_id = :org LIMIT 1""").bind("org", ORG_B).execute());
+        long calls = superuser.withHandle(h -> h.createQuery("""
+                        SELECT calls FROM org_spend_by_month WHERE org_id = :org AND month = ledger_month(now())""")
+                .bind("org", ORG_B).mapTo(Long.class).one());
+        long ledger = superuser.withHandle(h -> h.createQuery("""
+                        SELECT count(*) FROM llm_usage_events WHERE org_id = :org
+                        AND ledger_month(created_at) = ledger_month(now())""")
+                .bind("org", ORG_B).mapTo(Long.class).one());
+        assertThat(calls).as("the trigger is on the partitioned table").isEqualTo(ledger);
+    }
+
+    @Test
     void rowLevelSecurityStillKeepsEachOrgToItsRows() {
         ScopedTransactions transactions = database.transactions();
         for (String table : TABLES) {

@@ -71,6 +71,8 @@ import io.mergesynthesis.service.resources.OpenApiResource;
 import io.mergesynthesis.service.resources.OrgNameResource;
 import io.mergesynthesis.service.resources.OrgSynthesisResource;
 import io.mergesynthesis.service.resources.UsageResource;
+import io.mergesynthesis.service.retention.PartitionUpkeep;
+import io.mergesynthesis.service.retention.PartitionUpkeepSchedule;
 import io.mergesynthesis.service.session.WebSessions;
 import io.mergesynthesis.service.settings.OrgSettings;
 import io.mergesynthesis.service.usage.MonthlyUsage;
@@ -242,6 +244,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
                         config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM, traces.telemetry()),
                 router, orgModels);
+        environment.lifecycle().manage(new PartitionUpkeepSchedule(PartitionUpkeep.of(transactions,
+                config.getRetention()), config.getRetention().getUpkeepInterval().toJavaDuration()));
         environment.lifecycle().manage(new HeartbeatWriter(transactions, readings, hostName(),
                 Optional.ofNullable(getClass().getPackage().getImplementationVersion()).orElse("dev"),
                 config.getHeartbeatInterval().toJavaDuration(), Clock.systemUTC()));

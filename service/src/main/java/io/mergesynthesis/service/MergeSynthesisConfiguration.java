@@ -10,6 +10,7 @@ import io.mergesynthesis.service.auth.AuthFactory;
 import io.mergesynthesis.service.db.ConnectionRoutes;
 import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
 import io.mergesynthesis.service.ingest.IngestFactory;
+import io.mergesynthesis.service.retention.RetentionFactory;
 import io.mergesynthesis.service.worker.config.SynthesisFactory;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -79,9 +80,24 @@ public class MergeSynthesisConfiguration extends Configuration {
     @NotNull
     private AdminToolsFactory adminTools = new AdminToolsFactory();
 
+    /** How many months of events, ledger and attempt history are kept, and the partitions' upkeep. */
+    @Valid
+    @NotNull
+    private RetentionFactory retention = new RetentionFactory();
+
     /** The LLM synthesizer's providers, models, prices and route; checked only when it is selected. */
     @NotNull
     private LlmSettings llm = new LlmSettings();
+
+    @JsonProperty
+    public RetentionFactory getRetention() {
+        return retention;
+    }
+
+    @JsonProperty
+    public void setRetention(RetentionFactory retention) {
+        this.retention = retention;
+    }
 
     @JsonProperty
     public AdminToolsFactory getAdminTools() {

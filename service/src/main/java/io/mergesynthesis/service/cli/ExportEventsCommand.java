@@ -5,6 +5,7 @@ import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.core.EventPosition;
+import io.mergesynthesis.service.export.CursorPastRetention;
 import io.mergesynthesis.service.export.EventCursor;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.export.EventFormat;
@@ -60,7 +61,12 @@ public class ExportEventsCommand extends ConfiguredCommand<MergeSynthesisConfigu
         UUID org = CommandDatabase.org(namespace);
         String next = CommandDatabase.use(config, err, transactions -> {
             EventExport export = new EventExport(transactions);
-            EventExport.Page page = export.plan(org, after, limit);
+            EventExport.Page page;
+            try {
+                page = export.plan(org, after, limit);
+            } catch (CursorPastRetention e) {
+                throw new CommandDatabase.CommandRefused(e.getMessage());
+            }
             export.write(page, format, out);
             out.flush();
             return page.nextCursor();

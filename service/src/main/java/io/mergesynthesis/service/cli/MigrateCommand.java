@@ -9,6 +9,7 @@ import io.mergesynthesis.service.db.ConflictCounts;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import net.sourceforge.argparse4j.impl.Arguments;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
 
@@ -17,26 +18,40 @@ import net.sourceforge.argparse4j.inf.Subparser;
  * database for up to {@code databaseStartupWait}: the one command that changes the schema of a database of one's
  * own. {@code db recount config.yml} recounts every org's conflicts and replaces the counts the schema keeps
  * (docs/adr/0042), printing where they had drifted: a repair for counts changed by hand, safe while replicas run.
+ * {@code db retention config.yml [--dry-run]} drops the monthly partitions past {@code retention.months}
+ * (docs/adr/0049) and makes those of the months ahead, as each replica does daily, printing one line per partition
+ * dropped; with {@code --dry-run} it only prints what it would drop.
  */
 public class MigrateCommand extends ConfiguredCommand<MergeSynthesisConfiguration> {
 
+    private final PrintStream out;
     private final PrintStream err;
 
     public MigrateCommand() {
-        this(System.err);
+        this(System.out, System.err);
     }
 
     /** For running in-process with standard error captured. */
     public MigrateCommand(PrintStream err) {
-        super("db", "Database maintenance: db migrate config.yml, db recount config.yml");
+        this(System.out, err);
+    }
+
+    /** For running in-process with both streams captured. */
+    public MigrateCommand(PrintStream out, PrintStream err) {
+        super("db", "Database maintenance: db migrate config.yml, db recount config.yml, "
+                + "db retention config.yml [--dry-run]");
+        this.out = out;
         this.err = err;
     }
 
     @Override
     public void configure(Subparser subparser) {
-        subparser.addArgument("action").choices("migrate", "recount")
-                .help("migrate: apply pending migrations; recount: count every org's conflicts afresh");
+        subparser.addArgument("action").choices("migrate", "recount", "retention")
+                .help("migrate: apply pending migrations; recount: count every org's conflicts afresh; retention: "
+                        + "drop the months past retention.months");
         super.configure(subparser);
+        subparser.addArgument("--dry-run").dest("dry_run").action(Arguments.storeTrue())
+                .help("with retention: print what would be dropped, and change nothing");
     }
 
     @Override
@@ -44,6 +59,10 @@ public class MigrateCommand extends ConfiguredCommand<MergeSynthesisConfiguratio
                        MergeSynthesisConfiguration config) throws Exception {
         if ("recount".equals(namespace.getString("action"))) {
             recount(config);
+            return;
+        }
+        if ("retention".equals(namespace.getString("action"))) {
+            new RetentionRun(out, err).run(config, Boolean.TRUE.equals(namespace.getBoolean("dry_run")));
             return;
         }
         int applied = CommandDatabase.migrate(config);

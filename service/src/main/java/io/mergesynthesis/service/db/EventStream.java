@@ -35,7 +35,26 @@ public final class EventStream {
     private static final String PAGE_OF_ORG = SqlFiles.of(EventStream.class, "page_of_org");
     private static final String PAGE = SqlFiles.of(EventStream.class, "page");
 
+    private static final String DROPPED_AFTER = SqlFiles.of(EventStream.class, "dropped_after");
+
+    /** How event_stream_horizon names the platform-wide stream (schema 15): no org has the nil UUID. */
+    private static final UUID EVERY_ORG = new UUID(0, 0);
+
     private EventStream() {
+    }
+
+    /**
+     * The position of the last event that retention dropped from this stream (one org's, or every org's when
+     * {@code orgId} is null), if it lies after {@code after}: the reader at {@code after} missed it and every
+     * dropped event before it. Empty when nothing the reader has yet to read was dropped.
+     */
+    public static Optional<EventPosition> droppedAfter(Handle handle, UUID orgId, EventPosition after) {
+        return handle.createQuery(DROPPED_AFTER)
+                .bind("org", orgId == null ? EVERY_ORG : orgId)
+                .bind("afterTx", Long.toUnsignedString(after.txId()))
+                .bind("afterId", after.id())
+                .map((rs, ctx) -> new EventPosition(Long.parseUnsignedLong(rs.getString("tx_id")), rs.getLong("id")))
+                .findOne();
     }
 
     /** One event with the conflict fields that never change after ingest. */

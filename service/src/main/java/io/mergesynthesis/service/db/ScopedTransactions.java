@@ -88,6 +88,15 @@ public final class ScopedTransactions {
         });
     }
 
+    /**
+     * Runs {@code work} in one transaction as the login role itself, with no switch: the role that ran the
+     * migrations and owns the tables, for the one kind of work that changes the schema at run time, the upkeep of
+     * the monthly partitions ({@link MonthlyPartitions}).
+     */
+    public <R, X extends Exception> R asSchemaOwner(HandleCallback<R, X> work) throws X {
+        return jdbi.inTransaction(work);
+    }
+
     /** Work on a plain connection of the pool. */
     @FunctionalInterface
     public interface ConnectionWork<R> {

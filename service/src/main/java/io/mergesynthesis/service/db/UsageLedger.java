@@ -21,7 +21,7 @@ import org.jdbi.v3.core.Handle;
  * the API reads them for usage, budgets and the conflict view. Each statement here is in its own file beside this
  * class ({@link SqlFiles}).
  *
- * <p>Each row's id is the call's own, so a call written twice (sent again after a commit whose answer was lost,
+ * <p>Each row's id and {@code created_at} are the call's own, so a call written twice (sent again after a commit whose answer was lost,
  * or recorded early before an escalation and again when the attempt ends) is one row; the attempt's end settles
  * its outcome. The outcome is the only column ever updated.
  */
@@ -42,10 +42,24 @@ public final class UsageLedger {
     private UsageLedger() {
     }
 
-    /** One answered provider call, as the worker hands it to the ledger. */
+    /**
+     * One answered provider call, as the worker hands it to the ledger. {@code answeredAt} becomes the row's
+     * {@code created_at}, which names the month's partition the row is in: it is fixed when the provider answered
+     * and travels with the call, so that every write of the call finds the same row.
+     */
     public record Entry(UUID id, String pass, String provider, String model, long inputTokens, long outputTokens,
                         long cacheReadTokens, long cacheWriteTokens, BigDecimal costUsd, long latencyMs,
-                        String outcome, String requestId) {
+                        String outcome, String requestId, Instant answeredAt) {
+
+        public Entry {
+            java.util.Objects.requireNonNull(answeredAt, "answeredAt");
+        }
+
+        /** The same call with another outcome. */
+        public Entry withOutcome(String other) {
+            return new Entry(id, pass, provider, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
+                    costUsd, latencyMs, other, requestId, answeredAt);
+        }
     }
 
     /**
@@ -79,7 +93,8 @@ public final class UsageLedger {
                     .put("cache_write_tokens", call.cacheWriteTokens())
                     .put("cost_usd", call.costUsd())
                     .put("latency_ms", call.latencyMs())
-                    .put("outcome", call.outcome());
+                    .put("outcome", call.outcome())
+                    .put("created_at", call.answeredAt().toString());
             if (call.requestId() != null) {
                 row.put("provider_request_id", call.requestId());
             }

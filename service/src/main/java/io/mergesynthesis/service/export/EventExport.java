@@ -42,12 +42,23 @@ public final class EventExport {
     /**
      * Fixes the next page of at most {@code limit} events after {@code after}, for one org or ({@code org}
      * null) for every org.
+     *
+     * @throws CursorPastRetention when retention dropped events after {@code after} that this reader never read
      */
     public Page plan(UUID org, EventPosition after, int limit) {
         if (limit < 1 || limit > MAX_LIMIT) {
             throw new IllegalArgumentException("limit must be from 1 to " + MAX_LIMIT);
         }
-        Optional<EventPosition> end = inScope(org, handle -> EventStream.endOfPage(handle, org, after, limit));
+        Optional<EventPosition> end = inScope(org, handle -> {
+            // A reader starting afresh reads what is kept; one with a cursor must not be led past a gap.
+            if (!after.equals(EventPosition.START)) {
+                Optional<EventPosition> dropped = EventStream.droppedAfter(handle, org, after);
+                if (dropped.isPresent()) {
+                    throw new CursorPastRetention(EventCursor.encode(after));
+                }
+            }
+            return EventStream.endOfPage(handle, org, after, limit);
+        });
         return new Page(org, after, end);
     }
 

@@ -5,6 +5,7 @@ import io.mergesynthesis.service.api.ErrorBody;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.core.EventPosition;
+import io.mergesynthesis.service.export.CursorPastRetention;
 import io.mergesynthesis.service.export.EventCursor;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.export.EventFormat;
@@ -77,7 +78,13 @@ public class EventResource {
             org = named;
         }
 
-        EventExport.Page page = export.plan(org, after, limit);
+        EventExport.Page page;
+        try {
+            page = export.plan(org, after, limit);
+        } catch (CursorPastRetention e) {
+            // Gone for good: the same cursor will never read on, unlike a page not ready yet.
+            return ErrorBody.response(Response.Status.GONE, e.getMessage());
+        }
         EventFormat chosen = format;
         StreamingOutput body = out -> export.write(page, chosen, out);
         return Response.ok(body, chosen.mediaType())

@@ -110,7 +110,11 @@ class EveryStatementPlansTest {
             Map.entry("unit", "minute"),
             Map.entry("maxOrgs", 500),
             Map.entry("sort", "spend"),
-            Map.entry("step", "1 minute"));
+            Map.entry("step", "1 minute"),
+            Map.entry("lockKey", 1L),
+            Map.entry("months", 3),
+            Map.entry("keepMonths", 12),
+            Map.entry("dryRun", true));
 
     private static Connection connection;
 

@@ -42,7 +42,7 @@ final class PayingSynthesizer implements MergeSynthesizer {
     /** A call of {@code model} with these figures, whose answer became (or did not become) the merge. */
     static ProviderCall call(Pass pass, String model, long in, long out, String cost, Disposition disposition) {
         return new ProviderCall(java.util.UUID.randomUUID(), pass, "anthropic", model, in, out, 5, 7, new BigDecimal(cost), Duration.ofMillis(42),
-                disposition, "req-" + model + "-" + pass.label(), Instant.parse("2026-11-20T12:00:00Z"));
+                disposition, "req-" + model + "-" + pass.label(), Instant.now());
     }
 
     @Override

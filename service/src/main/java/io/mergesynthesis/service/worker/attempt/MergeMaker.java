@@ -154,9 +154,7 @@ public final class MergeMaker {
     /** The calls with the one whose answer was the refused merge marked as refused. */
     private static List<UsageLedger.Entry> refused(List<UsageLedger.Entry> calls) {
         return calls.stream().map(call -> !UsageLedger.ANSWER.equals(call.outcome()) ? call
-                : new UsageLedger.Entry(call.id(), call.pass(), call.provider(), call.model(), call.inputTokens(),
-                        call.outputTokens(), call.cacheReadTokens(), call.cacheWriteTokens(), call.costUsd(),
-                        call.latencyMs(), UsageLedger.REFUSED, call.requestId())).toList();
+                : call.withOutcome(UsageLedger.REFUSED)).toList();
     }
 
     /**

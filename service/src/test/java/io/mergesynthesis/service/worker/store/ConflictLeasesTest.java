@@ -229,6 +229,47 @@ class ConflictLeasesTest {
         }
     }
 
+    @Test
+    void aCallWrittenByTwoAttemptsEndingsIsOneRowInTheMonthItWasAnswered() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID conflict = fixture.insertConflict("jira.twice");
+            ScopedTransactions tx = fixture.transactionsOnOwnPool("t", 2);
+            Lease first = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 1, Duration.ofSeconds(10), Ticker.SYSTEM))
+                    .get(0);
+            // Answered just before this month began: its row belongs to last month's partition, whenever it is
+            // written again.
+            java.time.Instant lastMonth = java.time.YearMonth.now(java.time.ZoneOffset.UTC).atDay(1)
+                    .atStartOfDay(java.time.ZoneOffset.UTC).toInstant().minusMillis(1);
+            UsageLedger.Entry call = new UsageLedger.Entry(UUID.randomUUID(), "primary", "anthropic", "m", 10, 2, 0, 0,
+                    new BigDecimal("0.0001"), 5, "failed", "req-twice", lastMonth);
+
+            OneTripBatch retry = OneTripBatch.tenant();
+            OneTripBatch.Result<java.util.Optional<ConflictLeases.Release>> released = ConflictLeases.releaseForRetry(
+                    retry, first.orgId(), first, "synthesizer", Duration.ZERO, new ConflictLeases.Ending(1,
+                            AttemptHistory.TRANSIENT_FAILURE, "synthesizer", "boom", List.of(call)));
+            retry.run(tx);
+            assertThat(released.get()).isPresent();
+            Lease second = tx.crossTenant(h -> ConflictLeases.claim(h, "r1", 1, Duration.ofSeconds(10), Ticker.SYSTEM))
+                    .get(0);
+            assertThat(second.attempts()).isEqualTo(2);
+            // The second attempt's end carries the first one's call again, as after a commit whose answer was lost.
+            OneTripBatch trip = OneTripBatch.tenant();
+            ConflictLeases.storeMerge(trip, second.orgId(), second, "{\"schema_version\": 1}", "{\"attempt\": 2}", 2,
+                    List.of(call, entry("primary", UsageLedger.ANSWER)));
+            trip.run(tx);
+
+            long rows = fixture.admin.withHandle(h -> h.createQuery(
+                    "SELECT count(*) FROM llm_usage_events WHERE id = :id").bind("id", call.id())
+                    .mapTo(Long.class).one());
+            assertThat(rows).isEqualTo(1);
+            assertThat(outcomes(fixture, conflict)).hasSize(2).contains("failed", "stored");
+            java.time.Instant stamped = fixture.admin.withHandle(h -> h.createQuery(
+                    "SELECT created_at FROM llm_usage_events WHERE id = :id").bind("id", call.id())
+                    .mapTo(java.time.OffsetDateTime.class).one()).toInstant();
+            assertThat(stamped).isEqualTo(lastMonth);
+        }
+    }
+
     /** Runs one end-of-lease statement in a trip of its own; whether its fence let it apply. */
     private static boolean write(ScopedTransactions tx,
                                  java.util.function.Function<OneTripBatch, OneTripBatch.Result<Boolean>> statement) {
@@ -240,7 +281,7 @@ class ConflictLeasesTest {
 
     private static UsageLedger.Entry entry(String pass, String outcome) {
         return new UsageLedger.Entry(UUID.randomUUID(), pass, "anthropic", "m", 10, 2, 0, 0,
-                new BigDecimal("0.0001"), 5, outcome, "req-" + UUID.randomUUID());
+                new BigDecimal("0.0001"), 5, outcome, "req-" + UUID.randomUUID(), java.time.Instant.now());
     }
 
     private static List<String> outcomes(WorkerFixture fixture, UUID conflict) {

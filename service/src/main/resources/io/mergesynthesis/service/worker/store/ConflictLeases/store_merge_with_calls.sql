@@ -2,8 +2,9 @@
 -- of the calls (:calls, a JSON array) in the same statement, so that they commit with the merge. The calls are
 -- recorded whether or not the fence let the merge be written, since they were paid for; a call whose answer is
 -- the merge is 'stored' when it was written and 'discarded' when not. A call written before (recorded early,
--- or sent again after a commit whose answer was lost) is the same row, its outcome settled here. The one row
--- returned counts the merges stored: 1, or 0 when the lease was no longer this worker's.
+-- or sent again after a commit whose answer was lost) is the same row, its id and created_at carried with the
+-- call, and its outcome is settled here. The one row returned counts the merges stored: 1, or 0 when the lease
+-- was no longer this worker's.
 WITH stored AS (
     UPDATE policy_conflicts
     SET suggested_merge = CAST(:merge AS jsonb),
@@ -24,15 +25,15 @@ event AS (
 ledger AS (
     INSERT INTO llm_usage_events (id, org_id, conflict_id, attempt, pass, provider, model, input_tokens,
                                   output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
-                                  latency_ms, outcome, provider_request_id)
+                                  latency_ms, outcome, provider_request_id, created_at)
     SELECT e.id, :org, :conflict, :attempt, e.pass, e.provider, e.model, e.input_tokens, e.output_tokens,
            e.cache_read_tokens, e.cache_write_tokens, e.cost_usd, e.latency_ms,
            CASE WHEN e.outcome <> 'answer' THEN e.outcome
                 WHEN EXISTS (SELECT 1 FROM stored) THEN 'stored' ELSE 'discarded' END,
-           e.provider_request_id
+           e.provider_request_id, e.created_at
     FROM jsonb_to_recordset(CAST(:calls AS jsonb)) AS e(
         id uuid, pass text, provider text, model text, input_tokens bigint, output_tokens bigint,
         cache_read_tokens bigint, cache_write_tokens bigint, cost_usd numeric, latency_ms integer,
-        outcome text, provider_request_id text)
-    ON CONFLICT (id) DO UPDATE SET outcome = excluded.outcome)
+        outcome text, provider_request_id text, created_at timestamptz)
+    ON CONFLICT (id, created_at) DO UPDATE SET outcome = excluded.outcome)
 SELECT count(*) FROM stored

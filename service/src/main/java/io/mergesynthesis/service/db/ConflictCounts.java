@@ -7,13 +7,15 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
 /**
- * The upkeep of the per-org counts the schema keeps as conflicts change (schema 14): folding the rows changes add,
- * recounting them from the conflicts, and finding where they drifted. Every statement runs on a cross-tenant handle.
+ * The upkeep of the per-org counts the schema keeps as conflicts change (schema 14) and of the usage it keeps as
+ * calls are recorded (schema 17): folding the rows changes add, recounting the conflicts, and finding where the
+ * counts drifted. Every statement runs on a cross-tenant handle.
  */
 public final class ConflictCounts {
 
     private static final String LOCK_FOLDING = SqlFiles.of(ConflictCounts.class, "lock_folding");
     private static final String FOLD = SqlFiles.of(ConflictCounts.class, "fold");
+    private static final String FOLD_USAGE = SqlFiles.of(ConflictCounts.class, "fold_usage");
     private static final String WAIT_FOR_FOLDING = SqlFiles.of(ConflictCounts.class, "wait_for_folding");
     private static final String RECOUNT = SqlFiles.of(ConflictCounts.class, "recount");
     private static final String DRIFT = SqlFiles.of(ConflictCounts.class, "drift");
@@ -26,17 +28,20 @@ public final class ConflictCounts {
     }
 
     /**
-     * Folds the rows of up to {@code orgs} orgs, unless another transaction is folding now.
+     * Folds the count rows of up to {@code orgs} orgs and the usage rows (schema 17) of up to {@code orgs} org
+     * months, unless another transaction is folding now.
      *
-     * @return the orgs folded (fewer than {@code orgs} when no other is left to fold), or -1 when another fold
-     *     held the turn
+     * @return the most orgs or org months folded of the two (fewer than {@code orgs} when none is left to fold), or
+     *     -1 when another fold held the turn
      */
     public static int fold(Handle handle, int orgs) {
         boolean mine = handle.createQuery(LOCK_FOLDING).mapTo(Boolean.class).one();
         if (!mine) {
             return -1;
         }
-        return handle.createQuery(FOLD).bind("maxOrgs", orgs).mapTo(Integer.class).one();
+        int counts = handle.createQuery(FOLD).bind("maxOrgs", orgs).mapTo(Integer.class).one();
+        int usage = handle.createQuery(FOLD_USAGE).bind("maxOrgs", orgs).mapTo(Integer.class).one();
+        return Math.max(counts, usage);
     }
 
     /**

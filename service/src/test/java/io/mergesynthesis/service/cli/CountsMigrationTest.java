@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Schema 14 on a database that already holds conflicts and paid calls: {@code db migrate} counts what is there and
- * totals each org's months, and {@code db recount} then finds the counts exact, or repairs and names a count
+ * Schemas 14 and 17 on a database that already holds conflicts and paid calls: {@code db migrate} counts what is
+ * there and totals each org's months, by model as well, and {@code db recount} then finds the counts exact, or repairs and names a count
  * changed by hand.
  */
 class CountsMigrationTest {
@@ -71,6 +71,15 @@ class CountsMigrationTest {
         BigDecimal budgetReads = jdbi.withHandle(h -> h.createQuery("SELECT org_month_spend(md5('org-0')::uuid)")
                 .mapTo(BigDecimal.class).one());
         assertThat(budgetReads).isEqualByComparingTo(thisMonth);
+
+        List<Map<String, Object>> usage = jdbi.withHandle(h -> h.createQuery("""
+                SELECT org_id, month, provider, model, calls, input_tokens, output_tokens, cost_usd
+                  FROM org_usage_by_month ORDER BY 1, 2, 3, 4""").mapToMap().list());
+        List<Map<String, Object>> usageSummed = jdbi.withHandle(h -> h.createQuery("""
+                SELECT org_id, ledger_month(created_at) AS month, provider, model, count(*) AS calls,
+                       sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens, sum(cost_usd) AS cost_usd
+                  FROM llm_usage_events GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4""").mapToMap().list());
+        assertThat(usage).hasSize(4).isEqualTo(usageSummed);
 
         CommandRun exact = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "recount", config.toString());
         assertThat(exact.failure()).isEmpty();

@@ -275,12 +275,36 @@ class UsageLedgerTest {
                       FROM llm_usage_events GROUP BY 1, 2 ORDER BY 1, 2""").mapToMap().list());
             assertThat(totals).hasSize(4).isEqualTo(summed);
             assertThat(summed).extracting(r -> r.get("calls")).containsOnly(1L, 400L);
+            // Usage by model is kept the same way, as rows folded later: the same sums before the fold and after.
+            assertThat(usageKept(fixture)).hasSize(7).isEqualTo(usageSummed(fixture));
+            new io.mergesynthesis.service.counts.ConflictCountUpkeep(fixture.database.transactions()).fold();
+            assertThat(usageKept(fixture)).isEqualTo(usageSummed(fixture));
+            long usageRows = fixture.admin.withHandle(h -> h.createQuery("SELECT count(*) FROM org_usage_by_month")
+                    .mapTo(Long.class).one());
+            assertThat(usageRows).isEqualTo(7);
             // The budget check reads this month's row: the ledger's sum for the month, last month's row apart.
             BigDecimal spent = fixture.admin.withHandle(h -> h.createQuery(
                     "SELECT org_month_spend(md5('org-1')::uuid)").mapTo(BigDecimal.class).one());
             assertThat(spent).isEqualByComparingTo(new BigDecimal("0.002500326").multiply(BigDecimal.valueOf(200)));
             assertThat(deadlocks(fixture)).isEqualTo(deadlocksBefore);
         }
+    }
+
+    private static List<Map<String, Object>> usageKept(WorkerFixture fixture) {
+        return fixture.admin.withHandle(h -> h.createQuery("""
+                SELECT org_id, month, provider, model, sum(calls)::bigint AS calls, sum(input_tokens)::bigint AS input_tokens,
+                       sum(output_tokens)::bigint AS output_tokens, sum(cache_read_tokens)::bigint AS cache_read_tokens,
+                       sum(cache_write_tokens)::bigint AS cache_write_tokens, sum(cost_usd) AS cost_usd
+                  FROM org_usage_by_month GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4""").mapToMap().list());
+    }
+
+    private static List<Map<String, Object>> usageSummed(WorkerFixture fixture) {
+        return fixture.admin.withHandle(h -> h.createQuery("""
+                SELECT org_id, ledger_month(created_at) AS month, provider, model, count(*) AS calls,
+                       sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens,
+                       sum(cache_read_tokens)::bigint AS cache_read_tokens, sum(cache_write_tokens)::bigint AS cache_write_tokens,
+                       sum(cost_usd) AS cost_usd
+                  FROM llm_usage_events GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4""").mapToMap().list());
     }
 
     /** Deadlocks the server detected in the test's database, once each backend's figures have reached it. */

@@ -42,6 +42,16 @@ public final class ConflictStore {
     private static final String PAGE_OLDER = SqlFiles.of(ConflictStore.class, "page_older");
     private static final String PAGE_OLDER_AFTER = SqlFiles.of(ConflictStore.class, "page_older_after");
     private static final String PLAN_EACH_PAGE = SqlFiles.of(ConflictStore.class, "plan_each_page");
+    private static final String SEARCH_MATCHES = SqlFiles.of(ConflictStore.class, "search_matches");
+    private static final String PAGE_NEWER_BY_KEY = SqlFiles.of(ConflictStore.class, "page_newer_by_key");
+    private static final String PAGE_NEWER_AFTER_BY_KEY = SqlFiles.of(ConflictStore.class, "page_newer_after_by_key");
+    private static final String PAGE_OLDER_BY_KEY = SqlFiles.of(ConflictStore.class, "page_older_by_key");
+    private static final String PAGE_OLDER_AFTER_BY_KEY = SqlFiles.of(ConflictStore.class, "page_older_after_by_key");
+    /**
+     * Below this many matches a search is read through the search key index; at or above it, enough conflicts
+     * match that the inbox index finds a page of them within its first few thousand rows.
+     */
+    static final int FEW_MATCHES = 2_000;
     private static final String PAGE_NEWER = SqlFiles.of(ConflictStore.class, "page_newer");
     private static final String PAGE_NEWER_AFTER = SqlFiles.of(ConflictStore.class, "page_newer_after");
 
@@ -108,24 +118,48 @@ public final class ConflictStore {
 
     /** One org's conflicts in the request's order, strictly beyond the keyset position if one is given. */
     public static List<StoredConflict> page(Handle handle, UUID orgId, PageRequest request) {
+        return page(handle, orgId, request, FEW_MATCHES);
+    }
+
+    /**
+     * {@link #page(Handle, UUID, PageRequest)}, with a search read through the search key index (schema 18) when it
+     * matches fewer than {@code fewMatches} conflicts, and down the inbox index otherwise: either way a page costs
+     * at most about {@code fewMatches} index entries, never the org's whole history. The two ways give the same
+     * page.
+     */
+    static List<StoredConflict> page(Handle handle, UUID orgId, PageRequest request, int fewMatches) {
         boolean after = request.positionReceivedAt() != null;
-        String statement = request.newer() ? (after ? PAGE_NEWER_AFTER : PAGE_NEWER)
-                : (after ? PAGE_OLDER_AFTER : PAGE_OLDER);
         if (request.filters()) {
             handle.createQuery(PLAN_EACH_PAGE).mapTo(String.class).one();
         }
+        String pattern = request.prefix() == null ? null : likePattern(request.prefix());
+        boolean byKey = pattern != null && handle.createQuery(SEARCH_MATCHES)
+                .bind("org", orgId)
+                .bind("pattern", pattern)
+                .bind("most", fewMatches)
+                .mapTo(Long.class).one() < fewMatches;
+        String statement = byKey
+                ? (request.newer() ? (after ? PAGE_NEWER_AFTER_BY_KEY : PAGE_NEWER_BY_KEY)
+                        : (after ? PAGE_OLDER_AFTER_BY_KEY : PAGE_OLDER_BY_KEY))
+                : (request.newer() ? (after ? PAGE_NEWER_AFTER : PAGE_NEWER)
+                        : (after ? PAGE_OLDER_AFTER : PAGE_OLDER));
         var query = handle.createQuery(statement)
                 .bind("org", orgId)
                 .bind("limit", request.limit())
                 .bind("inbox", request.inboxStatus() == null ? null : request.inboxStatus().wireName())
                 .bind("state", request.synthesisState() == null ? null : request.synthesisState().wireName())
                 .bind("action", request.action())
-                .bind("prefix", request.prefix());
+                .bind(byKey ? "pattern" : "prefix", byKey ? pattern : request.prefix());
         if (after) {
             query.bind("positionReceivedAt", Timestamp.from(request.positionReceivedAt()))
                     .bind("positionConflict", request.positionId());
         }
         return query.map(ConflictStore::map).list();
+    }
+
+    /** {@code prefix} as a LIKE pattern: its own wildcards and escape taken literally, then anything after it. */
+    static String likePattern(String prefix) {
+        return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
     }
 
     /**

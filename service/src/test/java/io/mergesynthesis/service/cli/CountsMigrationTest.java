@@ -81,6 +81,12 @@ class CountsMigrationTest {
                   FROM llm_usage_events GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4""").mapToMap().list());
         assertThat(usage).hasSize(4).isEqualTo(usageSummed);
 
+        // Schema 18's search keys for the conflicts already stored: the target and the engine key of each.
+        long keys = jdbi.withHandle(h -> h.createQuery("""
+                SELECT count(*) FROM conflict_search_keys k JOIN policy_conflicts c ON c.id = k.conflict_id
+                 WHERE k.org_id = c.org_id AND k.search_key IN (c.target, c.dedup_key)""").mapTo(Long.class).one());
+        assertThat(keys).isEqualTo(1400);
+
         CommandRun exact = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "recount", config.toString());
         assertThat(exact.failure()).isEmpty();
         assertThat(exact.err()).contains("The counts were exact.");

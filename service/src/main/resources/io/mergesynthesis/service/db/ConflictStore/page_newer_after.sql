@@ -4,6 +4,7 @@
 -- A null filter does not filter. :prefix is matched at the start of the target, of the engine's key and of any
 -- rule's policy id. The page is read up the inbox index (org_id, received_at DESC, id DESC) from the position,
 -- stopping at :limit; a filter is checked on the rows the index passes (InboxSearchTest checks the plans).
+-- A search that few conflicts match is read by the _by_key statement beside this one instead.
 SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
        received_at, synthesis_state, attempts, last_failure_reason, failure_marker,
        suggested_merge::text AS suggested_merge, merge_check_version, synthesized_at, inbox_status,

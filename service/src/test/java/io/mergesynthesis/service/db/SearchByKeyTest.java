@@ -1,0 +1,124 @@
+package io.mergesynthesis.service.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.testing.TestDatabase;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A search read through the search key index (schema 18) gives the very page the inbox index gives, for every
+ * prefix (wildcards and the escape among them), order, direction and filter, within the caller's org alone; and a
+ * search few conflicts match is planned as a range of that index.
+ */
+class SearchByKeyTest {
+
+    static final UUID ORG = UUID.fromString("00000000-0000-4000-8000-0000000000a1");
+    static final UUID OTHER = UUID.fromString("00000000-0000-4000-8000-0000000000b2");
+    static final String[] TARGETS = {"jira.create_issue", "jira.delete", "github.push", "a%b.x", "a_b.x", "a\\b.x",
+            "*", "slack.post"};
+    static final String[] PREFIXES = {"jira.", "jira.c", "j", "github", "a%", "a_", "a\\", "a", "*", "pol-3",
+            "pol-", "key-1", "key-17", "nothing", "JIRA", "slack.post", "sl"};
+
+    static TestDatabase database;
+    static final List<Row> ROWS = new ArrayList<>();
+
+    record Row(UUID id, String key, String target, List<String> policies, String state, Instant receivedAt) {
+    }
+
+    @BeforeAll
+    static void conflicts() {
+        database = TestDatabase.fresh();
+        Jdbi jdbi = database.jdbi();
+        Random random = new Random(31);
+        Instant start = Instant.parse("2026-11-01T00:00:00Z");
+        for (int i = 0; i < 300; i++) {
+            String target = TARGETS[random.nextInt(TARGETS.length)];
+            List<String> policies = List.of("pol-" + random.nextInt(40), "pol-" + random.nextInt(40));
+            String state = random.nextInt(4) == 0 ? "done" : "pending";
+            // Some share a moment, so the keyset's second column decides their order.
+            Row row = new Row(UUID.randomUUID(), "key-" + i, target, policies, state,
+                    start.plusSeconds(random.nextInt(200)));
+            ROWS.add(row);
+            insert(jdbi, ORG, row);
+            insert(jdbi, OTHER, new Row(UUID.randomUUID(), row.key(), target, policies, state, row.receivedAt()));
+        }
+    }
+
+    private static void insert(Jdbi jdbi, UUID org, Row row) {
+        jdbi.useHandle(h -> h.createUpdate("""
+                        INSERT INTO policy_conflicts (id, org_id, dedup_key, action, target, rules, winner_policy_id,
+                                                      detected_at, received_at, synthesis_state, suggested_merge)
+                        VALUES (:id, :org, :key, 'tool_call', :target,
+                                jsonb_build_array(jsonb_build_object('policy_id', CAST(:p1 AS text)),
+                                                  jsonb_build_object('policy_id', CAST(:p2 AS text))),
+                                :p1, now(), :at, :state, CASE WHEN :state = 'done' THEN '{}'::jsonb END)""")
+                .bind("id", row.id()).bind("org", org).bind("key", row.key()).bind("target", row.target())
+                .bind("p1", row.policies().get(0)).bind("p2", row.policies().get(1))
+                .bind("at", java.sql.Timestamp.from(row.receivedAt())).bind("state", row.state())
+                .execute());
+    }
+
+    private static List<UUID> page(String prefix, String state, Row position, boolean newer, int fewMatches) {
+        ConflictStore.PageRequest request = new ConflictStore.PageRequest(null,
+                state == null ? null : io.mergesynthesis.service.core.SynthesisState.ofStored(state), null, prefix,
+                position == null ? null : position.receivedAt(), position == null ? null : position.id(), newer, 7);
+        return database.transactions().inOrg(ORG, handle -> ConflictStore.page(handle, ORG, request, fewMatches))
+                .stream().map(StoredConflict::id).toList();
+    }
+
+    private static List<UUID> expected(String prefix, String state, Row position, boolean newer) {
+        // As PostgreSQL orders uuids: byte by byte, unsigned, which is the order of their hex text.
+        Comparator<Row> order = Comparator.comparing(Row::receivedAt).thenComparing(r -> r.id().toString());
+        return ROWS.stream()
+                .filter(r -> r.target().startsWith(prefix) || r.key().startsWith(prefix)
+                        || r.policies().stream().anyMatch(p -> p.startsWith(prefix)))
+                .filter(r -> state == null || r.state().equals(state))
+                .filter(r -> position == null || (newer ? order.compare(r, position) > 0 : order.compare(r, position) < 0))
+                .sorted(newer ? order : order.reversed())
+                .limit(7).map(Row::id).toList();
+    }
+
+    @Test
+    void bothWaysGiveTheSamePageAsTheModelForEveryPrefix() {
+        Random random = new Random(5);
+        int nonEmpty = 0;
+        for (String prefix : PREFIXES) {
+            for (String state : new String[] {null, "done"}) {
+                for (boolean newer : new boolean[] {false, true}) {
+                    Row position = random.nextBoolean() ? null : ROWS.get(random.nextInt(ROWS.size()));
+                    List<UUID> model = expected(prefix, state, position, newer);
+                    String what = prefix + " " + state + " " + (newer ? "newer" : "older") + " from " + position;
+                    assertThat(page(prefix, state, position, newer, Integer.MAX_VALUE)).as("by key: " + what)
+                            .isEqualTo(model);
+                    assertThat(page(prefix, state, position, newer, 0)).as("down the inbox: " + what)
+                            .isEqualTo(model);
+                    if (!model.isEmpty()) {
+                        nonEmpty++;
+                    }
+                }
+            }
+        }
+        assertThat(nonEmpty).isGreaterThan(PREFIXES.length);
+    }
+
+    @Test
+    void aSearchFewMatchIsARangeOfTheSearchKeyIndex() {
+        String plan = database.jdbi().withHandle(h -> {
+            h.execute("ANALYZE conflict_search_keys");
+            return String.join("\n", h.createQuery("""
+                    EXPLAIN SELECT count(*) AS n FROM (SELECT 1 FROM conflict_search_keys
+                     WHERE org_id = '00000000-0000-4000-8000-0000000000a1' AND search_key LIKE 'key-17%'
+                     LIMIT 2000) AS found""").mapTo(String.class).list());
+        });
+        assertThat(plan).contains("conflict_search_keys_prefix").containsPattern("Index Cond: .*search_key ~>=~");
+    }
+}

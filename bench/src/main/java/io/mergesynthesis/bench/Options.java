@@ -94,7 +94,7 @@ record Options(
               --scale-tenants     only the big tenants: builds a database of finished conflicts, half of
                                   them in one org and half in orgs of 500, with COPY, and times every
                                   inbox read, the web pages, usage, the operator's page, the export and
-                                  a new conflict's merge on one replica (about 10 minutes at 2,000,000;
+                                  a new conflict's merge on one replica (about 15 minutes at 2,000,000;
                                   under a minute with --quick)
               --scale-rows N      conflicts in that database (default 2000000; 3000 with --quick)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)

@@ -191,7 +191,7 @@ final class BenchDatabase implements AutoCloseable {
         try (Connection c = connect(); Statement s = c.createStatement()) {
             // Every table that references policy_conflicts or api_tokens goes with it, or TRUNCATE refuses.
             s.execute("TRUNCATE conflict_events, llm_usage_events, synthesis_attempt_history, policy_conflicts, "
-                    + "web_sessions, api_tokens");
+                    + "web_sessions, api_tokens, org_names");
             s.execute("DROP TABLE IF EXISTS scheduled_tasks");
         }
         settle();

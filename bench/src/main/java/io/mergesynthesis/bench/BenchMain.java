@@ -6,7 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--provider-bound] [--out DIR]}:
+ * {@code java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--provider-bound] [--scale-tenants]
+ * [--out DIR]}:
  * runs every measurement, prints the table, and writes {@code results.json} and {@code scale.png} under {@code --out}.
  * Exits 0 when every step either measured or was skipped for a part the product does not have yet, 1 when a
  * step failed, 2 on a bad command line.
@@ -74,7 +75,8 @@ public final class BenchMain {
 
     private static Map<String, Object> settings(Options o) {
         Map<String, Object> s = new LinkedHashMap<>();
-        String only = o.latency() ? "latency" : o.headline() ? "headline" : o.tokenCache() ? "token cache"
+        String only = o.scaleTenants() ? "big tenants" : o.latency() ? "latency" : o.headline() ? "headline"
+                : o.tokenCache() ? "token cache"
                 : o.providerBound() ? "provider-bound" : o.workerScaling() ? "worker-scaling" : "full";
         s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote), " + only : only);
         s.put("rows_per_drain", o.rows());
@@ -96,6 +98,8 @@ public final class BenchMain {
         s.put("provider_bound", "backlog " + o.providerBacklog() + ", warm-up " + o.providerWarmUpSeconds()
                 + " s, window " + o.providerWindowSeconds() + " s, " + ProviderScenario.WORKERS
                 + " workers per replica");
+        s.put("big_tenants", TenantShape.of(o.tenantRows(), o.quick()).describe() + ", up to " + o.tenantSamples()
+                + " timed reads per figure, the export read to " + o.tenantExportEvents() + " events");
         return s;
     }
 }

@@ -82,6 +82,11 @@ final class BenchPlan {
             results.skipRemaining("not measured with --latency", Metric.values());
             return;
         }
+        if (options.scaleTenants()) {
+            step("big tenants", this::bigTenants, Metric.tenants());
+            results.skipRemaining("not measured with --scale-tenants", Metric.values());
+            return;
+        }
         step("ceiling", this::ceiling, Metric.CEILING);
         step("ceiling at the pool's bound", this::ceilingInHand, Metric.CEILING_IN_HAND);
         if (options.headline()) {
@@ -111,6 +116,13 @@ final class BenchPlan {
             step("provider tokens", this::providerTokens, Metric.tokens(null, 0));
         }
         step("worker scaling", this::workerScaling, Metric.workers(0));
+        if (options.quick()) {
+            // A database of a few thousand conflicts: the step's every read runs, in seconds, as a smoke test.
+            step("big tenants", this::bigTenants, Metric.tenants());
+        } else {
+            results.skipRemaining("not measured in a run of every step: run --scale-tenants, which builds a "
+                    + "database of " + options.tenantRows() + " conflicts of its own", Metric.tenants());
+        }
 
         ratios();
     }
@@ -551,6 +563,11 @@ final class BenchPlan {
     private void providerTokens() throws Exception {
         new TokenBound(options, db, seeder, results, (name, overrides, environment) ->
                 Replica.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
+    }
+
+    /** A database of one big org and a fleet of small ones, and one replica's reads on it: {@link BigTenants}. */
+    private void bigTenants() throws Exception {
+        new BigTenants(options, db, seeder, fixture, results, this::startReplica).run();
     }
 
     /** One replica of 4, 32 and 128 workers against a stand-in that answers after 2 s: {@link WorkerScaling}. */

@@ -47,7 +47,7 @@ final class EventExportRate {
 
     /** Answers whether {@code GET /v1/events} exists, without reading the stream. */
     void probe(Replica replica, String token) throws IOException, InterruptedException, Unavailable {
-        HttpResponse<InputStream> response = get(replica, token, null, 1);
+        HttpResponse<InputStream> response = get(replica, token, null, null, 1);
         try (InputStream body = response.body()) {
             body.readAllBytes();
         }
@@ -64,12 +64,21 @@ final class EventExportRate {
      *                 and the read stops with an error instead of running on
      */
     Exported readAll(Replica replica, String token, long expected) throws IOException, InterruptedException {
+        return read(replica, token, null, expected, Long.MAX_VALUE);
+    }
+
+    /**
+     * Reads the stream from the start, of one org ({@code org}) or of every org the token sees (null), until its
+     * end or until at least {@code atMost} events have been read, whichever comes first.
+     */
+    Exported read(Replica replica, String token, java.util.UUID org, long expected, long atMost)
+            throws IOException, InterruptedException {
         long events = 0;
         int pages = 0;
         String cursor = null;
         long start = System.nanoTime();
         while (true) {
-            HttpResponse<InputStream> response = get(replica, token, cursor, PAGE_LIMIT);
+            HttpResponse<InputStream> response = get(replica, token, org, cursor, PAGE_LIMIT);
             if (response.statusCode() != 200) {
                 response.body().close();
                 throw new IOException("GET /v1/events answered " + response.statusCode());
@@ -101,7 +110,7 @@ final class EventExportRate {
                         + ": the cursor does not seem to advance");
             }
             String next = trailerCursor != null ? trailerCursor : headerCursor.orElse(null);
-            if (onPage == 0 || next == null || next.equals(cursor)) {
+            if (onPage == 0 || next == null || next.equals(cursor) || events >= atMost) {
                 break;
             }
             cursor = next;
@@ -109,9 +118,9 @@ final class EventExportRate {
         return new Exported(events, (System.nanoTime() - start) / 1e9, pages);
     }
 
-    private HttpResponse<InputStream> get(Replica replica, String token, String cursor, int limit)
+    private HttpResponse<InputStream> get(Replica replica, String token, java.util.UUID org, String cursor, int limit)
             throws IOException, InterruptedException {
-        String query = "?format=ndjson&limit=" + limit
+        String query = "?format=ndjson&limit=" + limit + (org == null ? "" : "&org_id=" + org)
                 + (cursor == null ? "" : "&after=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
         HttpRequest request = HttpRequest.newBuilder(replica.api("/v1/events" + query))
                 .header("Authorization", "Bearer " + token)

@@ -57,6 +57,60 @@ enum Metric {
     EXPORT_RATE("export_events_per_s", "GET /v1/events, NDJSON, following the cursor", "events/s"),
     EXPORT_HEAP_MIN("export_heap_min_mib", "Export: replica heap used, min", "MiB"),
     EXPORT_HEAP_MAX("export_heap_max_mib", "Export: replica heap used, max", "MiB"),
+    // The big-tenants step: building its database, then each read of the big org, of fleet orgs and of every
+    // org, p50 and p95.
+    TENANTS_LOAD("tenants_load_s", "Big tenants: building the database with COPY", "s",
+            Target.context("every table's rows, before VACUUM ANALYZE")),
+    TENANTS_BIG_API_FIRST_PAGE_P50(Tenant.BIG_ORG, TenantRead.API_FIRST_PAGE, 50),
+    TENANTS_BIG_API_FIRST_PAGE_P95(Tenant.BIG_ORG, TenantRead.API_FIRST_PAGE, 95),
+    TENANTS_BIG_API_INBOX_STATUS_P50(Tenant.BIG_ORG, TenantRead.API_INBOX_STATUS, 50),
+    TENANTS_BIG_API_INBOX_STATUS_P95(Tenant.BIG_ORG, TenantRead.API_INBOX_STATUS, 95),
+    TENANTS_BIG_API_SYNTHESIS_STATE_P50(Tenant.BIG_ORG, TenantRead.API_SYNTHESIS_STATE, 50),
+    TENANTS_BIG_API_SYNTHESIS_STATE_P95(Tenant.BIG_ORG, TenantRead.API_SYNTHESIS_STATE, 95),
+    TENANTS_BIG_API_ACTION_P50(Tenant.BIG_ORG, TenantRead.API_ACTION, 50),
+    TENANTS_BIG_API_ACTION_P95(Tenant.BIG_ORG, TenantRead.API_ACTION, 95),
+    TENANTS_BIG_API_TARGET_PREFIX_P50(Tenant.BIG_ORG, TenantRead.API_TARGET_PREFIX, 50),
+    TENANTS_BIG_API_TARGET_PREFIX_P95(Tenant.BIG_ORG, TenantRead.API_TARGET_PREFIX, 95),
+    TENANTS_BIG_API_POLICY_PREFIX_P50(Tenant.BIG_ORG, TenantRead.API_POLICY_PREFIX, 50),
+    TENANTS_BIG_API_POLICY_PREFIX_P95(Tenant.BIG_ORG, TenantRead.API_POLICY_PREFIX, 95),
+    TENANTS_BIG_WEB_INBOX_P50(Tenant.BIG_ORG, TenantRead.WEB_INBOX, 50),
+    TENANTS_BIG_WEB_INBOX_P95(Tenant.BIG_ORG, TenantRead.WEB_INBOX, 95),
+    TENANTS_BIG_WEB_INBOX_FILTERED_P50(Tenant.BIG_ORG, TenantRead.WEB_INBOX_FILTERED, 50),
+    TENANTS_BIG_WEB_INBOX_FILTERED_P95(Tenant.BIG_ORG, TenantRead.WEB_INBOX_FILTERED, 95),
+    TENANTS_BIG_WEB_INBOX_OLDEST_P50(Tenant.BIG_ORG, TenantRead.WEB_INBOX_OLDEST, 50),
+    TENANTS_BIG_WEB_INBOX_OLDEST_P95(Tenant.BIG_ORG, TenantRead.WEB_INBOX_OLDEST, 95),
+    TENANTS_BIG_USAGE_P50(Tenant.BIG_ORG, TenantRead.USAGE, 50),
+    TENANTS_BIG_USAGE_P95(Tenant.BIG_ORG, TenantRead.USAGE, 95),
+    TENANTS_BIG_PICKUP_P50(Tenant.BIG_ORG, TenantRead.PICKUP, 50),
+    TENANTS_BIG_PICKUP_P95(Tenant.BIG_ORG, TenantRead.PICKUP, 95),
+    TENANTS_FLEET_API_FIRST_PAGE_P50(Tenant.FLEET_ORG, TenantRead.API_FIRST_PAGE, 50),
+    TENANTS_FLEET_API_FIRST_PAGE_P95(Tenant.FLEET_ORG, TenantRead.API_FIRST_PAGE, 95),
+    TENANTS_FLEET_API_INBOX_STATUS_P50(Tenant.FLEET_ORG, TenantRead.API_INBOX_STATUS, 50),
+    TENANTS_FLEET_API_INBOX_STATUS_P95(Tenant.FLEET_ORG, TenantRead.API_INBOX_STATUS, 95),
+    TENANTS_FLEET_API_SYNTHESIS_STATE_P50(Tenant.FLEET_ORG, TenantRead.API_SYNTHESIS_STATE, 50),
+    TENANTS_FLEET_API_SYNTHESIS_STATE_P95(Tenant.FLEET_ORG, TenantRead.API_SYNTHESIS_STATE, 95),
+    TENANTS_FLEET_API_ACTION_P50(Tenant.FLEET_ORG, TenantRead.API_ACTION, 50),
+    TENANTS_FLEET_API_ACTION_P95(Tenant.FLEET_ORG, TenantRead.API_ACTION, 95),
+    TENANTS_FLEET_API_TARGET_PREFIX_P50(Tenant.FLEET_ORG, TenantRead.API_TARGET_PREFIX, 50),
+    TENANTS_FLEET_API_TARGET_PREFIX_P95(Tenant.FLEET_ORG, TenantRead.API_TARGET_PREFIX, 95),
+    TENANTS_FLEET_API_POLICY_PREFIX_P50(Tenant.FLEET_ORG, TenantRead.API_POLICY_PREFIX, 50),
+    TENANTS_FLEET_API_POLICY_PREFIX_P95(Tenant.FLEET_ORG, TenantRead.API_POLICY_PREFIX, 95),
+    TENANTS_FLEET_WEB_INBOX_P50(Tenant.FLEET_ORG, TenantRead.WEB_INBOX, 50),
+    TENANTS_FLEET_WEB_INBOX_P95(Tenant.FLEET_ORG, TenantRead.WEB_INBOX, 95),
+    TENANTS_FLEET_WEB_INBOX_FILTERED_P50(Tenant.FLEET_ORG, TenantRead.WEB_INBOX_FILTERED, 50),
+    TENANTS_FLEET_WEB_INBOX_FILTERED_P95(Tenant.FLEET_ORG, TenantRead.WEB_INBOX_FILTERED, 95),
+    TENANTS_FLEET_WEB_INBOX_OLDEST_P50(Tenant.FLEET_ORG, TenantRead.WEB_INBOX_OLDEST, 50),
+    TENANTS_FLEET_WEB_INBOX_OLDEST_P95(Tenant.FLEET_ORG, TenantRead.WEB_INBOX_OLDEST, 95),
+    TENANTS_FLEET_USAGE_P50(Tenant.FLEET_ORG, TenantRead.USAGE, 50),
+    TENANTS_FLEET_USAGE_P95(Tenant.FLEET_ORG, TenantRead.USAGE, 95),
+    TENANTS_FLEET_PICKUP_P50(Tenant.FLEET_ORG, TenantRead.PICKUP, 50),
+    TENANTS_FLEET_PICKUP_P95(Tenant.FLEET_ORG, TenantRead.PICKUP, 95),
+    TENANTS_EVERY_OPERATOR_P50(Tenant.EVERY_ORG, TenantRead.OPERATOR, 50),
+    TENANTS_EVERY_OPERATOR_P95(Tenant.EVERY_ORG, TenantRead.OPERATOR, 95),
+    TENANTS_EVERY_USAGE_P50(Tenant.EVERY_ORG, TenantRead.USAGE, 50),
+    TENANTS_EVERY_USAGE_P95(Tenant.EVERY_ORG, TenantRead.USAGE, 95),
+    TENANTS_BIG_EXPORT(Tenant.BIG_ORG, TenantRead.EXPORT, 0),
+    TENANTS_EVERY_EXPORT(Tenant.EVERY_ORG, TenantRead.EXPORT, 0),
     // The provider-bound step: each scenario with one replica, then with three sharing the provider.
     PROVIDER_FAST_1_MERGED(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.MERGED),
     PROVIDER_FAST_1_TO_TARGET(ProviderScenario.FAST_ANSWERS, 1, ProviderFigure.TO_TARGET),
@@ -167,6 +221,11 @@ enum Metric {
     final WorkerFigure workerFigure;
     final TokenScenario tokens;
     final TokenFigure tokenFigure;
+    /** Whose read a big-tenants figure times, and which read; null for every other figure. */
+    final Tenant tenant;
+    final TenantRead tenantRead;
+    /** The percentile a big-tenants latency figure is; 0 for the export's rate and every other figure. */
+    final int percentile;
 
     Metric(String key, String label, String unit) {
         this.key = key;
@@ -180,6 +239,9 @@ enum Metric {
         this.workerFigure = null;
         this.tokens = null;
         this.tokenFigure = null;
+        this.tenant = null;
+        this.tenantRead = null;
+        this.percentile = 0;
     }
 
     Metric(String key, String label, String unit, Target target) {
@@ -194,6 +256,9 @@ enum Metric {
         this.workerFigure = null;
         this.tokens = null;
         this.tokenFigure = null;
+        this.tenant = null;
+        this.tenantRead = null;
+        this.percentile = 0;
     }
 
     Metric(ProviderScenario scenario, int replicas, ProviderFigure figure) {
@@ -210,6 +275,9 @@ enum Metric {
         this.workerFigure = null;
         this.tokens = null;
         this.tokenFigure = null;
+        this.tenant = null;
+        this.tenantRead = null;
+        this.percentile = 0;
     }
 
     Metric(TokenScenario tokens, int replicas, TokenFigure figure) {
@@ -226,6 +294,9 @@ enum Metric {
         this.workerFigure = null;
         this.tokens = tokens;
         this.tokenFigure = figure;
+        this.tenant = null;
+        this.tenantRead = null;
+        this.percentile = 0;
     }
 
     Metric(int workers, WorkerFigure figure) {
@@ -240,6 +311,60 @@ enum Metric {
         this.workerFigure = figure;
         this.tokens = null;
         this.tokenFigure = null;
+        this.tenant = null;
+        this.tenantRead = null;
+        this.percentile = 0;
+    }
+
+    Metric(Tenant tenant, TenantRead read, int percentile) {
+        this.key = "tenants_" + tenant.key + "_" + read.key + (read == TenantRead.EXPORT ? "_events_per_s"
+                : "_p" + percentile + "_ms");
+        this.label = "Big tenants, " + tenant.label + ": " + read.label
+                + (read == TenantRead.EXPORT ? "" : ", p" + percentile);
+        this.unit = read == TenantRead.EXPORT ? "events/s" : "ms";
+        this.target = tenantTarget(read, percentile, 1.0);
+        this.scenario = null;
+        this.replicas = 0;
+        this.figure = null;
+        this.workers = 0;
+        this.workerFigure = null;
+        this.tokens = null;
+        this.tokenFigure = null;
+        this.tenant = tenant;
+        this.tenantRead = read;
+        this.percentile = percentile;
+    }
+
+    /**
+     * What a big-tenants figure is held to in a database whose size allows {@code allowance} times the stated
+     * p95 ({@link TenantRead#allowance}): the p95 to its bound, the p50 and the export's rate to nothing.
+     */
+    static Target tenantTarget(TenantRead read, int percentile, double allowance) {
+        if (read == TenantRead.EXPORT) {
+            return Target.context("reading the stream from its start, page after page");
+        }
+        if (percentile != 95) {
+            return Target.context(null);
+        }
+        String size = String.format(java.util.Locale.ROOT, "%,d", TenantRead.TARGET_CONFLICTS) + " conflicts";
+        return Target.atMost(read.p95Millis * allowance, allowance == 1.0 ? size
+                : ReportTable.format(allowance) + " x the bound at " + size);
+    }
+
+    /** Every big-tenants figure. */
+    static Metric[] tenants() {
+        return java.util.Arrays.stream(values()).filter(m -> m.tenant != null || m == TENANTS_LOAD)
+                .toArray(Metric[]::new);
+    }
+
+    /** The big-tenants figure of this tenant, read and percentile (0 for the export's rate). */
+    static Metric tenant(Tenant tenant, TenantRead read, int percentile) {
+        for (Metric m : values()) {
+            if (m.tenant == tenant && m.tenantRead == read && m.percentile == percentile) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no figure " + read + " p" + percentile + " for " + tenant);
     }
 
     /** What the worker-scaling step reports per worker count, and the target each is held to. */

@@ -42,7 +42,11 @@ record Options(
         int providerWarmUpSeconds,
         int providerWindowSeconds,
         int recoveryBacklog,
-        int recoverySamples) {
+        int recoverySamples,
+        boolean scaleTenants,
+        int tenantRows,
+        int tenantSamples,
+        int tenantExportEvents) {
 
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
@@ -52,6 +56,7 @@ record Options(
                                                                   [--worker-scaling] [--latency]
                                                                   [--synchronous-commit-off] [--jfr]
                                                                   [--statements]
+                                                                  [--scale-tenants] [--scale-rows N]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
                    java -jar bench/target/merge-synthesis-bench.jar --merge-cost [--merges N] [--config FILE]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
@@ -86,6 +91,12 @@ record Options(
               --statements        load pg_stat_statements into the embedded database and write what each
                                   statement cost it over a one-replica drain of its own, before the
                                   timed pairs (statements-drain-1.txt under --out)
+              --scale-tenants     only the big tenants: builds a database of finished conflicts, half of
+                                  them in one org and half in orgs of 500, with COPY, and times every
+                                  inbox read, the web pages, usage, the operator's page, the export and
+                                  a new conflict's merge on one replica (about 15 minutes at 2,000,000;
+                                  under a minute with --quick)
+              --scale-rows N      conflicts in that database (default 2000000; 3000 with --quick)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)
@@ -109,6 +120,8 @@ record Options(
         boolean jfr = false;
         boolean statements = false;
         boolean wipe = false;
+        boolean scaleTenants = false;
+        Integer tenantRows = null;
         Path out = Path.of("bench-results");
         Path root = null;
         for (int i = 0; i < args.length; i++) {
@@ -127,6 +140,8 @@ record Options(
                 case "--jfr" -> jfr = true;
                 case "--statements" -> statements = true;
                 case "--wipe" -> wipe = true;
+                case "--scale-tenants" -> scaleTenants = true;
+                case "--scale-rows" -> tenantRows = Integer.parseInt(value(args, ++i, "--scale-rows"));
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
                 case "--help", "-h" -> throw new UsageException(USAGE);
@@ -136,6 +151,10 @@ record Options(
         int n = rows != null ? rows : quick ? 500 : 100_000;
         if (n < 1) {
             throw new UsageException("--rows must be at least 1");
+        }
+        int tenants = tenantRows != null ? tenantRows : quick ? 3_000 : 2_000_000;
+        if (tenants < 200) {
+            throw new UsageException("--scale-rows must be at least 200");
         }
         String url = blankToNull(System.getenv("DATABASE_URL"));
         String user = url == null ? "postgres" : orDefault(System.getenv("DATABASE_USER"), "postgres");
@@ -174,7 +193,11 @@ record Options(
                 providerWarmUp != null ? providerWarmUp : quick ? 2 : 15,
                 providerWindow != null ? providerWindow : quick ? 6 : 60,
                 quick ? 3_000 : 20_000,
-                quick ? 20 : 100);
+                quick ? 20 : 100,
+                scaleTenants,
+                tenants,
+                quick ? 20 : 200,
+                quick ? 100_000 : 500_000);
     }
 
     private static String value(String[] args, int i, String flag) {

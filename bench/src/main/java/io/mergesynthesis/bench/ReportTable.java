@@ -22,7 +22,7 @@ final class ReportTable {
         for (Results.Figure f : results.figures()) {
             if (f.value() != null) {
                 out.printf(Locale.ROOT, "%-62s %14s  %s%s%n", f.metric().label, format(f.value()), f.metric().unit,
-                        target(f.metric(), f.value()));
+                        target(results.targetOf(f.metric()), f.value()));
             } else {
                 out.printf(Locale.ROOT, "%-62s %14s  %s%n", f.metric().label, "skipped", f.skipped());
             }
@@ -48,12 +48,12 @@ final class ReportTable {
     }
 
     /** "; target at least 19 (...): MET", or nothing for a figure without a target. */
-    static String target(Metric metric, double value) {
-        if (metric.target == null) {
+    static String target(Metric.Target target, double value) {
+        if (target == null) {
             return "";
         }
-        String verdict = metric.target.verdict(value);
-        String described = metric.target.describe();
+        String verdict = target.verdict(value);
+        String described = target.describe();
         if (verdict == null) {
             return described.isEmpty() ? "" : "  " + described;
         }

@@ -19,12 +19,23 @@ final class Results {
 
     private final Map<Metric, Figure> figures = new EnumMap<>(Metric.class);
     private final Map<Integer, ScalePoint> scale = new java.util.TreeMap<>();
+    private final Map<Metric, Metric.Target> targets = new EnumMap<>(Metric.class);
     private final Map<String, String> notes = new LinkedHashMap<>();
     private final List<String> errors = new ArrayList<>();
     final Map<String, Object> context = new LinkedHashMap<>();
 
     void put(Metric metric, double value) {
         figures.put(metric, new Figure(metric, value, null));
+    }
+
+    /** Holds {@code metric} to {@code target} in this run instead of the one it states (a size-dependent bound). */
+    void target(Metric metric, Metric.Target target) {
+        targets.put(metric, target);
+    }
+
+    /** What {@code metric} is held to in this run, or null. */
+    Metric.Target targetOf(Metric metric) {
+        return targets.getOrDefault(metric, metric.target);
     }
 
     void skip(Metric metric, String reason) {

@@ -28,7 +28,7 @@ final class ResultsJson {
             ObjectNode node = figures.putObject(f.metric().key);
             node.put("label", f.metric().label);
             node.put("unit", f.metric().unit);
-            Metric.Target target = f.metric().target;
+            Metric.Target target = results.targetOf(f.metric());
             if (target != null && !target.describe().isEmpty()) {
                 node.put("target", target.describe());
             }

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs the benchmark's quick mode end to end, on an embedded PostgreSQL with replicas of the service jar the
  * reactor built just before this module, and checks that it reports every figure (a value, or skipped with a
- * reason), that the provider-bound step ran and printed its figures with their targets, and that it draws the
- * chart. It asserts nothing about speed.
+ * reason), that the provider-bound and big-tenants steps ran and printed their figures with their targets, and
+ * that it draws the chart. It asserts nothing about speed.
  */
 class BenchSmokeTest {
 
@@ -113,6 +113,23 @@ class BenchSmokeTest {
                     .isPositive();
         }
 
+        // The big-tenants step ran on its smoke-sized database: a load time, every read's p50 and p95, the p95s
+        // printed with their targets and verdicts.
+        assertThat(figures.get("tenants_load_s").get("value").asDouble()).isPositive();
+        for (String tenant : List.of("big_org", "fleet_org")) {
+            for (String read : List.of("api_first_page", "api_inbox_status", "api_synthesis_state", "api_action",
+                    "api_target_prefix", "api_policy_prefix", "web_inbox", "web_inbox_filtered", "web_inbox_oldest",
+                    "usage", "pickup")) {
+                String key = "tenants_" + tenant + "_" + read + "_p95_ms";
+                assertThat(figures.get(key).has("value")).as(key + " measured: " + figures.get(key)).isTrue();
+                assertThat(figures.get(key).get("verdict").asText()).as(key).isIn("MET", "MISSED");
+            }
+        }
+        assertThat(figures.get("tenants_every_org_operator_p95_ms").has("value")).isTrue();
+        assertThat(figures.get("tenants_every_org_export_events_per_s").get("value").asDouble()).isPositive();
+        assertThat(table).containsPattern(
+                "Big tenants, the big org: GET /v1/conflicts, first page, p95 .*target at most 50 .*: (MET|MISSED)");
+
         Path chart = out.resolve("scale.png");
         assertThat(chart).exists();
         byte[] head = Files.readAllBytes(chart);
@@ -166,7 +183,7 @@ class BenchSmokeTest {
             assertThat(figures.get(key).get("value").asDouble()).as(key).isPositive();
         }
         for (String key : List.of("drain_3_replicas_per_s", "pickup_latency_p50_ms", "inbox_p99_ms",
-                "export_events_per_s")) {
+                "export_events_per_s", "tenants_big_org_api_first_page_p95_ms")) {
             assertThat(figures.get(key).get("skipped").asText()).as(key).isEqualTo("not measured with --headline");
         }
 

@@ -189,9 +189,11 @@ final class BenchDatabase implements AutoCloseable {
     /** Empties the product's tables and the peer's, so that each measurement starts from the same state. */
     void reset() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {
-            // Every table that references policy_conflicts or api_tokens goes with it, or TRUNCATE refuses.
+            // Every table that references policy_conflicts or api_tokens goes with it, or TRUNCATE refuses; and the
+            // figures kept of them (counts, month totals, usage, search keys), which a TRUNCATE does not count out.
             s.execute("TRUNCATE conflict_events, llm_usage_events, synthesis_attempt_history, policy_conflicts, "
-                    + "web_sessions, api_tokens, org_names");
+                    + "web_sessions, api_tokens, org_names, org_conflict_counts, org_spend_by_month, "
+                    + "org_usage_by_month, conflict_search_keys");
             s.execute("DROP TABLE IF EXISTS scheduled_tasks");
         }
         settle();

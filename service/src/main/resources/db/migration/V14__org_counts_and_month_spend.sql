@@ -1,7 +1,10 @@
 -- merge-synthesis schema, version 14: figures kept as rows change, so that reading them costs the same for an org of
 -- ten conflicts and one of ten million (docs/adr/0042-counts-and-spend-kept-as-they-change.md).
 --
---   org_conflict_counts  how many of each org's conflicts are in each pair of synthesis state and inbox status.
+--   org_conflict_counts  how many of each org's conflicts are in each pair of synthesis state and inbox status,
+--                        a conflict in progress counted as pending: a claim and a lease handed back move no count,
+--                        so the worker's claim writes nothing here. The few conflicts in progress at any moment (at
+--                        most one per busy worker) are counted when read, from the leases' index.
 --                        Triggers on policy_conflicts write it in the same transaction as the change itself, so
 --                        it is exact, never an estimate. A change adds a row (one out of the old pair, one into the
 --                        new) rather than updating a counter: two transactions that change the same org's
@@ -30,8 +33,13 @@ CREATE TABLE org_conflict_counts (
 
 CREATE INDEX org_conflict_counts_org ON org_conflict_counts (org_id);
 
--- An org's counts as pairs: the sum of its rows, every pair with none left out. Row-level security applies as
--- the caller's (security_invoker), so an org's scope sees its own counts only.
+-- The state a conflict is counted in: its own, but pending while it is in progress.
+CREATE FUNCTION counted_state(state synthesis_state) RETURNS synthesis_state
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN state = 'in_progress' THEN 'pending' ELSE state END::synthesis_state $$;
+
+-- An org's counts as pairs: the sum of its rows, every pair with none left out (pending includes in progress).
+-- Row-level security applies as the caller's (security_invoker), so an org's scope sees its own counts only.
 CREATE VIEW org_conflict_totals WITH (security_invoker = true) AS
 SELECT org_id, synthesis_state, inbox_status, sum(n)::bigint AS n
   FROM (SELECT org_id, into_state AS synthesis_state, into_status AS inbox_status, n
@@ -48,32 +56,36 @@ AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
         INSERT INTO org_conflict_counts (org_id, into_state, into_status, n)
-        VALUES (NEW.org_id, NEW.synthesis_state, NEW.inbox_status, 1);
+        VALUES (NEW.org_id, counted_state(NEW.synthesis_state), NEW.inbox_status, 1);
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO org_conflict_counts (org_id, out_state, out_status, n)
-        VALUES (OLD.org_id, OLD.synthesis_state, OLD.inbox_status, 1);
+        VALUES (OLD.org_id, counted_state(OLD.synthesis_state), OLD.inbox_status, 1);
     ELSIF OLD.org_id = NEW.org_id THEN
         INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)
-        VALUES (NEW.org_id, NEW.synthesis_state, NEW.inbox_status, OLD.synthesis_state, OLD.inbox_status, 1);
+        VALUES (NEW.org_id, counted_state(NEW.synthesis_state), NEW.inbox_status,
+                counted_state(OLD.synthesis_state), OLD.inbox_status, 1);
     ELSE
         INSERT INTO org_conflict_counts (org_id, out_state, out_status, n)
-        VALUES (OLD.org_id, OLD.synthesis_state, OLD.inbox_status, 1);
+        VALUES (OLD.org_id, counted_state(OLD.synthesis_state), OLD.inbox_status, 1);
         INSERT INTO org_conflict_counts (org_id, into_state, into_status, n)
-        VALUES (NEW.org_id, NEW.synthesis_state, NEW.inbox_status, 1);
+        VALUES (NEW.org_id, counted_state(NEW.synthesis_state), NEW.inbox_status, 1);
     END IF;
     RETURN NULL;
 END
 $$;
 
 -- Row triggers, with the update's filter in WHEN, which the server checks without calling the function: an update
--- that moves no conflict between pairs (a lease renewed, a note written) costs nothing here.
+-- that moves no conflict between counted pairs (a claim, a lease handed back or renewed, a note written) costs
+-- nothing here. The CASE is counted_state written out, which WHEN evaluates without a function call.
 CREATE TRIGGER policy_conflicts_count_insert
     AFTER INSERT ON policy_conflicts
     FOR EACH ROW EXECUTE FUNCTION count_conflict_change();
 CREATE TRIGGER policy_conflicts_count_update
     AFTER UPDATE OF org_id, synthesis_state, inbox_status ON policy_conflicts
     FOR EACH ROW
-    WHEN (OLD.synthesis_state IS DISTINCT FROM NEW.synthesis_state
+    WHEN ((CASE WHEN OLD.synthesis_state = 'in_progress' THEN 'pending' ELSE OLD.synthesis_state END)
+              IS DISTINCT FROM (CASE WHEN NEW.synthesis_state = 'in_progress' THEN 'pending'
+                                     ELSE NEW.synthesis_state END)
           OR OLD.inbox_status IS DISTINCT FROM NEW.inbox_status
           OR OLD.org_id IS DISTINCT FROM NEW.org_id)
     EXECUTE FUNCTION count_conflict_change();
@@ -97,9 +109,9 @@ CREATE TRIGGER policy_conflicts_count_truncate
 -- The counts of the conflicts already stored, taken while no conflict can change.
 LOCK TABLE policy_conflicts IN SHARE MODE;
 INSERT INTO org_conflict_counts (org_id, into_state, into_status, n)
-SELECT org_id, synthesis_state, inbox_status, count(*)
+SELECT org_id, counted_state(synthesis_state), inbox_status, count(*)
   FROM policy_conflicts
- GROUP BY org_id, synthesis_state, inbox_status;
+ GROUP BY org_id, counted_state(synthesis_state), inbox_status;
 
 ALTER TABLE org_conflict_counts ENABLE ROW LEVEL SECURITY;
 ALTER TABLE org_conflict_counts FORCE ROW LEVEL SECURITY;

@@ -199,6 +199,38 @@ class ConflictCountsExactTest {
         }
     }
 
+    @Test
+    void aConflictInProgressIsCountedSoThoughItsClaimWritesNoCount() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            UUID first = fixture.insertConflict("jira.create_issue", "org-working");
+            fixture.insertConflict("jira.create_issue", "org-working");
+            fixture.insertConflict("jira.create_issue", "org-working");
+            UUID org = UUID.fromString(fixture.column(first, "org_id"));
+            long rowsBefore = countRows(fixture);
+            fixture.admin.useHandle(h -> h.createUpdate("""
+                    UPDATE policy_conflicts SET synthesis_state = 'in_progress', lease_owner = 'by-hand',
+                           lease_expires_at = now() + interval '1 minute', attempts = 1 WHERE id = :id""")
+                    .bind("id", first).execute());
+            assertThat(countRows(fixture)).as("count rows written by a claim").isEqualTo(rowsBefore);
+
+            InboxCounts counts = new InboxReads(fixture.database.transactions()).counts(org);
+            assertThat(counts).isEqualTo(countedByHand(fixture, org));
+            assertThat(counts.bySynthesisState().get(SynthesisState.IN_PROGRESS)).isEqualTo(1);
+            assertThat(counts.bySynthesisState().get(SynthesisState.PENDING)).isEqualTo(2);
+            var fleet = new io.mergesynthesis.service.operator.Fleet(fixture.database.transactions())
+                    .overview(Instant.now(), new io.mergesynthesis.service.core.FleetOverview.OrgPage("", 0, 5,
+                            io.mergesynthesis.service.core.FleetOverview.OrgOrder.SPEND));
+            assertThat(fleet.byState().get(SynthesisState.IN_PROGRESS)).isEqualTo(1);
+            assertThat(fleet.byState().get(SynthesisState.PENDING)).isEqualTo(2);
+            assertThat(new ConflictCountUpkeep(fixture.database.transactions()).drift()).isEmpty();
+        }
+    }
+
+    private static long countRows(WorkerFixture fixture) {
+        return fixture.admin.withHandle(h -> h.createQuery("SELECT count(*) FROM org_conflict_counts")
+                .mapTo(Long.class).one());
+    }
+
     private static InboxCounts countedByHand(WorkerFixture fixture, UUID org) {
         Map<SynthesisState, Long> states = new EnumMap<>(SynthesisState.class);
         Map<InboxStatus, Long> statuses = new EnumMap<>(InboxStatus.class);

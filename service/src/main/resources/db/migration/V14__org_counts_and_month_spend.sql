@@ -93,12 +93,13 @@ CREATE TRIGGER policy_conflicts_count_delete
     AFTER DELETE ON policy_conflicts
     FOR EACH ROW EXECUTE FUNCTION count_conflict_change();
 
--- TRUNCATE fires no row trigger: the counts go with the rows they count.
+-- TRUNCATE fires no row trigger: the counts go with the rows they count. A DELETE, not a TRUNCATE, so that a
+-- TRUNCATE naming both tables does not fail on the one it is already emptying.
 CREATE FUNCTION forget_conflict_counts() RETURNS trigger
     LANGUAGE plpgsql
 AS $$
 BEGIN
-    TRUNCATE org_conflict_counts;
+    DELETE FROM org_conflict_counts;
     RETURN NULL;
 END
 $$;

@@ -42,11 +42,12 @@ CREATE TRIGGER policy_conflicts_search_keys
     AFTER INSERT OR DELETE ON policy_conflicts
     FOR EACH ROW EXECUTE FUNCTION keep_conflict_search_keys();
 
+-- TRUNCATE fires no row trigger: the keys go with their conflicts (a DELETE, as schema 14's counts do).
 CREATE FUNCTION forget_conflict_search_keys() RETURNS trigger
     LANGUAGE plpgsql
 AS $$
 BEGIN
-    TRUNCATE conflict_search_keys;
+    DELETE FROM conflict_search_keys;
     RETURN NULL;
 END
 $$;

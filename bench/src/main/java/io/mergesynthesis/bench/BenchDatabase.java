@@ -190,10 +190,10 @@ final class BenchDatabase implements AutoCloseable {
     void reset() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {
             // Every table that references policy_conflicts or api_tokens goes with it, or TRUNCATE refuses; and the
-            // figures kept of them (counts, month totals, usage, search keys), which a TRUNCATE does not count out.
+            // month totals and usage kept of the ledger, which its TRUNCATE does not take away (the conflicts'
+            // counts and search keys go with them by their own trigger).
             s.execute("TRUNCATE conflict_events, llm_usage_events, synthesis_attempt_history, policy_conflicts, "
-                    + "web_sessions, api_tokens, org_names, org_conflict_counts, org_spend_by_month, "
-                    + "org_usage_by_month, conflict_search_keys");
+                    + "web_sessions, api_tokens, org_names, org_spend_by_month, org_usage_by_month");
             s.execute("DROP TABLE IF EXISTS scheduled_tasks");
         }
         settle();

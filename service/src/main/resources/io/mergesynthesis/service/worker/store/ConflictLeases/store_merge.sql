@@ -2,6 +2,9 @@
 -- inserted from the rows the fenced update returned, so it exists exactly when the merge was stored. A lease
 -- taken over since (another :owner or :attempts, or no longer in progress) changes nothing and writes no event.
 -- A merge reaches the store only once it passed the merge check, whose version goes in :checkVersion.
+-- The move from in progress to done is counted here (schema 14's count row, written as the trigger would), as the
+-- trigger leaves that one move to the store statements: a row written by the statement costs the drain about
+-- half what the trigger's call does.
 WITH stored AS (
     UPDATE policy_conflicts
     SET suggested_merge = CAST(:merge AS jsonb),
@@ -15,6 +18,9 @@ WITH stored AS (
         updated_at = now()
     WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
       AND synthesis_state = 'in_progress'
-    RETURNING id)
+    RETURNING id, inbox_status),
+counted AS (
+    INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)
+    SELECT :org, 'done', inbox_status, 'pending', inbox_status, 1 FROM stored)
 INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
 SELECT :org, id, :type, CAST(:details AS jsonb) FROM stored

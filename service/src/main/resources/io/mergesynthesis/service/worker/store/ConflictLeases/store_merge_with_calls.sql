@@ -1,6 +1,6 @@
--- store_merge.sql for a merge that cost provider calls: the same fenced update and event, and the ledger rows
--- of the calls (:calls, a JSON array) in the same statement, so that they commit with the merge. The calls are
--- recorded whether or not the fence let the merge be written, since they were paid for; a call whose answer is
+-- store_merge.sql for a merge that cost provider calls: the same fenced update, count row and event, and the
+-- ledger rows of the calls (:calls, a JSON array) in the same statement, so that they commit with the merge. The
+-- calls are recorded whether or not the fence let the merge be written, since they were paid for; a call whose answer is
 -- the merge is 'stored' when it was written and 'discarded' when not. A call written before (recorded early,
 -- or sent again after a commit whose answer was lost) is the same row, its id and created_at carried with the
 -- call, and its outcome is settled here. The one row returned counts the merges stored: 1, or 0 when the lease
@@ -18,7 +18,10 @@ WITH stored AS (
         updated_at = now()
     WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
       AND synthesis_state = 'in_progress'
-    RETURNING id),
+    RETURNING id, inbox_status),
+counted AS (
+    INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)
+    SELECT :org, 'done', inbox_status, 'pending', inbox_status, 1 FROM stored),
 event AS (
     INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
     SELECT :org, id, :type, CAST(:details AS jsonb) FROM stored),

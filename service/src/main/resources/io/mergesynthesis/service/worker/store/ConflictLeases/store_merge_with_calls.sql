@@ -1,10 +1,10 @@
 -- store_merge.sql for a merge that cost provider calls: the same fenced update, count row and event, and the
 -- ledger rows of the calls (:calls, a JSON array) in the same statement, so that they commit with the merge. The
--- calls are recorded whether or not the fence let the merge be written, since they were paid for; a call whose answer is
--- the merge is 'stored' when it was written and 'discarded' when not. A call written before (recorded early,
--- or sent again after a commit whose answer was lost) is the same row, its id and created_at carried with the
--- call, and its outcome is settled here. The one row returned counts the merges stored: 1, or 0 when the lease
--- was no longer this worker's.
+-- calls are recorded whether or not the fence let the merge be written, since they were paid for; a call whose
+-- answer is the merge is 'stored' when it was written and 'discarded' when not. A call written before (recorded
+-- early, or sent again after a commit whose answer was lost) is the same row, its id and created_at carried with
+-- the call, and its outcome is settled here. The one row returned counts the merges stored: 1, or 0 when the
+-- lease was no longer this worker's.
 WITH stored AS (
     UPDATE policy_conflicts
     SET suggested_merge = CAST(:merge AS jsonb),

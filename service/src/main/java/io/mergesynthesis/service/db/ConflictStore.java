@@ -132,10 +132,9 @@ public final class ConflictStore {
         if (request.filters()) {
             handle.createQuery(PLAN_EACH_PAGE).mapTo(String.class).one();
         }
-        String pattern = request.prefix() == null ? null : likePattern(request.prefix());
-        boolean byKey = pattern != null && handle.createQuery(SEARCH_MATCHES)
+        boolean byKey = request.prefix() != null && handle.createQuery(SEARCH_MATCHES)
                 .bind("org", orgId)
-                .bind("pattern", pattern)
+                .bind("prefix", request.prefix())
                 .bind("most", fewMatches)
                 .mapTo(Long.class).one() < fewMatches;
         String statement = byKey
@@ -149,17 +148,12 @@ public final class ConflictStore {
                 .bind("inbox", request.inboxStatus() == null ? null : request.inboxStatus().wireName())
                 .bind("state", request.synthesisState() == null ? null : request.synthesisState().wireName())
                 .bind("action", request.action())
-                .bind(byKey ? "pattern" : "prefix", byKey ? pattern : request.prefix());
+                .bind("prefix", request.prefix());
         if (after) {
             query.bind("positionReceivedAt", Timestamp.from(request.positionReceivedAt()))
                     .bind("positionConflict", request.positionId());
         }
         return query.map(ConflictStore::map).list();
-    }
-
-    /** {@code prefix} as a LIKE pattern: its own wildcards and escape taken literally, then anything after it. */
-    static String likePattern(String prefix) {
-        return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
     }
 
     /**

@@ -109,7 +109,6 @@ class EveryStatementPlansTest {
             Map.entry("providers", "{}"),
             Map.entry("unit", "minute"),
             Map.entry("maxOrgs", 500),
-            Map.entry("pattern", "jira.%"),
             Map.entry("most", 2000),
             Map.entry("sort", "spend"),
             Map.entry("step", "1 minute"),

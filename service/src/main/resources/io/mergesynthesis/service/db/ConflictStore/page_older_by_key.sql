@@ -1,6 +1,7 @@
 -- Up to :limit of :org's conflicts that pass the inbox's filters, newest first, the first page.
 -- Read for a search that few conflicts match (search_matches.sql counted them): those conflicts are found
--- through the search key index (:pattern, the prefix as a LIKE pattern) and sorted, instead of checking the
+-- through the search key index (starts_with, which unlike LIKE may be an index condition under row-level
+-- security, as it cannot leak what it reads) and sorted, instead of checking the
 -- org's conflicts one by one down the inbox index. A null filter does not filter.
 SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
        received_at, synthesis_state, attempts, last_failure_reason, failure_marker,
@@ -11,5 +12,5 @@ WHERE org_id = :org
   AND (CAST(:inbox AS text) IS NULL OR inbox_status = :inbox)
   AND (CAST(:state AS text) IS NULL OR synthesis_state = :state)
   AND (CAST(:action AS text) IS NULL OR action = :action)
-  AND id IN (SELECT conflict_id FROM conflict_search_keys WHERE org_id = :org AND search_key LIKE :pattern)
+  AND id IN (SELECT conflict_id FROM conflict_search_keys WHERE org_id = :org AND starts_with(search_key, :prefix))
 ORDER BY received_at DESC, id DESC LIMIT :limit

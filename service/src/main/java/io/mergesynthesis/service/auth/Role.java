@@ -1,11 +1,11 @@
 package io.mergesynthesis.service.auth;
 
-import java.util.Arrays;
+import io.mergesynthesis.service.core.WireName;
 import java.util.Locale;
 import java.util.Optional;
 
 /** What a token may do. Every role but {@link #PLATFORM} is bound to one org. */
-public enum Role {
+public enum Role implements WireName {
     /** A customer org's admin inbox: reads, acknowledges and resolves its org's conflicts. */
     ORG_ADMIN,
     /** The policy engine reporting conflicts for one org. */
@@ -21,6 +21,7 @@ public enum Role {
     public static final String SIEM_NAME = "siem";
     public static final String PLATFORM_NAME = "platform";
 
+    @Override
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -30,6 +31,6 @@ public enum Role {
     }
 
     public static Optional<Role> fromWireName(String name) {
-        return Arrays.stream(values()).filter(r -> r.wireName().equals(name)).findFirst();
+        return WireName.lookup(Role.class, name);
     }
 }

@@ -37,7 +37,7 @@ public record FleetOverview(Map<SynthesisState, Long> byState, List<ReasonCount>
     }
 
     /** The orders of the org list; each breaks its ties by name, then id. */
-    public enum OrgOrder {
+    public enum OrgOrder implements WireName {
         /** This month's spend, costliest first, then most conflicts. */
         SPEND("spend", "Spend this month"),
         /** Most conflicts first. */
@@ -53,6 +53,7 @@ public record FleetOverview(Map<SynthesisState, Long> byState, List<ReasonCount>
             this.label = label;
         }
 
+        @Override
         public String wireName() {
             return wireName;
         }
@@ -63,12 +64,7 @@ public record FleetOverview(Map<SynthesisState, Long> byState, List<ReasonCount>
 
         /** The order named {@code wireName}; the default (spend) for anything else, a missing value included. */
         public static OrgOrder ofQuery(String wireName) {
-            for (OrgOrder order : values()) {
-                if (order.wireName.equals(wireName)) {
-                    return order;
-                }
-            }
-            return SPEND;
+            return WireName.lookup(OrgOrder.class, wireName).orElse(SPEND);
         }
     }
 

@@ -1,13 +1,12 @@
 package io.mergesynthesis.service.core;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
  * Where an org's admins are with a conflict: the words of the {@code inbox_status} domain, each with the words a
  * person reads for it. Written only through the API and the web inbox, never by the worker.
  */
-public enum InboxStatus {
+public enum InboxStatus implements WireName {
     OPEN("open", "open"),
     ACKNOWLEDGED("acknowledged", "acknowledged"),
     /** Final: the conflict carries a {@link Resolution}. */
@@ -21,6 +20,7 @@ public enum InboxStatus {
         this.label = label;
     }
 
+    @Override
     public String wireName() {
         return wireName;
     }
@@ -30,15 +30,15 @@ public enum InboxStatus {
     }
 
     public static Optional<InboxStatus> fromWireName(String name) {
-        return Arrays.stream(values()).filter(s -> s.wireName.equals(name)).findFirst();
+        return WireName.lookup(InboxStatus.class, name);
     }
 
     /** The status a stored word names; a word outside the domain is a broken database, not bad input. */
     public static InboxStatus ofStored(String name) {
-        return fromWireName(name).orElseThrow(() -> new IllegalStateException("unknown inbox status " + name));
+        return WireName.stored(InboxStatus.class, name, "inbox status");
     }
 
     public static String wireNames() {
-        return String.join(", ", Arrays.stream(values()).map(InboxStatus::wireName).toList());
+        return WireName.list(InboxStatus.class);
     }
 }

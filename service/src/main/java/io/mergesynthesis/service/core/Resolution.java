@@ -1,13 +1,12 @@
 package io.mergesynthesis.service.core;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
  * How an org's admin closed a conflict: the words of the {@code resolution} domain, stored in
  * {@code policy_conflicts.resolution} by {@link #wireName()}, each with the words a person reads for it.
  */
-public enum Resolution {
+public enum Resolution implements WireName {
     /** The admin applied the suggested merge; only possible once the worker has written one. */
     ACCEPTED_SUGGESTION("accepted_suggestion", "accepted the suggestion"),
     /** The admin looked at the suggested merge and turned it down. */
@@ -23,6 +22,7 @@ public enum Resolution {
         this.label = label;
     }
 
+    @Override
     public String wireName() {
         return wireName;
     }
@@ -32,16 +32,15 @@ public enum Resolution {
     }
 
     public static Optional<Resolution> fromWireName(String name) {
-        return Arrays.stream(values()).filter(r -> r.wireName.equals(name)).findFirst();
+        return WireName.lookup(Resolution.class, name);
     }
 
     /** The resolution a stored word names (null for none); a word outside the domain is a broken database. */
     public static Resolution ofStored(String name) {
-        return name == null ? null
-                : fromWireName(name).orElseThrow(() -> new IllegalStateException("unknown resolution " + name));
+        return name == null ? null : WireName.stored(Resolution.class, name, "resolution");
     }
 
     public static String wireNames() {
-        return String.join(", ", Arrays.stream(values()).map(Resolution::wireName).toList());
+        return WireName.list(Resolution.class);
     }
 }

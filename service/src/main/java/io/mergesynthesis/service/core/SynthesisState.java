@@ -1,13 +1,12 @@
 package io.mergesynthesis.service.core;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
  * Where the worker pool is with a conflict: the words of the {@code synthesis_state} domain (the database holds
  * the same list; a test compares the two), each with the words a person reads for it on the web pages.
  */
-public enum SynthesisState {
+public enum SynthesisState implements WireName {
     /** Waiting to be claimed, now or after a backoff. */
     PENDING("pending", "pending"),
     /** A worker holds a lease on it. */
@@ -29,7 +28,7 @@ public enum SynthesisState {
         this.label = label;
     }
 
-    /** The word in the database, the API and URLs. */
+    @Override
     public String wireName() {
         return wireName;
     }
@@ -40,16 +39,16 @@ public enum SynthesisState {
     }
 
     public static Optional<SynthesisState> fromWireName(String name) {
-        return Arrays.stream(values()).filter(s -> s.wireName.equals(name)).findFirst();
+        return WireName.lookup(SynthesisState.class, name);
     }
 
     /** The state a stored word names; a word outside the domain is a broken database, not bad input. */
     public static SynthesisState ofStored(String name) {
-        return fromWireName(name).orElseThrow(() -> new IllegalStateException("unknown synthesis state " + name));
+        return WireName.stored(SynthesisState.class, name, "synthesis state");
     }
 
     /** Every wire name, in this order, comma separated: for messages that list what is allowed. */
     public static String wireNames() {
-        return String.join(", ", Arrays.stream(values()).map(SynthesisState::wireName).toList());
+        return WireName.list(SynthesisState.class);
     }
 }

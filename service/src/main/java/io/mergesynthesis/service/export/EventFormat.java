@@ -1,11 +1,11 @@
 package io.mergesynthesis.service.export;
 
-import java.util.Arrays;
+import io.mergesynthesis.service.core.WireName;
 import java.util.Locale;
 import java.util.Optional;
 
 /** The export formats, by the name used in {@code format=} and {@code --format}. */
-public enum EventFormat {
+public enum EventFormat implements WireName {
     /** One JSON object per line with Elastic Common Schema field names, then a {@code next_cursor} line. */
     NDJSON("application/x-ndjson", new EcsLines()),
     /** One ArcSight Common Event Format line per event. */
@@ -19,6 +19,7 @@ public enum EventFormat {
         this.lines = lines;
     }
 
+    @Override
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -32,6 +33,6 @@ public enum EventFormat {
     }
 
     public static Optional<EventFormat> fromWireName(String name) {
-        return Arrays.stream(values()).filter(f -> f.wireName().equals(name)).findFirst();
+        return WireName.lookup(EventFormat.class, name);
     }
 }

@@ -4,6 +4,7 @@ import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.core.WireName;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.requeue.Requester;
 import java.util.ArrayList;
@@ -33,7 +34,7 @@ public final class BulkActions {
         this.requeue = requeue;
     }
 
-    public enum Operation {
+    public enum Operation implements WireName {
         ACKNOWLEDGE("acknowledge", "Acknowledge"),
         RESOLVE_REJECTED("resolve_rejected", "Resolve as rejected"),
         RESOLVE_MANUAL("resolve_manual", "Resolve as manual"),
@@ -47,6 +48,7 @@ public final class BulkActions {
             this.label = label;
         }
 
+        @Override
         public String wireName() {
             return wireName;
         }
@@ -56,12 +58,7 @@ public final class BulkActions {
         }
 
         public static Optional<Operation> fromWireName(String name) {
-            for (Operation o : values()) {
-                if (o.wireName.equals(name)) {
-                    return Optional.of(o);
-                }
-            }
-            return Optional.empty();
+            return WireName.lookup(Operation.class, name);
         }
     }
 

@@ -21,7 +21,7 @@ import io.mergesynthesis.service.auth.RoleCheck;
 import io.mergesynthesis.service.auth.TokenAuthenticator;
 import io.mergesynthesis.service.auth.TokenStore;
 import io.mergesynthesis.service.cli.ExportEventsCommand;
-import io.mergesynthesis.service.cli.MigrateCommand;
+import io.mergesynthesis.service.cli.DatabaseCommand;
 import io.mergesynthesis.service.cli.RequeueCommand;
 import io.mergesynthesis.service.cli.StandInProviderCommand;
 import io.mergesynthesis.service.cli.TokenCommand;
@@ -126,7 +126,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         // Money and prices as written decimals (0.0021), never in exponent form.
         bootstrap.getObjectMapper().enable(SerializationFeature.WRITE_BIGDECIMAL_AS_PLAIN);
         bootstrap.addCommand(new TokenCommand());
-        bootstrap.addCommand(new MigrateCommand());
+        bootstrap.addCommand(new DatabaseCommand());
         bootstrap.addCommand(new ExportEventsCommand());
         bootstrap.addCommand(new RequeueCommand());
         bootstrap.addCommand(new StandInProviderCommand());

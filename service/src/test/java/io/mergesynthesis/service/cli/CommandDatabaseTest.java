@@ -32,7 +32,7 @@ class CommandDatabaseTest {
 
         // Nothing listens on the port yet: each command's first tries are refused connections.
         CompletableFuture<CommandRun> migrate = CompletableFuture.supplyAsync(() ->
-                CommandRun.run((out, err) -> new MigrateCommand(err), "db", "migrate", config.toString()));
+                CommandRun.run((out, err) -> new DatabaseCommand(err), "db", "migrate", config.toString()));
         Thread.sleep(1500);
         assertThat(migrate).isNotDone();
         try (EmbeddedDatabase pg = start(data, port)) {
@@ -86,7 +86,7 @@ class CommandDatabaseTest {
         }
         assertThat(schemaVersion(behind)).isEqualTo("1");
 
-        CommandRun migrate = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "migrate", config.toString());
+        CommandRun migrate = CommandRun.run((out, err) -> new DatabaseCommand(err), "db", "migrate", config.toString());
         assertThat(migrate.failure()).isEmpty();
         assertThat(schemaVersion(behind)).isNotEqualTo("1");
         CommandRun again = CommandRun.run(TokenCommand::new, "token", "create", "--role", "platform",

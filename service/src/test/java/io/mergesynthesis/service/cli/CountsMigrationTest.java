@@ -48,7 +48,7 @@ class CountsMigrationTest {
                   FROM policy_conflicts c WHERE c.synthesis_state = 'done'"""));
 
         Path config = CommandRun.config(dir, database.url());
-        CommandRun migrate = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "migrate", config.toString());
+        CommandRun migrate = CommandRun.run((out, err) -> new DatabaseCommand(err), "db", "migrate", config.toString());
         assertThat(migrate.failure()).isEmpty();
 
         List<Map<String, Object>> kept = jdbi.withHandle(h -> h.createQuery("""
@@ -87,18 +87,18 @@ class CountsMigrationTest {
                  WHERE k.org_id = c.org_id AND k.search_key IN (c.target, c.dedup_key)""").mapTo(Long.class).one());
         assertThat(keys).isEqualTo(1400);
 
-        CommandRun exact = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "recount", config.toString());
+        CommandRun exact = CommandRun.run((out, err) -> new DatabaseCommand(err), "db", "recount", config.toString());
         assertThat(exact.failure()).isEmpty();
         assertThat(exact.err()).contains("The counts were exact.");
 
         jdbi.useHandle(h -> h.execute("""
                 INSERT INTO org_conflict_counts (org_id, into_state, into_status, n)
                 VALUES (md5('org-1')::uuid, 'done', 'open', 2)"""));
-        CommandRun repaired = CommandRun.run((out, err) -> new MigrateCommand(err), "db", "recount", config.toString());
+        CommandRun repaired = CommandRun.run((out, err) -> new DatabaseCommand(err), "db", "recount", config.toString());
         assertThat(repaired.failure()).isEmpty();
         String org = jdbi.withHandle(h -> h.createQuery("SELECT md5('org-1')::uuid::text").mapTo(String.class).one());
         assertThat(repaired.err()).contains("org " + org + ", done and open: kept", "1 count(s) had drifted.");
-        assertThat(CommandRun.run((out, err) -> new MigrateCommand(err), "db", "recount", config.toString()).err())
+        assertThat(CommandRun.run((out, err) -> new DatabaseCommand(err), "db", "recount", config.toString()).err())
                 .contains("The counts were exact.");
     }
 }

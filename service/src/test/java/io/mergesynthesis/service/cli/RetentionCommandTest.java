@@ -34,12 +34,12 @@ class RetentionCommandTest {
         Path config = CommandRun.config(dir, database.url(), "retention:", "  months: 3");
         String partition = "synthesis_attempt_history_" + old.toString().replace('-', '_');
 
-        CommandRun dry = CommandRun.run(MigrateCommand::new, "db", "retention", config.toString(), "--dry-run");
+        CommandRun dry = CommandRun.run(DatabaseCommand::new, "db", "retention", config.toString(), "--dry-run");
         assertThat(dry.failure()).isEmpty();
         assertThat(dry.outLines().get(0)).startsWith("would drop " + partition + " " + old + " ");
         assertThat(dry.lastOutLine()).startsWith("would drop 1 partition(s), ").endsWith("keeping 3 months");
 
-        CommandRun run = CommandRun.run(MigrateCommand::new, "db", "retention", config.toString());
+        CommandRun run = CommandRun.run(DatabaseCommand::new, "db", "retention", config.toString());
         assertThat(run.failure()).isEmpty();
         assertThat(run.outLines().get(0)).startsWith("dropped " + partition + " ");
         boolean gone = db.withHandle(h -> h.createQuery("SELECT to_regclass(:p) IS NULL").bind("p", partition)
@@ -50,12 +50,12 @@ class RetentionCommandTest {
     @Test
     void withoutARetentionOrWithOneTooShortItRefuses() throws Exception {
         TestDatabase database = TestDatabase.fresh();
-        CommandRun unset = CommandRun.run(MigrateCommand::new, "db", "retention",
+        CommandRun unset = CommandRun.run(DatabaseCommand::new, "db", "retention",
                 CommandRun.config(dir, database.url()).toString());
         assertThat(unset.failure()).isPresent();
         assertThat(unset.err()).contains("error: retention.months is not set").doesNotContain("\tat ");
 
-        CommandRun tooShort = CommandRun.run(MigrateCommand::new, "db", "retention",
+        CommandRun tooShort = CommandRun.run(DatabaseCommand::new, "db", "retention",
                 CommandRun.config(dir, database.url(), "retention:", "  months: 1").toString());
         assertThat(tooShort.failure()).isPresent();
         assertThat(tooShort.err() + tooShort.out()).contains("retention.months must be at least 2");

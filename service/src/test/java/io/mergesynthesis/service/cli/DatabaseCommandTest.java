@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MigrateCommandTest {
+class DatabaseCommandTest {
 
     @TempDir
     Path dir;

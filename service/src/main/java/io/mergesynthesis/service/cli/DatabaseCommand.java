@@ -22,22 +22,22 @@ import net.sourceforge.argparse4j.inf.Subparser;
  * (docs/adr/0049) and makes those of the months ahead, as each replica does daily, printing one line per partition
  * dropped; with {@code --dry-run} it only prints what it would drop.
  */
-public class MigrateCommand extends ConfiguredCommand<MergeSynthesisConfiguration> {
+public class DatabaseCommand extends ConfiguredCommand<MergeSynthesisConfiguration> {
 
     private final PrintStream out;
     private final PrintStream err;
 
-    public MigrateCommand() {
+    public DatabaseCommand() {
         this(System.out, System.err);
     }
 
     /** For running in-process with standard error captured. */
-    public MigrateCommand(PrintStream err) {
+    public DatabaseCommand(PrintStream err) {
         this(System.out, err);
     }
 
     /** For running in-process with both streams captured. */
-    public MigrateCommand(PrintStream out, PrintStream err) {
+    public DatabaseCommand(PrintStream out, PrintStream err) {
         super("db", "Database maintenance: db migrate config.yml, db recount config.yml, "
                 + "db retention config.yml [--dry-run]");
         this.out = out;

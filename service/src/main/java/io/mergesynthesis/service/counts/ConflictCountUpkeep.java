@@ -22,22 +22,23 @@ public final class ConflictCountUpkeep {
     }
 
     /**
-     * Folds the count rows of every org that has changes to fold, a bounded number of orgs per transaction.
+     * Folds the count rows and usage rows of every org that has changes to fold, a bounded number of orgs per
+     * transaction, in org order from the first.
      *
-     * @return the orgs folded, or -1 when another replica was folding
+     * @return the transactions it took, or -1 when another replica was folding
      */
     public long fold() {
-        long orgs = 0;
-        while (true) {
-            int folded = transactions.crossTenant(handle -> ConflictCounts.fold(handle, ORGS_PER_FOLD));
-            if (folded < 0) {
-                return orgs == 0 ? -1 : orgs;
+        long transactionsTaken = 0;
+        ConflictCounts.FoldCursor cursor = ConflictCounts.FoldCursor.START;
+        while (!cursor.done()) {
+            ConflictCounts.FoldCursor from = cursor;
+            cursor = transactions.crossTenant(handle -> ConflictCounts.fold(handle, from, ORGS_PER_FOLD));
+            if (cursor == null) {
+                return transactionsTaken == 0 ? -1 : transactionsTaken;
             }
-            orgs += folded;
-            if (folded < ORGS_PER_FOLD) {
-                return orgs;
-            }
+            transactionsTaken++;
         }
+        return transactionsTaken;
     }
 
     /** Recounts every org's conflicts and replaces the kept counts; conflicts go on changing meanwhile. */

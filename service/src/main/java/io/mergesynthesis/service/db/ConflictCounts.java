@@ -27,21 +27,52 @@ public final class ConflictCounts {
     private ConflictCounts() {
     }
 
+    /** Where a fold goes on from: the last org each of the two folds reached, null before the first. */
+    public record FoldCursor(UUID countsAfter, UUID usageAfter, boolean countsDone, boolean usageDone) {
+
+        public static final FoldCursor START = new FoldCursor(null, null, false, false);
+
+        public boolean done() {
+            return countsDone && usageDone;
+        }
+    }
+
+    /** What one statement of a fold did: the orgs it folded and the last of them (null when none). */
+    public record Folded(int orgs, UUID lastOrg) {
+    }
+
     /**
-     * Folds the count rows of up to {@code orgs} orgs and the usage rows (schema 17) of up to {@code orgs} org
-     * months, unless another transaction is folding now.
+     * Folds, after {@code cursor}, the count rows of up to {@code orgs} orgs and the usage rows (schema 17) of up
+     * to {@code orgs} orgs, unless another transaction is folding now.
      *
-     * @return the most orgs or org months folded of the two (fewer than {@code orgs} when none is left to fold), or
-     *     -1 when another fold held the turn
+     * @return where the next call goes on from (done once both folds found fewer than {@code orgs} orgs to fold),
+     *     or null when another fold held the turn
      */
-    public static int fold(Handle handle, int orgs) {
+    public static FoldCursor fold(Handle handle, FoldCursor cursor, int orgs) {
         boolean mine = handle.createQuery(LOCK_FOLDING).mapTo(Boolean.class).one();
         if (!mine) {
-            return -1;
+            return null;
         }
-        int counts = handle.createQuery(FOLD).bind("maxOrgs", orgs).mapTo(Integer.class).one();
-        int usage = handle.createQuery(FOLD_USAGE).bind("maxOrgs", orgs).mapTo(Integer.class).one();
-        return Math.max(counts, usage);
+        UUID countsAfter = cursor.countsAfter();
+        boolean countsDone = cursor.countsDone();
+        if (!countsDone) {
+            Folded counts = foldOnce(handle, FOLD, countsAfter, orgs);
+            countsAfter = counts.lastOrg();
+            countsDone = counts.orgs() < orgs;
+        }
+        UUID usageAfter = cursor.usageAfter();
+        boolean usageDone = cursor.usageDone();
+        if (!usageDone) {
+            Folded usage = foldOnce(handle, FOLD_USAGE, usageAfter, orgs);
+            usageAfter = usage.lastOrg();
+            usageDone = usage.orgs() < orgs;
+        }
+        return new FoldCursor(countsAfter, usageAfter, countsDone, usageDone);
+    }
+
+    private static Folded foldOnce(Handle handle, String statement, UUID after, int orgs) {
+        return handle.createQuery(statement).bind("after", after).bind("maxOrgs", orgs)
+                .map((rs, ctx) -> new Folded(rs.getInt("folded"), rs.getObject("last_org", UUID.class))).one();
     }
 
     /**

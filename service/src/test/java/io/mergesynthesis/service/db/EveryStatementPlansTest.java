@@ -44,6 +44,7 @@ class EveryStatementPlansTest {
     private static final Map<String, Object> SAMPLES = Map.ofEntries(
             Map.entry("id", UUID.fromString("11111111-1111-4111-8111-111111111111")),
             Map.entry("org", UUID.fromString("22222222-2222-4222-8222-222222222222")),
+            Map.entry("after", UUID.fromString("22222222-2222-4222-8222-222222222222")),
             Map.entry("conflict", UUID.fromString("11111111-1111-4111-8111-111111111111")),
             Map.entry("limit", 4),
             Map.entry("heldRoutes", ",anthropic,*,"),

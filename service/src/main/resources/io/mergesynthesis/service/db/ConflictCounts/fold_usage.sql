@@ -1,16 +1,19 @@
--- Sums the usage rows of up to :maxOrgs org months that have more than one row per model into one row per model,
--- as fold.sql does for the conflict counts and under the same turn (lock_folding.sql): one statement, so a reader
--- sees an org's month before or after, never half; a row added after the statement began stays for the next fold.
--- The one row returned is how many org months were folded.
+-- Sums the usage rows of up to :maxOrgs orgs that have more than one row per month and model into one row per month
+-- and model, as fold.sql does for the conflict counts and under the same turn (lock_folding.sql): one statement, so
+-- a reader sees an org's months before or after, never half; a row added after the statement began stays for the
+-- next fold. Orgs are taken in order after :after (null to start), up the index by org and month. The one row
+-- returned is how many orgs were folded and the last of them.
 WITH unfolded AS (
-    SELECT org_id, month
+    SELECT org_id
       FROM org_usage_by_month
-     GROUP BY org_id, month
-    HAVING count(*) > count(DISTINCT (provider, model))
+     WHERE org_id > coalesce(CAST(:after AS uuid), '00000000-0000-0000-0000-000000000000')
+     GROUP BY org_id
+    HAVING count(*) > count(DISTINCT (month, provider, model))
+     ORDER BY org_id
      LIMIT :maxOrgs),
 taken AS (
     DELETE FROM org_usage_by_month u USING unfolded f
-     WHERE u.org_id = f.org_id AND u.month = f.month
+     WHERE u.org_id = f.org_id
     RETURNING u.*),
 written AS (
     INSERT INTO org_usage_by_month (org_id, month, provider, model, calls, input_tokens, output_tokens,
@@ -19,4 +22,5 @@ written AS (
            sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_usd)
       FROM taken
      GROUP BY org_id, month, provider, model)
-SELECT count(*) FROM unfolded
+SELECT (SELECT count(*) FROM unfolded) AS folded,
+       (SELECT org_id FROM unfolded ORDER BY org_id DESC LIMIT 1) AS last_org

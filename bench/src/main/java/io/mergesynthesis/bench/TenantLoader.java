@@ -2,8 +2,10 @@ package io.mergesynthesis.bench;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -63,6 +65,7 @@ final class TenantLoader {
                 .atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         UUID[] orgs = shape.orgIds();
         long start = System.nanoTime();
+        monthPartitionsFrom(from);
         orgNames(orgs);
         int chunks = (shape.conflicts() + CHUNK - 1) / CHUNK;
         ExecutorService loaders = Executors.newFixedThreadPool(LOADERS);
@@ -164,6 +167,20 @@ final class TenantLoader {
         byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
         in.writeToCopy(bytes, 0, bytes.length);
         text.setLength(0);
+    }
+
+    /**
+     * The monthly partitions of the months the load writes in, as a database that was running then would have
+     * them (each replica makes them ahead). Without them last month's rows would land in each table's DEFAULT
+     * partition, and the replica's partition upkeep would move them out at its start, holding the workers' writes
+     * while it does.
+     */
+    private void monthPartitionsFrom(long from) throws SQLException {
+        try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
+                "SELECT create_month_partition(t.parent, CAST(? AS date)) FROM monthly_partitioned_tables() t")) {
+            s.setObject(1, Instant.ofEpochMilli(from).atZone(ZoneOffset.UTC).toLocalDate());
+            s.executeQuery().close();
+        }
     }
 
     /** A name for every org, as the platform gives them; the operator's page shows and searches them. */

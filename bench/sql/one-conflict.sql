@@ -1,0 +1,9 @@
+-- One conflict's life on the worker's path, for pgbench (-r prints each statement's latency): its ingest, its claim
+-- and its store, each a statement of its own as a replica writes them, for one org and as the database owner.
+-- The claim and the store are the product's (ConflictLeases' claim.sql and store_merge.sql) cut to one known row.
+-- Used to take the drain's cost per statement apart on a scratch database (docs/performance.md, "What the drain
+-- pays"): run it once per variant of the schema, in turns.
+SELECT quote_literal(gen_random_uuid()) AS id \gset
+INSERT INTO policy_conflicts (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at) VALUES (:id, '22222222-2222-4222-8222-222222222222', :id, 'tool_call', 'jira.x', '[{"policy_id":"p1"}]', 'p1', now());
+UPDATE policy_conflicts c SET synthesis_state = 'in_progress', lease_owner = 'r/w', lease_expires_at = now() + interval '1 minute', not_before = now() + interval '1 minute', attempts = c.attempts + 1, updated_at = now() WHERE c.id = :id;
+WITH stored AS (UPDATE policy_conflicts SET suggested_merge = '{"a":1}'::jsonb, merge_check_version = 1, synthesis_state = 'done', synthesized_at = now(), last_failure_reason = NULL, lease_owner = NULL, lease_expires_at = NULL, not_before = now(), updated_at = now() WHERE id = :id AND lease_owner = 'r/w' AND attempts = 1 AND synthesis_state = 'in_progress' RETURNING id, inbox_status), counted AS (INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n) SELECT '22222222-2222-4222-8222-222222222222', 'done', inbox_status, 'pending', inbox_status, 1 FROM stored) INSERT INTO conflict_events (org_id, conflict_id, event_type, details) SELECT '22222222-2222-4222-8222-222222222222', id, 'merge_synthesized', '{}'::jsonb FROM stored;

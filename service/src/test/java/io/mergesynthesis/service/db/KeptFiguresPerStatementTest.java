@@ -22,7 +22,7 @@ class KeptFiguresPerStatementTest {
             "not_needed", "in_progress"};
     private static final String[] STATUSES = {"open", "acknowledged", "resolved"};
     private static final int ORGS = 3;
-    /** What a conflict holds in each state and status (its merge, its marker, its resolution), from p.state and p.status. */
+    /** What a conflict holds in its state and status (merge, marker, resolution), from p.state and p.status. */
     private static final String STATE_COLUMNS = "suggested_merge, failure_marker, last_failure_reason, resolution, "
             + "resolved_at";
     private static final String STATE_VALUES = """
@@ -166,7 +166,8 @@ class KeptFiguresPerStatementTest {
     }
 
     private static List<Map<String, Object>> kept(Handle h) {
-        return h.createQuery("SELECT org_id, synthesis_state, inbox_status, n FROM org_conflict_totals ORDER BY 1, 2, 3")
+        return h.createQuery(
+                "SELECT org_id, synthesis_state, inbox_status, n FROM org_conflict_totals ORDER BY 1, 2, 3")
                 .mapToMap().list();
     }
 

@@ -147,8 +147,11 @@ class SearchByKeyTest {
                     throw new IllegalStateException(e);
                 }
             });
+            // The keys are read as a range of the index; how the few conflicts they name are then fetched is the
+            // planner's choice for a table this small (a scan of its few pages can be the cheapest).
             assertThat(plan).as(file).contains("conflict_search_keys_prefix")
-                    .containsPattern("Index Cond: .*search_key ~>=~ 'key-17'").doesNotContain("Seq Scan");
+                    .containsPattern("Index Cond: .*search_key ~>=~ 'key-17'")
+                    .doesNotContain("Seq Scan on conflict_search_keys");
         }
     }
 }

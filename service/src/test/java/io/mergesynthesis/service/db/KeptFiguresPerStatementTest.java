@@ -87,21 +87,23 @@ class KeptFiguresPerStatementTest {
             for (int round = 0; round < ROUNDS; round++) {
                 int calls = random.nextInt(30);
                 boolean again = random.nextBoolean();
-                // Some rows already on record are written again (as an attempt settles its calls' outcome):
-                // those add nothing; the new rows among them add once.
+                // Some rows already on record are written again (as an attempt settles its calls' outcome), with
+                // another cost that must not count: those add nothing; the new rows beside them add once.
                 h.createUpdate("""
                         INSERT INTO llm_usage_events (id, org_id, conflict_id, attempt, pass, provider, model,
                                                       input_tokens, output_tokens, cost_usd, latency_ms, outcome,
                                                       created_at)
-                        SELECT coalesce(old.id, gen_random_uuid()), c.org_id, c.id, 1, 'primary', 'anthropic',
+                        SELECT e.id, e.org_id, e.conflict_id, 1, 'primary', e.provider, e.model, e.input_tokens,
+                               e.output_tokens, e.cost_usd + 1, 5, 'discarded', e.created_at
+                          FROM (SELECT * FROM llm_usage_events WHERE :again ORDER BY id LIMIT 5) AS e
+                        UNION ALL
+                        SELECT gen_random_uuid(), c.org_id, c.id, 1, 'primary', 'anthropic',
                                (ARRAY['small', 'large'])[1 + (i % 2)], 10 + i, 20 + i, 0.000001 * (7 * i + :round),
-                               5, 'discarded', coalesce(old.created_at, now() - (i % 3) * interval '35 days')
+                               5, 'discarded', now() - (i % 3) * interval '35 days'
                           FROM generate_series(1, :calls) AS i
                           JOIN LATERAL (SELECT id, org_id FROM policy_conflicts ORDER BY id
                                          OFFSET i % greatest(1, (SELECT count(*) FROM policy_conflicts)) LIMIT 1)
                                AS c ON true
-                          LEFT JOIN LATERAL (SELECT e.id, e.created_at FROM llm_usage_events e
-                                              WHERE :again AND e.conflict_id = c.id LIMIT 1) AS old ON true
                         ON CONFLICT (id, created_at) DO UPDATE SET outcome = 'stored'""")
                         .bind("calls", calls).bind("round", round).bind("again", again).execute();
                 assertThat(spend(h)).as("seed %d, round %d", seed, round).isEqualTo(spendSummed(h));
@@ -148,7 +150,10 @@ class KeptFiguresPerStatementTest {
         return "a delete of one in " + modulus;
     }
 
-    /** Moves a random share of the conflicts to another pair in one statement (the row trigger's part). */
+    /**
+     * Moves a random share of the conflicts to another pair in one statement (the row trigger's part), all but the
+     * move from in progress to done, which only the store statements make and count themselves.
+     */
     private static String update(Handle h, Random random) {
         h.createUpdate("""
                 UPDATE policy_conflicts
@@ -156,7 +161,9 @@ class KeptFiguresPerStatementTest {
                        (SELECT p.state::synthesis_state, p.status::inbox_status, {state_values}
                           FROM (SELECT (CAST(:states AS text[]))[1 + :s] AS state,
                                        (CAST(:statuses AS text[]))[1 + :t] AS status) AS p)
-                 WHERE get_byte(uuid_send(id), 1) % 3 = :pick""".replace("{state_columns}", STATE_COLUMNS)
+                 WHERE get_byte(uuid_send(id), 1) % 3 = :pick
+                   -- In progress to done in the same status is the store statements' move, which they count.
+                   AND NOT (synthesis_state = 'in_progress' AND (CAST(:states AS text[]))[1 + :s] = 'done')""".replace("{state_columns}", STATE_COLUMNS)
                 .replace("{state_values}", STATE_VALUES))
                 .bind("states", "{" + String.join(",", STATES) + "}")
                 .bind("statuses", "{" + String.join(",", STATUSES) + "}")

@@ -27,18 +27,20 @@ public final class ConflictCounts {
     private ConflictCounts() {
     }
 
-    /** Where a fold goes on from: the last org each of the two folds reached, null before the first. */
-    public record FoldCursor(UUID countsAfter, UUID usageAfter, boolean countsDone, boolean usageDone) {
+    /** How far one of the two folds (counts, usage) has gone: past this org (null at the start), or done. */
+    public record FoldPosition(UUID after, boolean done) {
 
-        public static final FoldCursor START = new FoldCursor(null, null, false, false);
-
-        public boolean done() {
-            return countsDone && usageDone;
-        }
+        static final FoldPosition START = new FoldPosition(null, false);
     }
 
-    /** What one statement of a fold did: the orgs it folded and the last of them (null when none). */
-    public record Folded(int orgs, UUID lastOrg) {
+    /** Where a fold goes on from, for the counts and for the usage. */
+    public record FoldCursor(FoldPosition counts, FoldPosition usage) {
+
+        public static final FoldCursor START = new FoldCursor(FoldPosition.START, FoldPosition.START);
+
+        public boolean done() {
+            return counts.done() && usage.done();
+        }
     }
 
     /**
@@ -53,26 +55,17 @@ public final class ConflictCounts {
         if (!mine) {
             return null;
         }
-        UUID countsAfter = cursor.countsAfter();
-        boolean countsDone = cursor.countsDone();
-        if (!countsDone) {
-            Folded counts = foldOnce(handle, FOLD, countsAfter, orgs);
-            countsAfter = counts.lastOrg();
-            countsDone = counts.orgs() < orgs;
-        }
-        UUID usageAfter = cursor.usageAfter();
-        boolean usageDone = cursor.usageDone();
-        if (!usageDone) {
-            Folded usage = foldOnce(handle, FOLD_USAGE, usageAfter, orgs);
-            usageAfter = usage.lastOrg();
-            usageDone = usage.orgs() < orgs;
-        }
-        return new FoldCursor(countsAfter, usageAfter, countsDone, usageDone);
+        return new FoldCursor(foldOnce(handle, FOLD, cursor.counts(), orgs),
+                foldOnce(handle, FOLD_USAGE, cursor.usage(), orgs));
     }
 
-    private static Folded foldOnce(Handle handle, String statement, UUID after, int orgs) {
-        return handle.createQuery(statement).bind("after", after).bind("maxOrgs", orgs)
-                .map((rs, ctx) -> new Folded(rs.getInt("folded"), rs.getObject("last_org", UUID.class))).one();
+    private static FoldPosition foldOnce(Handle handle, String statement, FoldPosition from, int orgs) {
+        if (from.done()) {
+            return from;
+        }
+        return handle.createQuery(statement).bind("after", from.after()).bind("maxOrgs", orgs)
+                .map((rs, ctx) -> new FoldPosition(rs.getObject("last_org", UUID.class), rs.getInt("folded") < orgs))
+                .one();
     }
 
     /**

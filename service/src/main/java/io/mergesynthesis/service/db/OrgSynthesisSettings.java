@@ -64,13 +64,13 @@ public final class OrgSynthesisSettings {
      * that org; cross-tenant it sees them all.
      */
     public static int resumeWaiting(Handle handle, Optional<UUID> orgId) {
-        int resumed = handle.createUpdate(RESUME_WAITING)
+        long resumed = handle.createQuery(RESUME_WAITING)
                 .bind("org", orgId.orElse(null))
-                .execute();
+                .mapTo(Long.class).one();
         if (resumed > 0) {
             ConflictStore.notifyPending(handle);
         }
-        return resumed;
+        return Math.toIntExact(resumed);
     }
 
     private static final String OF = SqlFiles.of(OrgSynthesisSettings.class, "of");

@@ -54,6 +54,18 @@ public final class ConflictStore {
     static final int FEW_MATCHES = 2_000;
     private static final String PAGE_NEWER = SqlFiles.of(ConflictStore.class, "page_newer");
     private static final String PAGE_NEWER_AFTER = SqlFiles.of(ConflictStore.class, "page_newer_after");
+    private static final String ACTION_MATCHES = SqlFiles.of(ConflictStore.class, "action_matches");
+    private static final String PAGE_NEWER_BY_ACTION = SqlFiles.of(ConflictStore.class, "page_newer_by_action");
+    private static final String PAGE_NEWER_AFTER_BY_ACTION =
+            SqlFiles.of(ConflictStore.class, "page_newer_after_by_action");
+    private static final String PAGE_OLDER_BY_ACTION = SqlFiles.of(ConflictStore.class, "page_older_by_action");
+    private static final String PAGE_OLDER_AFTER_BY_ACTION =
+            SqlFiles.of(ConflictStore.class, "page_older_after_by_action");
+    /**
+     * At most this many of an action's conflicts are counted when another filter competes with it for the page
+     * (see {@link #actionLeads}): past it, both filters hold enough conflicts that either index finds a page soon.
+     */
+    static final int ACTION_COUNTED_UP_TO = 50_000;
 
     private ConflictStore() {
     }
@@ -122,10 +134,11 @@ public final class ConflictStore {
     }
 
     /**
-     * {@link #page(Handle, UUID, PageRequest)}, with a search read through the search key index (schema 18) when it
-     * matches fewer than {@code fewMatches} conflicts, and down the inbox index otherwise: either way a page costs
-     * at most about {@code fewMatches} index entries, never the org's whole history. The two ways give the same
-     * page.
+     * {@link #page(Handle, UUID, PageRequest)}, read down the index that holds the fewest conflicts a filter
+     * names, so that a first page never reads the org's other conflicts one by one: a search that matches fewer
+     * than {@code fewMatches} conflicts through the search key index (schema 18); else a filter by action through
+     * the org's conflicts of that action (schema 21), unless a state or status filter holds fewer, whose own
+     * index the planner then takes (schema 16); else down the inbox index. Every way gives the same page.
      */
     static List<StoredConflict> page(Handle handle, UUID orgId, PageRequest request, int fewMatches) {
         boolean after = request.positionReceivedAt() != null;
@@ -137,9 +150,13 @@ public final class ConflictStore {
                 .bind("prefix", request.prefix())
                 .bind("most", fewMatches)
                 .mapTo(Long.class).one() < fewMatches;
+        boolean byAction = !byKey && request.action() != null && actionLeads(handle, orgId, request);
         String statement = byKey
                 ? (request.newer() ? (after ? PAGE_NEWER_AFTER_BY_KEY : PAGE_NEWER_BY_KEY)
                         : (after ? PAGE_OLDER_AFTER_BY_KEY : PAGE_OLDER_BY_KEY))
+                : byAction
+                ? (request.newer() ? (after ? PAGE_NEWER_AFTER_BY_ACTION : PAGE_NEWER_BY_ACTION)
+                        : (after ? PAGE_OLDER_AFTER_BY_ACTION : PAGE_OLDER_BY_ACTION))
                 : (request.newer() ? (after ? PAGE_NEWER_AFTER : PAGE_NEWER)
                         : (after ? PAGE_OLDER_AFTER : PAGE_OLDER));
         var query = handle.createQuery(statement)
@@ -154,6 +171,34 @@ public final class ConflictStore {
                     .bind("positionConflict", request.positionId());
         }
         return query.map(ConflictStore::map).list();
+    }
+
+    /**
+     * Whether the page is better read through the org's conflicts of the requested action than through the index
+     * of its state or status filter. Only a state or status whose conflicts have an index of their own competes
+     * (not done, and not open: those the inbox index passes everywhere); then the one holding fewer conflicts
+     * leads, the action's counted up to the other's count (the org's kept counts) or {@link #ACTION_COUNTED_UP_TO}.
+     */
+    private static boolean actionLeads(Handle handle, UUID orgId, PageRequest request) {
+        boolean stateIndexed = request.synthesisState() != null && request.synthesisState() != SynthesisState.DONE;
+        boolean statusIndexed = request.inboxStatus() != null && request.inboxStatus() != InboxStatus.OPEN;
+        if (!stateIndexed && !statusIndexed) {
+            return true;
+        }
+        InboxCounts counts = counts(handle, orgId);
+        long fewest = Long.MAX_VALUE;
+        if (stateIndexed) {
+            fewest = Math.min(fewest, counts.bySynthesisState().get(request.synthesisState()));
+        }
+        if (statusIndexed) {
+            fewest = Math.min(fewest, counts.byInboxStatus().get(request.inboxStatus()));
+        }
+        long most = Math.min(fewest, ACTION_COUNTED_UP_TO);
+        return handle.createQuery(ACTION_MATCHES)
+                .bind("org", orgId)
+                .bind("action", request.action())
+                .bind("most", most)
+                .mapTo(Long.class).one() < most;
     }
 
     /**

@@ -11,9 +11,10 @@ import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
 /**
- * Schema 19 keeps the counts, the search keys and the month totals per statement: a statement of many rows, of
- * several orgs, pairs and months, of rows already stored (skipped or written again), or of none, leaves them equal
- * to the rows themselves, and writes one count row per org and pair it touched rather than one per conflict.
+ * Schema 19 keeps the counts, the search keys and the month totals per statement (and schema 21 the index by
+ * action): a statement of many rows, of several orgs, pairs and months, of rows already stored (skipped or written
+ * again), or of none, leaves them equal to the rows themselves, and writes one count row per org and pair it
+ * touched rather than one per conflict.
  * Random statements, each round checked; the seed is in the failure message.
  */
 class KeptFiguresPerStatementTest {
@@ -47,6 +48,8 @@ class KeptFiguresPerStatementTest {
                 };
                 assertThat(kept(h)).as("seed %d, round %d after %s", seed, round, what).isEqualTo(counted(h));
                 assertThat(keys(h)).as("seed %d, round %d after %s", seed, round, what).isEqualTo(expectedKeys(h));
+                assertThat(byAction(h)).as("seed %d, round %d after %s", seed, round, what)
+                        .isEqualTo(expectedByAction(h));
             }
             assertThat(h.createQuery("SELECT count(*) FROM policy_conflicts").mapTo(Long.class).one())
                     .as("seed %d: the rounds stored conflicts", seed).isPositive();
@@ -169,6 +172,13 @@ class KeptFiguresPerStatementTest {
                 .bind("statuses", "{" + String.join(",", STATUSES) + "}")
                 .bind("s", random.nextInt(STATES.length)).bind("t", random.nextInt(STATUSES.length))
                 .bind("pick", random.nextInt(3)).execute();
+        if (random.nextInt(4) == 0) {
+            // No statement of the service does this; an update by hand still keeps the index by action true.
+            h.createUpdate("""
+                    UPDATE policy_conflicts SET received_at = received_at - interval '1 minute'
+                     WHERE get_byte(uuid_send(id), 2) % 3 = :pick""").bind("pick", random.nextInt(3)).execute();
+            return "an update, and a move of some conflicts' time of receipt";
+        }
         return "an update";
     }
 
@@ -186,6 +196,17 @@ class KeptFiguresPerStatementTest {
 
     private static List<Map<String, Object>> keys(Handle h) {
         return h.createQuery("SELECT org_id, search_key, conflict_id FROM conflict_search_keys ORDER BY 1, 2, 3")
+                .mapToMap().list();
+    }
+
+    private static List<Map<String, Object>> byAction(Handle h) {
+        return h.createQuery("SELECT org_id, action, received_at, conflict_id FROM conflicts_by_action ORDER BY 1, 2, 3, 4")
+                .mapToMap().list();
+    }
+
+    private static List<Map<String, Object>> expectedByAction(Handle h) {
+        return h.createQuery("""
+                SELECT org_id, action, received_at, id AS conflict_id FROM policy_conflicts ORDER BY 1, 2, 3, 4""")
                 .mapToMap().list();
     }
 

@@ -64,13 +64,13 @@ public final class OrgSynthesisSettings {
      * that org; cross-tenant it sees them all.
      */
     public static int resumeWaiting(Handle handle, Optional<UUID> orgId) {
-        long resumed = handle.createQuery(RESUME_WAITING)
+        int resumed = handle.createUpdate(RESUME_WAITING)
                 .bind("org", orgId.orElse(null))
-                .mapTo(Long.class).one();
+                .execute();
         if (resumed > 0) {
             ConflictStore.notifyPending(handle);
         }
-        return Math.toIntExact(resumed);
+        return resumed;
     }
 
     private static final String OF = SqlFiles.of(OrgSynthesisSettings.class, "of");

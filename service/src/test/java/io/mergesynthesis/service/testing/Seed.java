@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.mergesynthesis.service.db.ConflictCounts;
 import java.io.UncheckedIOException;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
@@ -41,15 +40,6 @@ public final class Seed {
                                suggested_merge = '{"schema_version": 1}'::jsonb, synthesized_at = now()
                          WHERE id = :id""")
                 .bind("id", conflictId).execute());
-        recount(superuser);
-    }
-
-    /**
-     * Puts the kept counts right after a conflict's state was set by hand, as {@code db recount} does for an
-     * operator: since schema 20 only the service's own statements count the state moves they make.
-     */
-    public static void recount(Jdbi superuser) {
-        superuser.useTransaction(ConflictCounts::recount);
     }
 
     public static long eventCount(Jdbi superuser) {

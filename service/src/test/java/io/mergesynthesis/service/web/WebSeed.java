@@ -101,7 +101,6 @@ final class WebSeed {
                                synthesized_at = now()
                          WHERE id = :id""")
                 .bind("id", conflict).bind("merge", mergeJson).bind("checkVersion", checkVersion).execute());
-        Seed.recount(superuser);
     }
 
     /**
@@ -153,13 +152,11 @@ final class WebSeed {
                                last_failure_reason = :reason, failure_marker = 'synthesis_max_attempts_exceeded'
                          WHERE id = :id""")
                 .bind("id", conflict).bind("reason", reason).execute());
-        Seed.recount(superuser);
     }
 
     static void state(Jdbi superuser, UUID conflict, String state) {
         superuser.useHandle(h -> h.createUpdate("UPDATE policy_conflicts SET synthesis_state = :state WHERE id = :id")
                 .bind("id", conflict).bind("state", state).execute());
-        Seed.recount(superuser);
     }
 
     static void call(Jdbi superuser, UUID org, UUID conflict, int attempt, String pass, String provider, String model,

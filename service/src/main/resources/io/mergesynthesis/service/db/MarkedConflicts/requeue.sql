@@ -3,9 +3,8 @@
 --
 -- Each row is locked, re-queued and given its synthesis_requeued event (:type, with :requester merged into
 -- its details) and a requeued line of the attempt history (naming :requestedBy), in one statement, so both
--- exist exactly for the rows that changed, and their moves are counted here (no trigger counts them, schema
--- 20). A row another transaction changed meanwhile is checked again once its lock is free and left out if it is
--- no longer marked.
+-- exist exactly for the rows that changed. A row another transaction changed meanwhile is checked again once
+-- its lock is free and left out if it is no longer marked.
 --
 -- The rows are found through the partial index of marked rows by org, whichever filter is given: a marked
 -- conflict is also found there by its id, among its org's marked rows only.
@@ -29,12 +28,7 @@ requeued AS (
         updated_at = now()
     FROM marked
     WHERE c.id = marked.id AND c.synthesis_state = 'max_attempts_exceeded'
-    RETURNING c.id, c.inbox_status, marked.last_failure_reason, marked.attempts),
-counted AS (
-    INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)
-    SELECT :org, 'pending', inbox_status, 'max_attempts_exceeded', inbox_status, count(*)
-      FROM requeued
-     GROUP BY inbox_status),
+    RETURNING c.id, marked.last_failure_reason, marked.attempts),
 events AS (
     INSERT INTO conflict_events (org_id, conflict_id, event_type, details)
     SELECT :org, id, :type, CAST(:requester AS jsonb)

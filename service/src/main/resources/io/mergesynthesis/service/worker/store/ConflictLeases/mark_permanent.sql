@@ -1,6 +1,5 @@
 -- Ends the last attempt with the permanent marker (no claim picks the row again, outside the claimable index),
 -- :reason as its last failure, and the "synthesis failed permanently" event (:type, :details) when it applied.
--- The move out of pending (in progress) is counted here, as no trigger counts it (schema 20).
 --
 -- Like every end of a lease without a merge, in one statement: the update, fenced on the lease (:owner,
 -- :attempts, still in progress); a line of the attempt history when it applied and :outcome names one (its
@@ -17,11 +16,8 @@ WITH ended AS (
         updated_at = now()
     WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
       AND synthesis_state = 'in_progress'
-    RETURNING id, inbox_status, not_before, now() AS released_at,
+    RETURNING id, not_before, now() AS released_at,
               CASE WHEN synthesis_state = 'pending' THEN not_before END AS waits_until),
-counted AS (
-    INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)
-    SELECT :org, 'max_attempts_exceeded', inbox_status, 'pending', inbox_status, 1 FROM ended),
 history AS (
     INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail, not_before)
     SELECT :org, id, :attempt, :outcome, :why, :detail, waits_until FROM ended

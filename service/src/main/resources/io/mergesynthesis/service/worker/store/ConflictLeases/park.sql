@@ -1,5 +1,5 @@
 -- Parks the row in :state (waiting_budget or not_needed), outside the claimable index, with the claim's attempt
--- taken back. The move out of pending (in progress) is counted here, as no trigger counts it (schema 20).
+-- taken back.
 --
 -- Like every end of a lease without a merge, in one statement: the update, fenced on the lease (:owner,
 -- :attempts, still in progress); a line of the attempt history when it applied and :outcome names one (its
@@ -16,11 +16,8 @@ WITH ended AS (
         updated_at = now()
     WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
       AND synthesis_state = 'in_progress'
-    RETURNING id, inbox_status, not_before, now() AS released_at,
+    RETURNING id, not_before, now() AS released_at,
               CASE WHEN synthesis_state = 'pending' THEN not_before END AS waits_until),
-counted AS (
-    INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)
-    SELECT :org, :state, inbox_status, 'pending', inbox_status, 1 FROM ended),
 history AS (
     INSERT INTO synthesis_attempt_history (org_id, conflict_id, attempt, outcome, reason, detail, not_before)
     SELECT :org, id, :attempt, :outcome, :why, :detail, waits_until FROM ended

@@ -137,7 +137,7 @@ public final class ConflictStore {
      * {@link #page(Handle, UUID, PageRequest)}, read down the index that holds the fewest conflicts a filter
      * names, so that a first page never reads the org's other conflicts one by one: a search that matches fewer
      * than {@code fewMatches} conflicts through the search key index (schema 18); else a filter by action through
-     * the org's conflicts of that action (schema 21), unless a state or status filter holds fewer, whose own
+     * the org's conflicts of that action (schema 20), unless a state or status filter holds fewer, whose own
      * index the planner then takes (schema 16); else down the inbox index. Every way gives the same page.
      */
     static List<StoredConflict> page(Handle handle, UUID orgId, PageRequest request, int fewMatches) {

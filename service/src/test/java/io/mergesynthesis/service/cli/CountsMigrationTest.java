@@ -87,7 +87,7 @@ class CountsMigrationTest {
                  WHERE k.org_id = c.org_id AND k.search_key IN (c.target, c.dedup_key)""").mapTo(Long.class).one());
         assertThat(keys).isEqualTo(1400);
 
-        // Schema 21's index of conflicts by action: each conflict once, with its org, action and time of receipt.
+        // Schema 20's index of conflicts by action: each conflict once, with its org, action and time of receipt.
         long byAction = jdbi.withHandle(h -> h.createQuery("""
                 SELECT count(*) FROM conflicts_by_action a JOIN policy_conflicts c ON c.id = a.conflict_id
                  WHERE a.org_id = c.org_id AND a.action = c.action AND a.received_at = c.received_at""")

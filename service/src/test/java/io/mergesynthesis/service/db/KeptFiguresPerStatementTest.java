@@ -11,7 +11,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
 /**
- * Schema 19 keeps the counts, the search keys and the month totals per statement (and schema 21 the index by
+ * Schema 19 keeps the counts, the search keys and the month totals per statement (and schema 20 the index by
  * action): a statement of many rows, of several orgs, pairs and months, of rows already stored (skipped or written
  * again), or of none, leaves them equal to the rows themselves, and writes one count row per org and pair it
  * touched rather than one per conflict.

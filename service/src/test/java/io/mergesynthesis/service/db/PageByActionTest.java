@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A page filtered by action (schema 21) in an org where that action is rare: the page is the one a plain query
+ * A page filtered by action (schema 20) in an org where that action is rare: the page is the one a plain query
  * of the table gives, for every combination of filters, order and position, and its first page reads a few of
  * the org's conflicts, not the thousands of other actions (counted by the server for the page's own
  * transaction). When a state filter holds fewer conflicts than the action, the state's index leads instead.
@@ -89,7 +89,7 @@ class PageByActionTest {
         long fetched = fetchedWhileReading(h -> ConflictStore.page(h, ORG, request("data_export", null, null)));
         assertThat(fetched).as("conflicts fetched for a page of %d data exports", LIMIT).isLessThanOrEqualTo(2L * LIMIT);
 
-        // The same page read down the inbox index, as before schema 21, passes thousands of tool calls first: what
+        // The same page read down the inbox index, as before schema 20, passes thousands of tool calls first: what
         // the count above would show if the action were not read from its own range.
         String inboxIndex = SqlFiles.of(ConflictStore.class, "page_older");
         long before = fetchedWhileReading(h -> {

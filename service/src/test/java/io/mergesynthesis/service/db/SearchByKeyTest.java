@@ -3,6 +3,7 @@ package io.mergesynthesis.service.db;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.testing.Explain;
 import io.mergesynthesis.service.testing.TestDatabase;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -118,35 +119,13 @@ class SearchByKeyTest {
         // every key of the org.
         for (String file : new String[] {"search_matches", "page_older_by_key"}) {
             String sql = SqlFiles.of(ConflictStore.class, file);
-            var parsed = new org.jdbi.v3.core.statement.ColonPrefixSqlParser().parse(sql, null);
-            String plan = database.transactions().inOrg(ORG, h -> {
-                try (var statement = h.getConnection().prepareStatement("EXPLAIN " + parsed.getSql())) {
-                    List<String> names = parsed.getParameters().getParameterNames();
-                    for (int i = 0; i < names.size(); i++) {
-                        Object value = switch (names.get(i)) {
-                            case "org" -> ORG;
-                            case "prefix" -> "key-17";
-                            case "most" -> 2000;
-                            case "limit" -> 8;
-                            default -> null;
-                        };
-                        if (value == null) {
-                            statement.setNull(i + 1, java.sql.Types.VARCHAR);
-                        } else {
-                            statement.setObject(i + 1, value);
-                        }
-                    }
-                    StringBuilder text = new StringBuilder();
-                    try (var rs = statement.executeQuery()) {
-                        while (rs.next()) {
-                            text.append(rs.getString(1)).append('\n');
-                        }
-                    }
-                    return text.toString();
-                } catch (java.sql.SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            String plan = database.transactions().inOrg(ORG, h -> Explain.plan(h, sql, name -> switch (name) {
+                case "org" -> ORG;
+                case "prefix" -> "key-17";
+                case "most" -> 2000;
+                case "limit" -> 8;
+                default -> null;
+            }));
             // The keys are read as a range of the index; how the few conflicts they name are then fetched is the
             // planner's choice for a table this small (a scan of its few pages can be the cheapest).
             assertThat(plan).as(file).contains("conflict_search_keys_prefix")

@@ -7,6 +7,7 @@ import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
 import io.mergesynthesis.service.inbox.InboxReads.Direction;
 import io.mergesynthesis.service.inbox.InboxReads.Order;
+import io.mergesynthesis.service.testing.Explain;
 import io.mergesynthesis.service.testing.TestDatabase;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -166,8 +167,6 @@ class InboxSearchTest {
     void theFirstPageIsReadDownTheInboxIndexWhateverItFilters() throws Exception {
         String sql = io.mergesynthesis.service.db.SqlFiles.of(io.mergesynthesis.service.db.ConflictStore.class,
                 "page_older");
-        var parsed = new org.jdbi.v3.core.statement.ColonPrefixSqlParser().parse(sql, null);
-        List<String> names = parsed.getParameters().getParameterNames();
         Object[][] cases = {
                 {null, null, null, null},
                 {"open", "done", "tool_call", "git"},
@@ -186,39 +185,16 @@ class InboxSearchTest {
                   FROM generate_series(1, 20000) AS n"""));
         for (Object[] c : cases) {
             String plan = database.jdbi().withHandle(h -> {
-                try {
                 h.execute("ANALYZE policy_conflicts");
-                var statement = h.getConnection().prepareStatement("EXPLAIN " + parsed.getSql());
-                for (int i = 0; i < names.size(); i++) {
-                    Object value = switch (names.get(i)) {
-                        case "org" -> ORG;
-                        case "limit" -> 26;
-                        case "inbox" -> c[0];
-                        case "state" -> c[1];
-                        case "action" -> c[2];
-                        case "prefix" -> c[3];
-                        default -> null;
-                    };
-                    if (value == null) {
-                        statement.setNull(i + 1, switch (names.get(i)) {
-                            case "positionReceivedAt" -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
-                            case "positionConflict" -> java.sql.Types.OTHER;
-                            default -> java.sql.Types.VARCHAR;
-                        });
-                    } else {
-                        statement.setObject(i + 1, value);
-                    }
-                }
-                StringBuilder text = new StringBuilder();
-                try (var rs = statement.executeQuery()) {
-                    while (rs.next()) {
-                        text.append(rs.getString(1)).append('\n');
-                    }
-                }
-                return text.toString();
-                } catch (java.sql.SQLException e) {
-                    throw new IllegalStateException(e);
-                }
+                return Explain.plan(h, sql, name -> switch (name) {
+                    case "org" -> ORG;
+                    case "limit" -> 26;
+                    case "inbox" -> c[0];
+                    case "state" -> c[1];
+                    case "action" -> c[2];
+                    case "prefix" -> c[3];
+                    default -> null;
+                });
             });
             // A narrow filter may be cheaper as the org's rows by another index, then sorted: still no whole-table read.
             assertThat(plan).as("plan for %s", java.util.Arrays.toString(c)).contains("Index").doesNotContain("Seq Scan");
@@ -247,7 +223,8 @@ class InboxSearchTest {
         // A plan the server keeps for a prepared statement does not know the values (forced here, as the server may
         // choose it): the position must still be a condition of the index scan, not a filter on every row from
         // the newest one down to it.
-        for (String name : List.of("page_older_after", "page_newer_after")) {
+        for (String name : List.of("page_older_after", "page_newer_after", "page_older_after_by_action",
+                "page_newer_after_by_action")) {
             String sql = io.mergesynthesis.service.db.SqlFiles.of(io.mergesynthesis.service.db.ConflictStore.class,
                     name);
             var parsed = new org.jdbi.v3.core.statement.ColonPrefixSqlParser().parse(sql, null);

@@ -1,6 +1,6 @@
 -- Up to :limit of :org's conflicts that pass the inbox's filters, oldest first, the oldest page.
 -- Read for a filter by action (:action) when no other filter holds fewer conflicts: down the range of
--- conflicts_by_action (schema 21) that holds the org's conflicts of that action alone, in the page's order, each
+-- conflicts_by_action (schema 20) that holds the org's conflicts of that action alone, in the page's order, each
 -- conflict fetched by its id and checked against the other filters, stopping at :limit. The org's conflicts of
 -- other actions are never read. A null filter does not filter.
 SELECT c.id, c.org_id, c.dedup_key, c.action, c.target, c.rules::text AS rules, c.winner_policy_id, c.detected_at,

@@ -1,4 +1,4 @@
--- merge-synthesis schema, version 21: an inbox page filtered by action read from an index of that action's
+-- merge-synthesis schema, version 20: an inbox page filtered by action read from an index of that action's
 -- conflicts alone (docs/adr/0042-counts-and-spend-kept-as-they-change.md).
 --
 -- The action filter was checked on the rows the inbox index passes. An action most of an org's conflicts share

@@ -1,7 +1,14 @@
 package io.mergesynthesis.bench;
 
+import io.mergesynthesis.harness.Product;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -52,6 +59,7 @@ public final class BenchMain {
         try {
             results.context.put("machine", Machine.describe());
             results.context.put("settings", settings(options));
+            results.context.put("product", product(options));
             try (BenchDatabase db = BenchDatabase.open(options)) {
                 new BenchPlan(options, db, results).runAll();
             }
@@ -71,6 +79,24 @@ public final class BenchMain {
             return 1;
         }
         return results.errors().isEmpty() ? 0 : 1;
+    }
+
+    /**
+     * Which service the replicas run: the jar under the product root (the checkout the benchmark was started in,
+     * or {@code --product-root}), not the one this benchmark was built beside. A pair of runs meant to compare two
+     * builds compares one unless each starts in its own checkout, which this line lets the reader check.
+     */
+    private static Map<String, Object> product(Options o) {
+        Path jar = Product.jar(o.productRoot());
+        Map<String, Object> p = new LinkedHashMap<>();
+        try (InputStream in = Files.newInputStream(jar)) {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(in.readAllBytes());
+            p.put("jar_sha256", HexFormat.of().formatHex(digest).substring(0, 16));
+            p.put("built", Files.getLastModifiedTime(jar).toInstant().toString());
+        } catch (IOException | NoSuchAlgorithmException e) {
+            p.put("jar", "unreadable: " + e.getMessage());
+        }
+        return p;
     }
 
     private static Map<String, Object> settings(Options o) {

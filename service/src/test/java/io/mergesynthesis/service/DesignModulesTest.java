@@ -76,6 +76,7 @@ class DesignModulesTest {
     @Test
     void everyRecordHasAStatusAndIsInTheIndex() throws IOException {
         Path adr = repositoryRoot().resolve("docs/adr");
+        assertThat(adr.resolve("README.md")).as("the index of decision records").isRegularFile();
         String index = Files.readString(adr.resolve("README.md"));
         List<String> problems = new ArrayList<>();
         for (Path record : records(adr)) {

@@ -738,4 +738,3 @@ CREATE TABLE llm_usage_events_default PARTITION OF llm_usage_events DEFAULT;
 CREATE TABLE synthesis_attempt_history_YYYY_MM PARTITION OF synthesis_attempt_history FOR VALUES FROM ('<month>') TO ('<month>');
 
 CREATE TABLE synthesis_attempt_history_default PARTITION OF synthesis_attempt_history DEFAULT;
-

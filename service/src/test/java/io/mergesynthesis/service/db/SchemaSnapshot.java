@@ -75,7 +75,7 @@ final class SchemaSnapshot {
         section(out, "Tables", tables(false));
         section(out, "Views", views());
         section(out, "Partitions", tables(true));
-        return out.toString();
+        return out.toString().stripTrailing() + "\n";
     }
 
     private static void section(StringBuilder out, String title, Iterable<String> blocks) {

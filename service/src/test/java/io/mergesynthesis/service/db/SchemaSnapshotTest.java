@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -66,9 +67,8 @@ class SchemaSnapshotTest {
     }
 
     @Test
-    void theDiffShowsTheLinesThatDifferBetweenWhatIsAlike() {
-        String diff = diff("a\nb\nc\nd\n", "a\nb\nx\nd\n");
-        assertThat(diff).isEqualTo("""
+    void theDiffShowsTheLinesThatDifferWithALineEitherSide() {
+        assertThat(diff("a\nb\nc\nd\n", "a\nb\nx\nd\n")).isEqualTo("""
                 @@ line 3
                   b
                 - c
@@ -80,42 +80,115 @@ class SchemaSnapshotTest {
                   a
                 + b
                 """);
+        // A line added among lines kept shows as that line alone; changes far apart as hunks of their own.
+        assertThat(diff("t (\n  x\n);\nk1\nk2\ni1\nz1\nz2\nz3\nz4\n",
+                "t (\n  x,\n  y\n);\nk1\nk2\ni1\ni2\nz1\nz2\nz3\nz4b\n")).isEqualTo("""
+                @@ line 2
+                  t (
+                -   x
+                +   x,
+                +   y
+                  );
+                @@ line 7
+                  i1
+                + i2
+                  z1
+                @@ line 10
+                  z3
+                - z4
+                + z4b
+                """);
     }
 
     /**
-     * One hunk from the first line that differs to the last: the lines only one side has between the longest
-     * common beginning and end, a line of context either side, at most {@value #DIFF_LINES} lines of each side.
+     * The lines that differ, as hunks with a line of context either side, each headed by its line in the committed
+     * file: from a longest common subsequence of lines, so that a line added among lines that stay shows alone.
+     * At most {@value #DIFF_LINES} lines in all.
      */
     static String diff(String expected, String actual) {
         List<String> before = expected.lines().toList();
         List<String> after = actual.lines().toList();
-        int start = 0;
-        while (start < before.size() && start < after.size() && before.get(start).equals(after.get(start))) {
-            start++;
+        // Common beginning and end first, so that the table below covers only the part that changed.
+        int head = 0;
+        while (head < before.size() && head < after.size() && before.get(head).equals(after.get(head))) {
+            head++;
         }
-        int endBefore = before.size();
-        int endAfter = after.size();
-        while (endBefore > start && endAfter > start && before.get(endBefore - 1).equals(after.get(endAfter - 1))) {
-            endBefore--;
-            endAfter--;
+        int tailBefore = before.size();
+        int tailAfter = after.size();
+        while (tailBefore > head && tailAfter > head && before.get(tailBefore - 1).equals(after.get(tailAfter - 1))) {
+            tailBefore--;
+            tailAfter--;
         }
-        StringBuilder out = new StringBuilder("@@ line ").append(start + 1).append('\n');
-        if (start > 0) {
-            out.append("  ").append(before.get(start - 1)).append('\n');
+        List<String> a = before.subList(head, tailBefore);
+        List<String> b = after.subList(head, tailAfter);
+        List<String[]> edits = new ArrayList<>(); // {mark, line}
+        if ((long) a.size() * b.size() > 25_000_000L) {
+            a.forEach(line -> edits.add(new String[] {"-", line}));
+            b.forEach(line -> edits.add(new String[] {"+", line}));
+        } else {
+            int[][] common = new int[a.size() + 1][b.size() + 1];
+            for (int i = a.size() - 1; i >= 0; i--) {
+                for (int j = b.size() - 1; j >= 0; j--) {
+                    common[i][j] = a.get(i).equals(b.get(j))
+                            ? common[i + 1][j + 1] + 1 : Math.max(common[i + 1][j], common[i][j + 1]);
+                }
+            }
+            int i = 0;
+            int j = 0;
+            while (i < a.size() || j < b.size()) {
+                if (i < a.size() && j < b.size() && a.get(i).equals(b.get(j))) {
+                    edits.add(new String[] {" ", a.get(i)});
+                    i++;
+                    j++;
+                } else if (i < a.size() && (j == b.size() || common[i + 1][j] >= common[i][j + 1])) {
+                    edits.add(new String[] {"-", a.get(i++)}); // a line taken away before the one put in its place
+                } else {
+                    edits.add(new String[] {"+", b.get(j++)});
+                }
+            }
         }
-        appendSide(out, "- ", before.subList(start, endBefore));
-        appendSide(out, "+ ", after.subList(start, endAfter));
-        if (endBefore < before.size()) {
-            out.append("  ").append(before.get(endBefore)).append('\n');
+        // Number each edit by the committed file's line it stands at, with a kept line either side of the whole.
+        List<String[]> all = new ArrayList<>();
+        if (head > 0) {
+            all.add(new String[] {" ", before.get(head - 1), String.valueOf(head)});
+        }
+        int line = head + 1;
+        for (String[] edit : edits) {
+            all.add(new String[] {edit[0], edit[1], String.valueOf(line)});
+            if (!"+".equals(edit[0])) {
+                line++;
+            }
+        }
+        if (tailBefore < before.size()) {
+            all.add(new String[] {" ", before.get(tailBefore), String.valueOf(line)});
+        }
+        StringBuilder out = new StringBuilder();
+        int shown = 0;
+        int lastShown = -2;
+        for (int k = 0; k < all.size(); k++) {
+            boolean changed = !" ".equals(all.get(k)[0]);
+            boolean nearChange = changed
+                    || (k > 0 && !" ".equals(all.get(k - 1)[0]))
+                    || (k + 1 < all.size() && !" ".equals(all.get(k + 1)[0]));
+            if (!nearChange) {
+                continue;
+            }
+            if (shown == DIFF_LINES) {
+                out.append("... and more\n");
+                break;
+            }
+            if (k != lastShown + 1) {
+                int first = k;
+                while (first < all.size() && " ".equals(all.get(first)[0])) {
+                    first++;
+                }
+                out.append("@@ line ").append(all.get(first)[2]).append('\n');
+            }
+            out.append(all.get(k)[0]).append(' ').append(all.get(k)[1]).append('\n');
+            lastShown = k;
+            shown++;
         }
         return out.toString();
-    }
-
-    private static void appendSide(StringBuilder out, String mark, List<String> lines) {
-        lines.stream().limit(DIFF_LINES).forEach(line -> out.append(mark).append(line).append('\n'));
-        if (lines.size() > DIFF_LINES) {
-            out.append(mark).append("... ").append(lines.size() - DIFF_LINES).append(" more line(s)\n");
-        }
     }
 
     private static Path repositoryRoot() {

@@ -298,7 +298,8 @@ final class SchemaSnapshot {
                        pg_get_expr(c.relpartbound, c.oid),
                        obj_description(c.oid, 'pg_class')
                   FROM pg_class c
-                 WHERE c.relnamespace = CAST(? AS regnamespace) AND c.relkind IN ('r', 'p') AND c.relispartition = ?::boolean
+                 WHERE c.relnamespace = CAST(? AS regnamespace) AND c.relkind IN ('r', 'p')
+                   AND c.relispartition = CAST(? AS boolean)
                    AND c.relname <> ?
                 """, SCHEMA, String.valueOf(partitions), FLYWAY_HISTORY)) {
             String oid = row.get(0);
@@ -554,7 +555,7 @@ final class SchemaSnapshot {
         return lines;
     }
 
-    // -------------------------------------------------------------------------------------------------- helpers
+    // ------------------------------------------------------------------------------------------ names and rows
 
     private String roleName(String role) {
         return role.equals(login) ? "<login>" : role;

@@ -1,0 +1,740 @@
+-- The schema of merge-synthesis as its migrations (service/src/main/resources/db/migration) leave a
+-- fresh database, read from the server's catalogs and normalized: no owners, no server version, every
+-- list sorted, the migrating login written <login>, and the month partitions of a table written once as
+-- <table>_YYYY_MM. docs/database.md explains the tables; SchemaSnapshotTest checks this file.
+--
+-- Do not edit by hand. After changing a migration, write it afresh and commit the diff with the migration:
+--   mvn -B -pl service -am test -Dtest=SchemaSnapshotTest -Dsurefire.failIfNoSpecifiedTests=false -Dschema.snapshot.write=true
+
+-- Roles and the schema's grants
+
+CREATE ROLE merge_synthesis_sweep NOLOGIN BYPASSRLS;
+
+CREATE ROLE merge_synthesis_tenant NOLOGIN NOBYPASSRLS;
+
+GRANT USAGE ON SCHEMA public TO PUBLIC;
+
+GRANT USAGE ON SCHEMA public TO merge_synthesis_sweep;
+
+GRANT USAGE ON SCHEMA public TO merge_synthesis_tenant;
+
+-- Extensions
+
+-- (none)
+
+-- Domains and types
+
+CREATE DOMAIN conflict_action AS text
+    CONSTRAINT conflict_action_check CHECK ((VALUE = ANY (ARRAY['tool_call'::text, 'data_export'::text, 'knowledge_query'::text])));
+
+CREATE DOMAIN conflict_event_type AS text
+    CONSTRAINT conflict_event_type_check CHECK ((VALUE = ANY (ARRAY['conflict_detected'::text, 'merge_synthesized'::text, 'synthesis_failed_permanently'::text, 'conflict_acknowledged'::text, 'conflict_resolved'::text, 'synthesis_requeued'::text, 'org_named'::text, 'token_minted'::text, 'token_revoked'::text])));
+
+CREATE DOMAIN failure_marker AS text
+    CONSTRAINT failure_marker_check CHECK ((VALUE = 'synthesis_max_attempts_exceeded'::text));
+
+CREATE DOMAIN failure_reason AS text
+    CONSTRAINT failure_reason_check CHECK ((VALUE = ANY (ARRAY['set_org_id'::text, 'load_row'::text, 'router_resolve'::text, 'synthesizer'::text, 'invalid_json'::text, 'write_merge'::text, 'max_attempts_exceeded'::text, 'unknown'::text])));
+
+CREATE DOMAIN inbox_status AS text
+    CONSTRAINT inbox_status_check CHECK ((VALUE = ANY (ARRAY['open'::text, 'acknowledged'::text, 'resolved'::text])));
+
+CREATE DOMAIN resolution AS text
+    CONSTRAINT resolution_check CHECK ((VALUE = ANY (ARRAY['accepted_suggestion'::text, 'rejected_suggestion'::text, 'manual'::text])));
+
+CREATE DOMAIN synthesis_state AS text
+    CONSTRAINT synthesis_state_check CHECK ((VALUE = ANY (ARRAY['pending'::text, 'in_progress'::text, 'done'::text, 'max_attempts_exceeded'::text, 'waiting_budget'::text, 'not_needed'::text])));
+
+-- Sequences
+
+CREATE SEQUENCE conflict_events_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE OWNED BY conflict_events.id;
+GRANT USAGE ON SEQUENCE conflict_events_id_seq TO merge_synthesis_sweep;
+GRANT USAGE ON SEQUENCE conflict_events_id_seq TO merge_synthesis_tenant;
+
+CREATE SEQUENCE synthesis_attempt_history_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE OWNED BY synthesis_attempt_history.id;
+GRANT USAGE ON SEQUENCE synthesis_attempt_history_id_seq TO merge_synthesis_sweep;
+GRANT USAGE ON SEQUENCE synthesis_attempt_history_id_seq TO merge_synthesis_tenant;
+
+-- Functions
+
+CREATE OR REPLACE FUNCTION public.add_calls_to_org_month()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    INSERT INTO org_spend_by_month AS s (org_id, month, cost_usd, calls)
+    SELECT org_id, ledger_month(created_at), sum(cost_usd), count(*)
+      FROM recorded
+     GROUP BY org_id, ledger_month(created_at)
+     ORDER BY org_id, ledger_month(created_at)
+    ON CONFLICT (org_id, month)
+        DO UPDATE SET cost_usd = s.cost_usd + excluded.cost_usd, calls = s.calls + excluded.calls;
+    INSERT INTO org_usage_by_month (org_id, month, provider, model, calls, input_tokens, output_tokens,
+                                    cache_read_tokens, cache_write_tokens, cost_usd)
+    SELECT org_id, ledger_month(created_at), provider, model, count(*), sum(input_tokens), sum(output_tokens),
+           sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_usd)
+      FROM recorded
+     GROUP BY org_id, ledger_month(created_at), provider, model;
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.add_conflicts_by_action()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    INSERT INTO conflicts_by_action (org_id, action, received_at, conflict_id)
+    SELECT org_id, action, received_at, id FROM added;
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.count_conflict_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF OLD.org_id = NEW.org_id THEN
+        INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)
+        VALUES (NEW.org_id, counted_state(NEW.synthesis_state), NEW.inbox_status,
+                counted_state(OLD.synthesis_state), OLD.inbox_status, 1);
+    ELSE
+        INSERT INTO org_conflict_counts (org_id, out_state, out_status, n)
+        VALUES (OLD.org_id, counted_state(OLD.synthesis_state), OLD.inbox_status, 1);
+        INSERT INTO org_conflict_counts (org_id, into_state, into_status, n)
+        VALUES (NEW.org_id, counted_state(NEW.synthesis_state), NEW.inbox_status, 1);
+    END IF;
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.count_conflicts_added()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    INSERT INTO org_conflict_counts (org_id, into_state, into_status, n)
+    SELECT org_id, counted_state(synthesis_state), inbox_status, count(*)
+      FROM added
+     GROUP BY org_id, counted_state(synthesis_state), inbox_status;
+    INSERT INTO conflict_search_keys (org_id, search_key, conflict_id)
+    SELECT DISTINCT a.org_id, left(k.k, 200), a.id
+      FROM added a,
+           LATERAL (SELECT a.target
+                    UNION ALL SELECT a.dedup_key
+                    UNION ALL SELECT r ->> 'policy_id' FROM jsonb_array_elements(a.rules) AS r) AS k (k)
+     WHERE k.k IS NOT NULL;
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.count_conflicts_removed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    INSERT INTO org_conflict_counts (org_id, out_state, out_status, n)
+    SELECT org_id, counted_state(synthesis_state), inbox_status, count(*)
+      FROM removed
+     GROUP BY org_id, counted_state(synthesis_state), inbox_status;
+    DELETE FROM conflict_search_keys k
+     USING removed r
+     WHERE k.org_id = r.org_id AND k.conflict_id = r.id;
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.counted_state(state synthesis_state)
+ RETURNS synthesis_state
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$ SELECT CASE WHEN state = 'in_progress' THEN 'pending' ELSE state END::synthesis_state $function$;
+
+CREATE OR REPLACE FUNCTION public.create_month_partition(parent text, month date)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    month_column text := (SELECT t.month_column FROM monthly_partitioned_tables() t WHERE t.parent = $1);
+    partition    text := parent || '_' || to_char(month, 'YYYY_MM');
+    fallback     text := parent || '_default';
+    starts       timestamptz := month::timestamp AT TIME ZONE 'UTC';
+    ends         timestamptz := (month + interval '1 month')::timestamp AT TIME ZONE 'UTC';
+BEGIN
+    IF month_column IS NULL THEN
+        RAISE EXCEPTION '% is not kept in monthly partitions', parent;
+    END IF;
+    IF month <> date_trunc('month', month)::date THEN
+        RAISE EXCEPTION 'a month partition starts on the first of a month, not on %', month;
+    END IF;
+    IF to_regclass(partition) IS NOT NULL THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)',
+                   partition, parent);
+    IF to_regclass(fallback) IS NOT NULL THEN
+        EXECUTE format('WITH moved AS (DELETE FROM %I WHERE %I >= $1 AND %I < $2 RETURNING *) '
+                       'INSERT INTO %I SELECT * FROM moved', fallback, month_column, month_column, partition)
+            USING starts, ends;
+    END IF;
+    EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)',
+                   parent, partition, starts, ends);
+    RETURN partition;
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION create_month_partition(parent text, month date) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION public.create_month_partitions_ahead(months_ahead integer)
+ RETURNS SETOF text
+ LANGUAGE plpgsql
+ SET lock_timeout TO '10s'
+AS $function$
+DECLARE
+    t       record;
+    month   date;
+    made    text;
+    current date := date_trunc('month', now() AT TIME ZONE 'UTC')::date;
+BEGIN
+    FOR t IN SELECT * FROM monthly_partitioned_tables() LOOP
+        FOR month IN
+            SELECT (current + i * interval '1 month')::date FROM generate_series(0, months_ahead) i
+            UNION
+            SELECT m FROM months_in_default(t.parent, t.month_column) m
+            ORDER BY 1
+        LOOP
+            made := create_month_partition(t.parent, month);
+            IF made IS NOT NULL THEN
+                RETURN NEXT made;
+            END IF;
+        END LOOP;
+    END LOOP;
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION create_month_partitions_ahead(months_ahead integer) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION public.current_org_id()
+ RETURNS uuid
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+AS $function$ SELECT nullif(current_setting('app.org_id', true), '')::uuid $function$;
+GRANT EXECUTE ON FUNCTION current_org_id() TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION current_org_id() TO merge_synthesis_tenant;
+
+CREATE OR REPLACE FUNCTION public.drop_expired_month_partitions(keep_months integer, dry_run boolean)
+ RETURNS TABLE(partition text, month date, bytes bigint)
+ LANGUAGE plpgsql
+ SET lock_timeout TO '10s'
+AS $function$
+DECLARE
+    horizon timestamptz := now() - make_interval(months => keep_months);
+    t       record;
+BEGIN
+    IF keep_months IS NULL OR keep_months < 2 THEN
+        RAISE EXCEPTION 'a retention of % months is too short: keep at least 2', keep_months;
+    END IF;
+    FOR t IN SELECT * FROM monthly_partitioned_tables() LOOP
+        -- The month is read from the partition's name, which create_month_partition gave it.
+        FOR partition, month IN
+            SELECT c.relname, to_date(right(c.relname, 7), 'YYYY_MM')
+            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = t.parent::regclass
+              AND c.relname ~ ('^' || t.parent || '_[0-9]{4}_[0-9]{2}$')
+            ORDER BY 2
+        LOOP
+            CONTINUE WHEN (month + interval '1 month')::timestamp AT TIME ZONE 'UTC' > horizon;
+            bytes := pg_total_relation_size(partition::regclass);
+            IF NOT dry_run THEN
+                IF t.parent = 'conflict_events' THEN
+                    PERFORM mark_event_stream_horizon(partition);
+                END IF;
+                EXECUTE format('DROP TABLE %I', partition);
+            END IF;
+            RETURN NEXT;
+        END LOOP;
+    END LOOP;
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION drop_expired_month_partitions(keep_months integer, dry_run boolean) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION public.forget_conflict_counts()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM org_conflict_counts;
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.forget_conflict_search_keys()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM conflict_search_keys;
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.forget_conflicts_by_action()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM conflicts_by_action;
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.ledger_month(at timestamp with time zone)
+ RETURNS date
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$ SELECT date_trunc('month', at AT TIME ZONE 'UTC')::date $function$;
+
+CREATE OR REPLACE FUNCTION public.mark_event_stream_horizon(partition text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    EXECUTE format($q$
+        INSERT INTO event_stream_horizon AS h (org_id, tx_id, id)
+        SELECT org_id, tx_id, id FROM (
+            SELECT DISTINCT ON (org_id) org_id, tx_id, id FROM %1$I
+            WHERE org_id IS NOT NULL ORDER BY org_id, tx_id DESC, id DESC) last_of_each_org
+        UNION ALL
+        SELECT '00000000-0000-0000-0000-000000000000', tx_id, id FROM (
+            SELECT tx_id, id FROM %1$I ORDER BY tx_id DESC, id DESC LIMIT 1) last_of_all
+        ON CONFLICT (org_id) DO UPDATE SET tx_id = excluded.tx_id, id = excluded.id, set_at = now()
+            WHERE (excluded.tx_id, excluded.id) > (h.tx_id, h.id)$q$, partition);
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION mark_event_stream_horizon(partition text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION public.monthly_partitioned_tables()
+ RETURNS TABLE(parent text, month_column text)
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+    VALUES ('conflict_events', 'occurred_at'),
+           ('llm_usage_events', 'created_at'),
+           ('synthesis_attempt_history', 'finished_at')
+$function$;
+
+CREATE OR REPLACE FUNCTION public.months_in_default(parent text, month_column text)
+ RETURNS SETOF date
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    IF to_regclass(parent || '_default') IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'SELECT DISTINCT date_trunc(''month'', %I AT TIME ZONE ''UTC'')::date FROM %I',
+        month_column, parent || '_default');
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION months_in_default(parent text, month_column text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION public.move_conflict_by_action()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM conflicts_by_action
+     WHERE org_id = OLD.org_id AND action = OLD.action AND received_at = OLD.received_at AND conflict_id = OLD.id;
+    INSERT INTO conflicts_by_action (org_id, action, received_at, conflict_id)
+    VALUES (NEW.org_id, NEW.action, NEW.received_at, NEW.id);
+    RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.org_month_spend(org uuid)
+ RETURNS numeric
+ LANGUAGE plpgsql
+ STABLE PARALLEL SAFE
+AS $function$
+BEGIN
+    RETURN coalesce((SELECT s.cost_usd FROM org_spend_by_month s
+                      WHERE s.org_id = org AND s.month = ledger_month(now())), 0);
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.remove_conflicts_by_action()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    DELETE FROM conflicts_by_action a
+     USING removed r
+     WHERE a.org_id = r.org_id AND a.action = r.action AND a.received_at = r.received_at
+       AND a.conflict_id = r.id;
+    RETURN NULL;
+END
+$function$;
+
+-- Tables
+
+CREATE TABLE api_tokens (
+    id uuid NOT NULL,
+    token_sha256 bytea NOT NULL,
+    role text NOT NULL,
+    org_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    revoked_at timestamp with time zone,
+    prefix text,
+    expires_at timestamp with time zone,
+    last_used_at timestamp with time zone
+);
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_org_matches_role CHECK (((role = 'platform'::text) = (org_id IS NULL)));
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_pkey PRIMARY KEY (id);
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_prefix_check CHECK (((prefix IS NULL) OR ((length(prefix) >= 8) AND (length(prefix) <= 32))));
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_role_check CHECK ((role = ANY (ARRAY['org_admin'::text, 'ingest'::text, 'siem'::text, 'platform'::text])));
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_token_sha256_check CHECK ((length(token_sha256) = 32));
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_token_sha256_key UNIQUE (token_sha256);
+CREATE INDEX api_tokens_prefix ON public.api_tokens USING btree (prefix) WHERE (prefix IS NOT NULL);
+GRANT SELECT ON TABLE api_tokens TO merge_synthesis_sweep;
+GRANT SELECT ON TABLE api_tokens TO merge_synthesis_tenant;
+GRANT UPDATE (last_used_at) ON TABLE api_tokens TO merge_synthesis_tenant;
+
+CREATE TABLE conflict_events (
+    id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+    tx_id xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    org_id uuid,
+    conflict_id uuid,
+    event_type conflict_event_type NOT NULL,
+    occurred_at timestamp with time zone DEFAULT now() NOT NULL,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL
+) PARTITION BY RANGE (occurred_at);
+ALTER TABLE conflict_events ADD CONSTRAINT conflict_events_conflict_id_fkey FOREIGN KEY (conflict_id) REFERENCES policy_conflicts(id);
+ALTER TABLE conflict_events ADD CONSTRAINT conflict_events_pkey PRIMARY KEY (id, occurred_at);
+CREATE INDEX conflict_events_merges_by_time ON ONLY public.conflict_events USING btree (occurred_at) WHERE ((event_type)::text = 'merge_synthesized'::text);
+CREATE INDEX conflict_events_org_stream ON ONLY public.conflict_events USING btree (org_id, tx_id, id);
+CREATE INDEX conflict_events_stream ON ONLY public.conflict_events USING btree (tx_id, id);
+ALTER TABLE conflict_events ENABLE ROW LEVEL SECURITY;
+ALTER TABLE conflict_events FORCE ROW LEVEL SECURITY;
+CREATE POLICY conflict_events_org_isolation ON conflict_events AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT ON TABLE conflict_events TO merge_synthesis_sweep;
+GRANT INSERT, SELECT ON TABLE conflict_events TO merge_synthesis_tenant;
+
+CREATE TABLE conflict_search_keys (
+    org_id uuid NOT NULL,
+    search_key text NOT NULL,
+    conflict_id uuid NOT NULL
+);
+CREATE INDEX conflict_search_keys_prefix ON public.conflict_search_keys USING btree (org_id, search_key text_pattern_ops);
+ALTER TABLE conflict_search_keys ENABLE ROW LEVEL SECURITY;
+ALTER TABLE conflict_search_keys FORCE ROW LEVEL SECURITY;
+CREATE POLICY conflict_search_keys_org_isolation ON conflict_search_keys AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT ON TABLE conflict_search_keys TO merge_synthesis_sweep;
+GRANT INSERT, SELECT ON TABLE conflict_search_keys TO merge_synthesis_tenant;
+
+CREATE TABLE conflicts_by_action (
+    org_id uuid NOT NULL,
+    action conflict_action NOT NULL,
+    received_at timestamp with time zone NOT NULL,
+    conflict_id uuid NOT NULL
+);
+CREATE INDEX conflicts_by_action_page ON public.conflicts_by_action USING btree (org_id, action, received_at DESC, conflict_id DESC);
+ALTER TABLE conflicts_by_action ENABLE ROW LEVEL SECURITY;
+ALTER TABLE conflicts_by_action FORCE ROW LEVEL SECURITY;
+CREATE POLICY conflicts_by_action_org_isolation ON conflicts_by_action AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT ON TABLE conflicts_by_action TO merge_synthesis_sweep;
+GRANT INSERT, SELECT ON TABLE conflicts_by_action TO merge_synthesis_tenant;
+
+CREATE TABLE event_stream_horizon (
+    org_id uuid NOT NULL,
+    tx_id xid8 NOT NULL,
+    id bigint NOT NULL,
+    set_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE event_stream_horizon ADD CONSTRAINT event_stream_horizon_pkey PRIMARY KEY (org_id);
+ALTER TABLE event_stream_horizon ENABLE ROW LEVEL SECURITY;
+ALTER TABLE event_stream_horizon FORCE ROW LEVEL SECURITY;
+CREATE POLICY event_stream_horizon_org_isolation ON event_stream_horizon AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT SELECT ON TABLE event_stream_horizon TO merge_synthesis_sweep;
+GRANT SELECT ON TABLE event_stream_horizon TO merge_synthesis_tenant;
+
+CREATE TABLE llm_usage_events (
+    id uuid NOT NULL,
+    org_id uuid NOT NULL,
+    conflict_id uuid NOT NULL,
+    attempt integer NOT NULL,
+    pass text NOT NULL,
+    provider text NOT NULL,
+    model text NOT NULL,
+    input_tokens bigint NOT NULL,
+    output_tokens bigint NOT NULL,
+    cache_read_tokens bigint DEFAULT 0 NOT NULL,
+    cache_write_tokens bigint DEFAULT 0 NOT NULL,
+    cost_usd numeric(18,9) NOT NULL,
+    latency_ms integer NOT NULL,
+    outcome text NOT NULL,
+    provider_request_id text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+) PARTITION BY RANGE (created_at);
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_attempt_check CHECK ((attempt >= 1));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_cache_read_tokens_check CHECK ((cache_read_tokens >= 0));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_cache_write_tokens_check CHECK ((cache_write_tokens >= 0));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_conflict_id_fkey FOREIGN KEY (conflict_id) REFERENCES policy_conflicts(id);
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_cost_usd_check CHECK ((cost_usd >= (0)::numeric));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_input_tokens_check CHECK ((input_tokens >= 0));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_latency_ms_check CHECK ((latency_ms >= 0));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_outcome_check CHECK ((outcome = ANY (ARRAY['stored'::text, 'discarded'::text, 'failed'::text, 'rate_limited'::text, 'refused'::text])));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_output_tokens_check CHECK ((output_tokens >= 0));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_pass_check CHECK ((pass = ANY (ARRAY['primary'::text, 'escalation'::text])));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_pkey PRIMARY KEY (id, created_at);
+CREATE INDEX llm_usage_events_by_time ON ONLY public.llm_usage_events USING btree (created_at) INCLUDE (cost_usd);
+CREATE INDEX llm_usage_events_conflict ON ONLY public.llm_usage_events USING btree (conflict_id, created_at);
+CREATE INDEX llm_usage_events_org_month ON ONLY public.llm_usage_events USING btree (org_id, created_at) INCLUDE (cost_usd);
+CREATE TRIGGER llm_usage_events_month_total AFTER INSERT ON public.llm_usage_events REFERENCING NEW TABLE AS recorded FOR EACH STATEMENT EXECUTE FUNCTION add_calls_to_org_month();
+ALTER TABLE llm_usage_events ENABLE ROW LEVEL SECURITY;
+ALTER TABLE llm_usage_events FORCE ROW LEVEL SECURITY;
+CREATE POLICY llm_usage_events_org_isolation ON llm_usage_events AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT ON TABLE llm_usage_events TO merge_synthesis_sweep;
+GRANT INSERT, SELECT ON TABLE llm_usage_events TO merge_synthesis_tenant;
+GRANT UPDATE (outcome) ON TABLE llm_usage_events TO merge_synthesis_sweep;
+GRANT UPDATE (outcome) ON TABLE llm_usage_events TO merge_synthesis_tenant;
+
+CREATE TABLE org_conflict_counts (
+    org_id uuid NOT NULL,
+    into_state synthesis_state,
+    into_status inbox_status,
+    out_state synthesis_state,
+    out_status inbox_status,
+    n bigint NOT NULL
+);
+ALTER TABLE org_conflict_counts ADD CONSTRAINT org_conflict_counts_counts_something CHECK (((into_state IS NOT NULL) OR (out_state IS NOT NULL)));
+ALTER TABLE org_conflict_counts ADD CONSTRAINT org_conflict_counts_pairs_whole CHECK ((((into_state IS NULL) = (into_status IS NULL)) AND ((out_state IS NULL) = (out_status IS NULL))));
+CREATE INDEX org_conflict_counts_org ON public.org_conflict_counts USING btree (org_id);
+ALTER TABLE org_conflict_counts ENABLE ROW LEVEL SECURITY;
+ALTER TABLE org_conflict_counts FORCE ROW LEVEL SECURITY;
+CREATE POLICY org_conflict_counts_org_isolation ON org_conflict_counts AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT DELETE, INSERT, SELECT ON TABLE org_conflict_counts TO merge_synthesis_sweep;
+GRANT INSERT, SELECT ON TABLE org_conflict_counts TO merge_synthesis_tenant;
+
+CREATE TABLE org_names (
+    org_id uuid NOT NULL,
+    name text NOT NULL,
+    named_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE org_names ADD CONSTRAINT org_names_name_check CHECK ((((length(name) >= 1) AND (length(name) <= 80)) AND (name = btrim(name)) AND (name !~ '[[:cntrl:]]'::text)));
+ALTER TABLE org_names ADD CONSTRAINT org_names_pkey PRIMARY KEY (org_id);
+CREATE INDEX org_names_by_prefix ON public.org_names USING btree (lower(name) text_pattern_ops);
+CREATE UNIQUE INDEX org_names_unique_name ON public.org_names USING btree (lower(name));
+ALTER TABLE org_names ENABLE ROW LEVEL SECURITY;
+ALTER TABLE org_names FORCE ROW LEVEL SECURITY;
+CREATE POLICY org_names_org_isolation ON org_names AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT, UPDATE ON TABLE org_names TO merge_synthesis_sweep;
+GRANT SELECT ON TABLE org_names TO merge_synthesis_tenant;
+
+CREATE TABLE org_spend_by_month (
+    org_id uuid NOT NULL,
+    month date NOT NULL,
+    cost_usd numeric(18,9) NOT NULL,
+    calls bigint NOT NULL
+);
+ALTER TABLE org_spend_by_month ADD CONSTRAINT org_spend_by_month_calls_check CHECK ((calls >= 0));
+ALTER TABLE org_spend_by_month ADD CONSTRAINT org_spend_by_month_cost_usd_check CHECK ((cost_usd >= (0)::numeric));
+ALTER TABLE org_spend_by_month ADD CONSTRAINT org_spend_by_month_pkey PRIMARY KEY (org_id, month);
+ALTER TABLE org_spend_by_month ENABLE ROW LEVEL SECURITY;
+ALTER TABLE org_spend_by_month FORCE ROW LEVEL SECURITY;
+CREATE POLICY org_spend_by_month_org_isolation ON org_spend_by_month AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT, UPDATE ON TABLE org_spend_by_month TO merge_synthesis_sweep;
+GRANT INSERT, SELECT, UPDATE ON TABLE org_spend_by_month TO merge_synthesis_tenant;
+
+CREATE TABLE org_synthesis_settings (
+    org_id uuid NOT NULL,
+    model text,
+    monthly_budget_usd numeric(18,6),
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_monthly_budget_usd_check CHECK ((monthly_budget_usd >= (0)::numeric));
+ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_pkey PRIMARY KEY (org_id);
+ALTER TABLE org_synthesis_settings ENABLE ROW LEVEL SECURITY;
+ALTER TABLE org_synthesis_settings FORCE ROW LEVEL SECURITY;
+CREATE POLICY org_synthesis_settings_org_isolation ON org_synthesis_settings AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT, UPDATE ON TABLE org_synthesis_settings TO merge_synthesis_sweep;
+GRANT INSERT, SELECT, UPDATE ON TABLE org_synthesis_settings TO merge_synthesis_tenant;
+
+CREATE TABLE org_usage_by_month (
+    org_id uuid NOT NULL,
+    month date NOT NULL,
+    provider text NOT NULL,
+    model text NOT NULL,
+    calls bigint NOT NULL,
+    input_tokens bigint NOT NULL,
+    output_tokens bigint NOT NULL,
+    cache_read_tokens bigint NOT NULL,
+    cache_write_tokens bigint NOT NULL,
+    cost_usd numeric(18,9) NOT NULL
+);
+CREATE INDEX org_usage_by_month_org ON public.org_usage_by_month USING btree (org_id, month);
+ALTER TABLE org_usage_by_month ENABLE ROW LEVEL SECURITY;
+ALTER TABLE org_usage_by_month FORCE ROW LEVEL SECURITY;
+CREATE POLICY org_usage_by_month_org_isolation ON org_usage_by_month AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT DELETE, INSERT, SELECT ON TABLE org_usage_by_month TO merge_synthesis_sweep;
+GRANT INSERT, SELECT ON TABLE org_usage_by_month TO merge_synthesis_tenant;
+
+CREATE TABLE policy_conflicts (
+    id uuid NOT NULL,
+    org_id uuid NOT NULL,
+    dedup_key text NOT NULL,
+    action conflict_action NOT NULL,
+    target text NOT NULL,
+    rules jsonb NOT NULL,
+    winner_policy_id text NOT NULL,
+    detected_at timestamp with time zone NOT NULL,
+    received_at timestamp with time zone DEFAULT now() NOT NULL,
+    synthesis_state synthesis_state DEFAULT 'pending'::text NOT NULL,
+    not_before timestamp with time zone DEFAULT now() NOT NULL,
+    lease_owner text,
+    lease_expires_at timestamp with time zone,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_failure_reason failure_reason,
+    failure_marker failure_marker,
+    suggested_merge jsonb,
+    synthesized_at timestamp with time zone,
+    inbox_status inbox_status DEFAULT 'open'::text NOT NULL,
+    acknowledged_at timestamp with time zone,
+    resolved_at timestamp with time zone,
+    resolution resolution,
+    resolution_note text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    merge_check_version integer
+);
+ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_attempts_check CHECK ((attempts >= 0));
+ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_done_has_merge CHECK ((((synthesis_state)::text <> 'done'::text) OR (suggested_merge IS NOT NULL)));
+ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_marker_matches_state CHECK (((failure_marker IS NOT NULL) = ((synthesis_state)::text = 'max_attempts_exceeded'::text)));
+ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_org_dedup_key UNIQUE (org_id, dedup_key);
+ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_pkey PRIMARY KEY (id);
+ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_resolved_has_resolution CHECK ((((inbox_status)::text = 'resolved'::text) = (resolution IS NOT NULL)));
+CREATE INDEX policy_conflicts_by_state_received ON public.policy_conflicts USING btree (org_id, synthesis_state, received_at DESC, id DESC) WHERE ((synthesis_state)::text <> ALL (ARRAY['done'::text, 'in_progress'::text]));
+CREATE INDEX policy_conflicts_by_status_received ON public.policy_conflicts USING btree (org_id, inbox_status, received_at DESC, id DESC) WHERE ((inbox_status)::text <> 'open'::text);
+CREATE INDEX policy_conflicts_claimable ON public.policy_conflicts USING btree (not_before) WHERE ((synthesis_state)::text = ANY (ARRAY['pending'::text, 'in_progress'::text]));
+CREATE INDEX policy_conflicts_inbox ON public.policy_conflicts USING btree (org_id, received_at DESC, id DESC);
+CREATE INDEX policy_conflicts_leases_by_expiry ON public.policy_conflicts USING btree (lease_expires_at) WHERE ((synthesis_state)::text = 'in_progress'::text);
+CREATE INDEX policy_conflicts_marked ON public.policy_conflicts USING btree (org_id, last_failure_reason) WHERE ((synthesis_state)::text = 'max_attempts_exceeded'::text);
+CREATE INDEX policy_conflicts_marked_newest ON public.policy_conflicts USING btree (updated_at DESC, id DESC) WHERE ((synthesis_state)::text = 'max_attempts_exceeded'::text);
+CREATE INDEX policy_conflicts_waiting_budget ON public.policy_conflicts USING btree (org_id) WHERE ((synthesis_state)::text = 'waiting_budget'::text);
+CREATE TRIGGER policy_conflicts_added AFTER INSERT ON public.policy_conflicts REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION count_conflicts_added();
+CREATE TRIGGER policy_conflicts_by_action_added AFTER INSERT ON public.policy_conflicts REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION add_conflicts_by_action();
+CREATE TRIGGER policy_conflicts_by_action_moved AFTER UPDATE OF org_id, action, received_at ON public.policy_conflicts FOR EACH ROW WHEN (((old.org_id IS DISTINCT FROM new.org_id) OR ((old.action)::text IS DISTINCT FROM (new.action)::text) OR (old.received_at IS DISTINCT FROM new.received_at))) EXECUTE FUNCTION move_conflict_by_action();
+CREATE TRIGGER policy_conflicts_by_action_removed AFTER DELETE ON public.policy_conflicts REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION remove_conflicts_by_action();
+CREATE TRIGGER policy_conflicts_by_action_truncate AFTER TRUNCATE ON public.policy_conflicts FOR EACH STATEMENT EXECUTE FUNCTION forget_conflicts_by_action();
+CREATE TRIGGER policy_conflicts_count_truncate AFTER TRUNCATE ON public.policy_conflicts FOR EACH STATEMENT EXECUTE FUNCTION forget_conflict_counts();
+CREATE TRIGGER policy_conflicts_count_update AFTER UPDATE OF org_id, synthesis_state, inbox_status ON public.policy_conflicts FOR EACH ROW WHEN ((((
+        CASE
+            WHEN ((old.synthesis_state)::text = 'in_progress'::text) THEN 'pending'::text
+            ELSE (old.synthesis_state)::text
+        END IS DISTINCT FROM
+        CASE
+            WHEN ((new.synthesis_state)::text = 'in_progress'::text) THEN 'pending'::text
+            ELSE (new.synthesis_state)::text
+        END) OR ((old.inbox_status)::text IS DISTINCT FROM (new.inbox_status)::text) OR (old.org_id IS DISTINCT FROM new.org_id)) AND (NOT (((old.synthesis_state)::text = 'in_progress'::text) AND ((new.synthesis_state)::text = 'done'::text) AND ((old.inbox_status)::text = (new.inbox_status)::text) AND (old.org_id = new.org_id))))) EXECUTE FUNCTION count_conflict_change();
+CREATE TRIGGER policy_conflicts_removed AFTER DELETE ON public.policy_conflicts REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION count_conflicts_removed();
+CREATE TRIGGER policy_conflicts_search_keys_truncate AFTER TRUNCATE ON public.policy_conflicts FOR EACH STATEMENT EXECUTE FUNCTION forget_conflict_search_keys();
+ALTER TABLE policy_conflicts ENABLE ROW LEVEL SECURITY;
+ALTER TABLE policy_conflicts FORCE ROW LEVEL SECURITY;
+CREATE POLICY policy_conflicts_org_isolation ON policy_conflicts AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT, UPDATE ON TABLE policy_conflicts TO merge_synthesis_sweep;
+GRANT INSERT, SELECT, UPDATE ON TABLE policy_conflicts TO merge_synthesis_tenant;
+
+CREATE TABLE replica_heartbeats (
+    replica_id text NOT NULL,
+    host text NOT NULL,
+    version text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    interval_ms integer NOT NULL,
+    workers integer NOT NULL,
+    in_flight integer NOT NULL,
+    last_claim_at timestamp with time zone,
+    beat_at timestamp with time zone NOT NULL,
+    stopped_at timestamp with time zone,
+    providers jsonb DEFAULT '{}'::jsonb NOT NULL
+);
+ALTER TABLE replica_heartbeats ADD CONSTRAINT replica_heartbeats_in_flight_check CHECK ((in_flight >= 0));
+ALTER TABLE replica_heartbeats ADD CONSTRAINT replica_heartbeats_interval_ms_check CHECK ((interval_ms > 0));
+ALTER TABLE replica_heartbeats ADD CONSTRAINT replica_heartbeats_pkey PRIMARY KEY (replica_id);
+ALTER TABLE replica_heartbeats ADD CONSTRAINT replica_heartbeats_workers_check CHECK ((workers >= 0));
+GRANT DELETE, INSERT, SELECT, UPDATE ON TABLE replica_heartbeats TO merge_synthesis_sweep;
+
+CREATE TABLE synthesis_attempt_history (
+    id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+    org_id uuid NOT NULL,
+    conflict_id uuid NOT NULL,
+    attempt integer NOT NULL,
+    outcome text NOT NULL,
+    reason text NOT NULL,
+    detail text,
+    finished_at timestamp with time zone DEFAULT now() NOT NULL,
+    not_before timestamp with time zone
+) PARTITION BY RANGE (finished_at);
+ALTER TABLE synthesis_attempt_history ADD CONSTRAINT synthesis_attempt_history_attempt_check CHECK ((attempt >= 0));
+ALTER TABLE synthesis_attempt_history ADD CONSTRAINT synthesis_attempt_history_conflict_id_fkey FOREIGN KEY (conflict_id) REFERENCES policy_conflicts(id);
+ALTER TABLE synthesis_attempt_history ADD CONSTRAINT synthesis_attempt_history_outcome_check CHECK ((outcome = ANY (ARRAY['transient_failure'::text, 'permanent_failure'::text, 'deferred'::text, 'requeued'::text])));
+ALTER TABLE synthesis_attempt_history ADD CONSTRAINT synthesis_attempt_history_pkey PRIMARY KEY (id, finished_at);
+CREATE INDEX synthesis_attempt_history_by_time ON ONLY public.synthesis_attempt_history USING btree (finished_at);
+CREATE INDEX synthesis_attempt_history_conflict ON ONLY public.synthesis_attempt_history USING btree (conflict_id, id);
+ALTER TABLE synthesis_attempt_history ENABLE ROW LEVEL SECURITY;
+ALTER TABLE synthesis_attempt_history FORCE ROW LEVEL SECURITY;
+CREATE POLICY synthesis_attempt_history_org_isolation ON synthesis_attempt_history AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT ON TABLE synthesis_attempt_history TO merge_synthesis_sweep;
+GRANT INSERT, SELECT ON TABLE synthesis_attempt_history TO merge_synthesis_tenant;
+
+CREATE TABLE web_sessions (
+    id_sha256 bytea NOT NULL,
+    token_id uuid NOT NULL,
+    viewing_org_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone
+);
+ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_expiry_after_start CHECK ((expires_at > created_at));
+ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_id_sha256_check CHECK ((length(id_sha256) = 32));
+ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (id_sha256);
+ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_token_id_fkey FOREIGN KEY (token_id) REFERENCES api_tokens(id);
+CREATE INDEX web_sessions_token ON public.web_sessions USING btree (token_id);
+GRANT INSERT, SELECT, UPDATE ON TABLE web_sessions TO merge_synthesis_sweep;
+GRANT INSERT, SELECT, UPDATE ON TABLE web_sessions TO merge_synthesis_tenant;
+
+-- Views
+
+CREATE VIEW org_conflict_totals WITH (security_invoker=true) AS
+ SELECT org_id,
+    synthesis_state,
+    inbox_status,
+    sum(n)::bigint AS n
+   FROM ( SELECT org_conflict_counts.org_id,
+            org_conflict_counts.into_state AS synthesis_state,
+            org_conflict_counts.into_status AS inbox_status,
+            org_conflict_counts.n
+           FROM org_conflict_counts
+          WHERE org_conflict_counts.into_state IS NOT NULL
+        UNION ALL
+         SELECT org_conflict_counts.org_id,
+            org_conflict_counts.out_state,
+            org_conflict_counts.out_status,
+            - org_conflict_counts.n
+           FROM org_conflict_counts
+          WHERE org_conflict_counts.out_state IS NOT NULL) moves
+  GROUP BY org_id, synthesis_state, inbox_status
+ HAVING sum(n) <> 0::numeric;
+GRANT SELECT ON TABLE org_conflict_totals TO merge_synthesis_sweep;
+GRANT SELECT ON TABLE org_conflict_totals TO merge_synthesis_tenant;
+
+-- Partitions
+
+CREATE TABLE conflict_events_YYYY_MM PARTITION OF conflict_events FOR VALUES FROM ('<month>') TO ('<month>');
+
+CREATE TABLE conflict_events_default PARTITION OF conflict_events DEFAULT;
+
+CREATE TABLE llm_usage_events_YYYY_MM PARTITION OF llm_usage_events FOR VALUES FROM ('<month>') TO ('<month>');
+
+CREATE TABLE llm_usage_events_default PARTITION OF llm_usage_events DEFAULT;
+
+CREATE TABLE synthesis_attempt_history_YYYY_MM PARTITION OF synthesis_attempt_history FOR VALUES FROM ('<month>') TO ('<month>');
+
+CREATE TABLE synthesis_attempt_history_default PARTITION OF synthesis_attempt_history DEFAULT;

@@ -38,11 +38,13 @@ import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.health.HealthCheckGauges;
 import io.mergesynthesis.service.health.ReadinessServlet;
 import io.mergesynthesis.service.http.BodyLimitFilter;
+import io.mergesynthesis.service.http.BodyTextCheck;
 import io.mergesynthesis.service.http.DatabaseUnavailableMapper;
 import io.mergesynthesis.service.http.ExactHeaderValues;
 import io.mergesynthesis.service.http.JsonErrors;
 import io.mergesynthesis.service.http.JsonLimitMapper;
 import io.mergesynthesis.service.http.MalformedJsonMapper;
+import io.mergesynthesis.service.http.ParameterTextFilter;
 import io.mergesynthesis.service.http.UndecodableTextMapper;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.inbox.InboxReads;
@@ -191,6 +193,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         JsonErrors.install(environment);
         environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes(),
                 config.getIngest().getMaxBatchSize()));
+        environment.jersey().register(new ParameterTextFilter());
+        environment.jersey().register(new BodyTextCheck());
         environment.jersey().register(new MalformedJsonMapper());
         environment.jersey().register(new DatabaseUnavailableMapper(Clock.systemUTC()));
         environment.jersey().register(new JsonLimitMapper());

@@ -85,6 +85,10 @@ public final class JsonErrors {
             return "malformed request URI: " + reason.toLowerCase(java.util.Locale.ROOT)
                     + " (an encoded '/', '.' or '%' in a path is refused)";
         }
+        if (reason.equals("Bad UTF-8 encoding")) {
+            return "malformed request URI: a percent-encoded path segment is not valid UTF-8 (an encoded surrogate "
+                    + "such as %ED%A0%80 has no UTF-8 form)";
+        }
         if (reason.startsWith("No closing ']'")) {
             return "malformed request URI: " + reason;
         }

@@ -1,6 +1,6 @@
 package io.mergesynthesis.service.inbox;
 
-import io.mergesynthesis.service.core.Storable;
+import io.mergesynthesis.service.core.FreeText;
 
 /** What a resolution note may be, for the API and the web inbox alike. */
 public final class ResolutionNote {
@@ -16,6 +16,6 @@ public final class ResolutionNote {
         if (note.length() > MAX_LENGTH) {
             return "is " + note.length() + " characters long; at most " + MAX_LENGTH + " are kept";
         }
-        return Storable.textProblem(note);
+        return FreeText.problem(note);
     }
 }

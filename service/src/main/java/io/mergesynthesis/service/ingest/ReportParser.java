@@ -2,6 +2,7 @@ package io.mergesynthesis.service.ingest;
 
 import io.mergesynthesis.service.core.ConflictReport;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.mergesynthesis.service.core.IdentifierText;
 import io.mergesynthesis.service.core.Storable;
 import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.Effect;
@@ -236,13 +237,9 @@ public final class ReportParser {
             errors.add(new FieldError(at + field, "is longer than " + maxLength + " characters"));
             return null;
         }
-        if (text.chars().anyMatch(Character::isISOControl)) {
-            errors.add(new FieldError(at + field, "must not contain control characters"));
-            return null;
-        }
-        String unstorable = Storable.textProblem(text);
-        if (unstorable != null) {
-            errors.add(new FieldError(at + field, unstorable));
+        String problem = IdentifierText.problem(text);
+        if (problem != null) {
+            errors.add(new FieldError(at + field, problem));
             return null;
         }
         return text;

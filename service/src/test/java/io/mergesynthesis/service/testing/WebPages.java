@@ -41,6 +41,11 @@ public final class WebPages {
         return new WebPages(app, cookie.substring(SESSION.length() + 1, cookie.indexOf(';')));
     }
 
+    /** The answer to GET {@code path} with this session's cookie, whatever its status. */
+    public HttpResponse<String> answer(String path) {
+        return app.send(HttpRequest.newBuilder(app.uri(path)).header("Cookie", SESSION + "=" + session).GET().build());
+    }
+
     /** The page at {@code path}, as HTML. */
     public String page(String path) {
         HttpResponse<String> page = app.send(HttpRequest.newBuilder(app.uri(path))

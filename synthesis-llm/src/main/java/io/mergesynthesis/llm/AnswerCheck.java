@@ -68,7 +68,8 @@ final class AnswerCheck {
             if (node == null || !node.isObject()) {
                 throw new AnswerRejected("the answer is not a JSON object: " + excerpt(answerText));
             }
-            return node;
+            // The answer is JSON inside JSON: its own escapes can spell out a NUL the body's cleaning never saw.
+            return ProviderText.clean(node);
         } catch (JsonProcessingException e) {
             throw new AnswerRejected("the answer is not JSON (" + e.getOriginalMessage() + "): " + excerpt(answerText));
         }

@@ -58,6 +58,7 @@ final class ProviderClient {
     private final Duration slotWait;
     private final AnswerBudget budget;
     private final ProviderCallSpans spans;
+    private final HttpResponse.BodyHandler<CappedBody.Read> bodyHandler;
 
     /** A client whose calls are not traced. */
     ProviderClient(String name, ProviderSettings settings, ProviderGate gate, Prompt prompt, LlmMetrics metrics,
@@ -78,6 +79,7 @@ final class ProviderClient {
         this.ticker = ticker;
         this.slotWait = slotWait;
         this.budget = new AnswerBudget(settings.getMaxOutputTokens(), settings.getMaxAnswerBytes());
+        this.bodyHandler = CappedBody.handler(CappedBody.limitFor(settings.getMaxAnswerBytes()));
         this.http = HttpClient.newBuilder()
                 .connectTimeout(settings.getConnectTimeout())
                 // HTTP/2 needs TLS in practice; a plain-http base URL is a local server that speaks HTTP/1.1.
@@ -221,7 +223,7 @@ final class ProviderClient {
         ProviderCallSpan span = spans.start(pass, model, plan.maxTokens());
         Instant startedAt = clock.instant();
         long started = ticker.nanos();
-        HttpResponse<byte[]> response;
+        HttpResponse<CappedBody.Read> response;
         try {
             response = exchange(request, model, conflict, calls, started, ticket, span);
         } catch (SynthesisException | InterruptedException | RuntimeException e) {
@@ -230,7 +232,14 @@ final class ProviderClient {
         }
         Duration latency = Duration.ofNanos(ticker.nanos() - started);
 
-        ProviderReply reply = protocol.read(response.statusCode(), response.headers(), response.body());
+        ProviderReply reply = read(response);
+        if (reply.usageRefused() != null) {
+            long requestBytes = request.bodyPublisher().map(HttpRequest.BodyPublisher::contentLength).orElse(0L);
+            reply = reply.charged(Usage.worstCase(requestBytes, plan.maxTokens()));
+            LOG.warn("provider '{}' model '{}' answered HTTP {} with token counts that cannot be taken ({}); the call "
+                    + "is charged {} input and {} output tokens instead (request {})", name, model, reply.status(),
+                    reply.usageRefused(), reply.usage().inputTokens(), reply.usage().outputTokens(), reply.requestId());
+        }
         span.answered(reply);
         limits.answered(turn, startedAt, RateLimitHeaders.read(response.headers(), startedAt), reply.usage(),
                 reply.isSuccess());
@@ -264,6 +273,22 @@ final class ProviderClient {
         return Optional.of(refuse(reply, call, calls, latency));
     }
 
+    /**
+     * The reply to a body read whole, or to one that went on past its limit: that one was not read further, its
+     * counts are unknown, and it cannot be an answer to use.
+     */
+    private ProviderReply read(HttpResponse<CappedBody.Read> response) {
+        CappedBody.Read body = response.body();
+        if (body.whole()) {
+            return protocol.read(response.statusCode(), response.headers(), body.bytes());
+        }
+        String why = "the body went on past " + body.limit() + " bytes, more than an answer of at most "
+                + settings.getMaxAnswerBytes() + " bytes needs; reading stopped there";
+        return new ProviderReply(response.statusCode(), response.headers(), Usage.NONE,
+                response.headers().firstValue(protocol.requestIdHeader()).map(ProviderText::clean).orElse(null),
+                null, why, ProviderError.NONE, false, null, why);
+    }
+
     /** A 5xx that is not an overload: what a provider answers when it is broken, not busy. */
     private static boolean isOutageAnswer(ProviderReply reply) {
         return reply.status() >= 500 && !isOverload(reply);
@@ -274,11 +299,11 @@ final class ProviderClient {
     }
 
     /** Sends and waits, giving up the wait at once when the worker interrupts. */
-    private HttpResponse<byte[]> exchange(HttpRequest request, String model, ConflictSnapshot conflict,
+    private HttpResponse<CappedBody.Read> exchange(HttpRequest request, String model, ConflictSnapshot conflict,
                                           List<ProviderCall> calls, long started, ProviderCircuit.Ticket ticket,
                                           ProviderCallSpan span)
             throws SynthesisException, InterruptedException {
-        CompletableFuture<HttpResponse<byte[]>> future = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        CompletableFuture<HttpResponse<CappedBody.Read>> future = http.sendAsync(request, bodyHandler);
         try {
             return future.get();
         } catch (InterruptedException e) {

@@ -13,9 +13,16 @@ import java.net.http.HttpHeaders;
  *                   unfinished, even when it happens to parse
  * @param model      the model the provider says answered, which may name a version the request did not; null
  *                   when the body does not say
+ * @param usageRefused why the provider's own counts were not taken (see {@link ReportedUsage}), or null when they
+ *                     were: the call is then charged by {@link Usage#worstCase} and its answer is not used
  */
 public record ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
-                     String unreadable, ProviderError error, boolean cut, String model) {
+                     String unreadable, ProviderError error, boolean cut, String model, String usageRefused) {
+
+    public ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
+                         String unreadable, ProviderError error, boolean cut, String model) {
+        this(status, headers, usage, requestId, answerText, unreadable, error, cut, model, null);
+    }
 
     public ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
                          String unreadable, ProviderError error) {
@@ -25,6 +32,12 @@ public record ProviderReply(int status, HttpHeaders headers, Usage usage, String
     public ProviderReply(int status, HttpHeaders headers, Usage usage, String requestId, String answerText,
                          String unreadable, ProviderError error, boolean cut) {
         this(status, headers, usage, requestId, answerText, unreadable, error, cut, null);
+    }
+
+    /** The same reply charged {@code charged} instead of what it says it used. */
+    ProviderReply charged(Usage charged) {
+        return new ProviderReply(status, headers, charged, requestId, answerText, unreadable, error, cut, model,
+                usageRefused);
     }
 
     boolean isSuccess() {

@@ -39,6 +39,9 @@ public interface WireProtocol {
     HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
                         Repair repair, RequestPlan plan);
 
+    /** The header that carries the provider's id for a request. */
+    String requestIdHeader();
+
     /** Reads any answer, success or error, whatever the answer mode asked for. Never throws. */
     ProviderReply read(int status, HttpHeaders headers, byte[] body);
 
@@ -57,11 +60,14 @@ public interface WireProtocol {
         return Optional.empty();
     }
 
-    /** The body as JSON, or null when it is not JSON at all (an HTML error page from a proxy, say). */
+    /**
+     * The body as JSON, or null when it is not JSON at all (an HTML error page from a proxy, say). Every string in
+     * it is already {@linkplain ProviderText cleaned} of what the database would refuse.
+     */
     static JsonNode jsonOrNull(byte[] body) {
         try {
             JsonNode node = WireJson.MAPPER.readTree(new String(body, StandardCharsets.UTF_8));
-            return node == null || node.isMissingNode() ? null : node;
+            return node == null || node.isMissingNode() ? null : ProviderText.clean(node);
         } catch (JsonProcessingException e) {
             return null;
         }
@@ -69,7 +75,7 @@ public interface WireProtocol {
 
     /** The named header's first value, else the body's field, else null. */
     static String requestId(HttpHeaders headers, String header, JsonNode body) {
-        return headers.firstValue(header)
+        return headers.firstValue(header).map(ProviderText::clean)
                 .or(() -> body == null ? java.util.Optional.empty() : textField(body, "id"))
                 .or(() -> body == null ? java.util.Optional.empty() : textField(body, "request_id"))
                 .orElse(null);
@@ -85,5 +91,16 @@ public interface WireProtocol {
     static ProviderReply withoutAnswer(int status, HttpHeaders headers, Usage usage, String requestId,
                                        String why, JsonNode body) {
         return new ProviderReply(status, headers, usage, requestId, null, why, ProviderError.from(body));
+    }
+
+    /**
+     * Shared by every protocol: an answer whose usage counts were refused. It is not used whatever it says; the
+     * client charges the call by {@link Usage#worstCase}.
+     */
+    static ProviderReply withUsageRefused(int status, HttpHeaders headers, String requestId,
+                                          ReportedUsage.Refused refused, JsonNode body) {
+        return new ProviderReply(status, headers, Usage.NONE, requestId, null,
+                "the provider's token counts cannot be taken: " + refused.getMessage(), ProviderError.from(body),
+                false, null, refused.getMessage());
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.mergesynthesis.service.core.AttemptHistoryLine;
 import io.mergesynthesis.service.core.ProviderCall;
+import io.mergesynthesis.service.core.RepairPasses;
 import io.mergesynthesis.service.core.StoredConflict;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -110,7 +111,7 @@ public record ConflictView(
                 new Synthesis(c.synthesisState().wireName(), c.attempts(), c.lastFailureReason(), c.failureMarker(),
                         c.synthesizedAt(), c.suggestedMergeJson(),
                         calls == null ? null : MergeCheckView.of(c),
-                        calls == null ? null : calls.stream().map(Call::of).toList(),
+                        calls == null ? null : RepairPasses.named(calls).stream().map(Call::of).toList(),
                         history == null ? null : history.stream().map(HistoryLine::of).toList()),
                 new Inbox(c.inboxStatus().wireName(), c.acknowledgedAt(), c.resolvedAt(),
                         c.resolution() == null ? null : c.resolution().wireName(), c.resolutionNote()));

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.core.AttemptHistoryLine;
 import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.ProviderCall;
+import io.mergesynthesis.service.core.RepairPasses;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
@@ -64,7 +65,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
         Merge merge = c.suggestedMergeJson() == null ? null : merge(read(json, c.suggestedMergeJson()), ruleText, now,
                 RuleDiff.of(rules, read(json, c.suggestedMergeJson()), escalateBelow));
         BigDecimal cost = calls.stream().map(ProviderCall::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add);
-        List<CallRow> callRows = calls.stream().map(k -> new CallRow(k.attempt(), k.pass(), k.provider(), k.model(),
+        List<CallRow> callRows = RepairPasses.named(calls).stream().map(k -> new CallRow(k.attempt(), k.pass(), k.provider(), k.model(),
                 k.inputTokens(), k.outputTokens(), k.cacheReadTokens() + k.cacheWriteTokens(), Dollars.usd(k.costUsd()),
                 k.latencyMs(), k.outcome(), Moment.of(k.createdAt(), now))).toList();
         List<AttemptRow> attempts = history.stream().map(a -> new AttemptRow(a.attempt(), a.outcome(), a.reason(),

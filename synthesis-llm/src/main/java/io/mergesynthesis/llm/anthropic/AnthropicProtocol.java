@@ -8,6 +8,7 @@ import io.mergesynthesis.llm.Prompt;
 import io.mergesynthesis.llm.ProviderReply;
 import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.llm.RateLimitHeaders;
+import io.mergesynthesis.llm.ReportedUsage;
 import io.mergesynthesis.llm.Repair;
 import io.mergesynthesis.llm.RequestPlan;
 import io.mergesynthesis.llm.TokenEstimate;
@@ -76,10 +77,20 @@ public final class AnthropicProtocol implements WireProtocol {
     }
 
     @Override
+    public String requestIdHeader() {
+        return "request-id";
+    }
+
+    @Override
     public ProviderReply read(int status, HttpHeaders headers, byte[] body) {
         JsonNode json = WireProtocol.jsonOrNull(body);
-        String requestId = WireProtocol.requestId(headers, "request-id", json);
-        Usage usage = json == null ? Usage.NONE : usage(json.path("usage"));
+        String requestId = WireProtocol.requestId(headers, requestIdHeader(), json);
+        Usage usage;
+        try {
+            usage = json == null ? Usage.NONE : usage(ReportedUsage.block(json));
+        } catch (ReportedUsage.Refused refused) {
+            return WireProtocol.withUsageRefused(status, headers, requestId, refused, json);
+        }
         if (status < 200 || status >= 300) {
             return WireProtocol.withoutAnswer(status, headers, usage, requestId, "HTTP " + status, json);
         }
@@ -120,8 +131,9 @@ public final class AnthropicProtocol implements WireProtocol {
     }
 
     /** Anthropic already reports uncached input apart from cache reads and writes. */
-    static Usage usage(JsonNode usage) {
-        return new Usage(usage.path("input_tokens").asLong(0), usage.path("output_tokens").asLong(0),
-                usage.path("cache_read_input_tokens").asLong(0), usage.path("cache_creation_input_tokens").asLong(0));
+    static Usage usage(JsonNode usage) throws ReportedUsage.Refused {
+        return new Usage(ReportedUsage.count(usage, "input_tokens"), ReportedUsage.count(usage, "output_tokens"),
+                ReportedUsage.count(usage, "cache_read_input_tokens"),
+                ReportedUsage.count(usage, "cache_creation_input_tokens"));
     }
 }

@@ -8,6 +8,7 @@ import io.mergesynthesis.llm.Prompt;
 import io.mergesynthesis.llm.ProviderReply;
 import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.llm.RateLimitHeaders;
+import io.mergesynthesis.llm.ReportedUsage;
 import io.mergesynthesis.llm.Repair;
 import io.mergesynthesis.llm.RequestPlan;
 import io.mergesynthesis.llm.Usage;
@@ -80,10 +81,20 @@ public final class OpenAiProtocol implements WireProtocol {
     }
 
     @Override
+    public String requestIdHeader() {
+        return "x-request-id";
+    }
+
+    @Override
     public ProviderReply read(int status, HttpHeaders headers, byte[] body) {
         JsonNode json = WireProtocol.jsonOrNull(body);
-        String requestId = WireProtocol.requestId(headers, "x-request-id", json);
-        Usage usage = json == null ? Usage.NONE : usage(json.path("usage"));
+        String requestId = WireProtocol.requestId(headers, requestIdHeader(), json);
+        Usage usage;
+        try {
+            usage = json == null ? Usage.NONE : usage(ReportedUsage.block(json));
+        } catch (ReportedUsage.Refused refused) {
+            return WireProtocol.withUsageRefused(status, headers, requestId, refused, json);
+        }
         if (status < 200 || status >= 300) {
             return WireProtocol.withoutAnswer(status, headers, usage, requestId, "HTTP " + status, json);
         }
@@ -125,9 +136,9 @@ public final class OpenAiProtocol implements WireProtocol {
     }
 
     /** OpenAI counts cached tokens inside {@code prompt_tokens}; the ledger keeps them apart. */
-    static Usage usage(JsonNode usage) {
-        long prompt = usage.path("prompt_tokens").asLong(0);
-        long cached = usage.path("prompt_tokens_details").path("cached_tokens").asLong(0);
-        return new Usage(Math.max(0, prompt - cached), usage.path("completion_tokens").asLong(0), cached, 0);
+    static Usage usage(JsonNode usage) throws ReportedUsage.Refused {
+        long prompt = ReportedUsage.count(usage, "prompt_tokens");
+        long cached = ReportedUsage.count(usage.path("prompt_tokens_details"), "cached_tokens");
+        return new Usage(Math.max(0, prompt - cached), ReportedUsage.count(usage, "completion_tokens"), cached, 0);
     }
 }

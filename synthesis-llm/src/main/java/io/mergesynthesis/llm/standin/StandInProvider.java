@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -480,7 +481,39 @@ public final class StandInProvider implements AutoCloseable {
      * the request's budget), {@code --token-limits 30000,8000,0} (input, output and combined tokens per model per
      * {@code --token-period}, a minute by default; 0 for none).
      */
-    public static void main(String[] args) throws Exception {
+    /**
+     * Every flag {@link #main} takes, with what it does: the one list, so that a command that starts the stand-in
+     * can offer them all by forwarding them instead of keeping a copy of its own.
+     */
+    public static final Map<String, String> FLAGS = flags();
+
+    private static Map<String, String> flags() {
+        Map<String, String> flags = new LinkedHashMap<>();
+        flags.put("--port", "port to listen on (default 9090)");
+        flags.put("--latency", "how long each answer takes, e.g. 50ms or 2s");
+        flags.put("--rate-limit", "requests per second answered before 429s (0: no limit)");
+        flags.put("--states-rate-limit", "false: rate-limit headers on 429s only (default true: on every answer)");
+        flags.put("--failure-rate", "share of requests answered with a failure, 0 to 1");
+        flags.put("--failure-kind", "which failure: server_error, overloaded, not_json, unknown_policy, missing_field");
+        flags.put("--confidence", "the confidence every answer carries, 0 to 1 (below llm.escalateBelow escalates)");
+        flags.put("--key", "the only API key accepted; any other gets 401");
+        flags.put("--unsafe", "every merge unsafe this way, which the merge check refuses: flip_effect, widen_target, "
+                + "foreign_owner, based_on_loser, keep_contradicting_loser, remove_stricter_loser");
+        flags.put("--right-when-told-why", "true: a repair request carrying the check's findings gets the correct merge");
+        flags.put("--count-tokens", "true: usage counted from each request and answer, with a prompt cache");
+        flags.put("--cache-minimum-tokens", "the shortest prefix the prompt cache keeps, in tokens");
+        flags.put("--cut-at-max-tokens", "true: longer answers stop at the request's max_tokens");
+        flags.put("--token-limits", "input,output,combined tokens per model per --token-period (0 for none)");
+        flags.put("--token-period", "the period of --token-limits (default a minute)");
+        return java.util.Collections.unmodifiableMap(flags);
+    }
+
+    /** What the flags ask for: the port and the behaviour. */
+    public record Options(int port, Behaviour behaviour) {
+    }
+
+    /** Reads {@link #FLAGS}; a flag not among them, or a value it cannot take, is refused naming it. */
+    public static Options parse(String[] args) {
         int port = 9090;
         Behaviour behaviour = new Behaviour();
         for (int i = 0; i < args.length; i++) {
@@ -514,13 +547,18 @@ public final class StandInProvider implements AutoCloseable {
                             Long.parseLong(limits[2].trim()));
                 }
                 default -> throw new IllegalArgumentException("unknown flag " + flag
-                        + " (known: --port --latency --rate-limit --states-rate-limit --failure-rate "
-                        + "--failure-kind --confidence --key --unsafe --right-when-told-why --count-tokens "
-                        + "--cache-minimum-tokens --cut-at-max-tokens --token-limits --token-period; outages are "
+                        + " (known: " + String.join(" ", FLAGS.keySet()) + "; outages are "
                         + "switched at runtime: POST "
                         + OUTAGE_PATH + "?kind=status-503&for=30s)");
             }
         }
+        return new Options(port, behaviour);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = parse(args);
+        int port = options.port();
+        Behaviour behaviour = options.behaviour();
         StandInProvider standIn = start(port, behaviour);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

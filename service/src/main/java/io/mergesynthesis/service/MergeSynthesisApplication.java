@@ -36,6 +36,7 @@ import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.health.HealthCheckGauges;
+import io.mergesynthesis.service.health.ServerMetrics;
 import io.mergesynthesis.service.health.ReadinessServlet;
 import io.mergesynthesis.service.http.BodyLimitFilter;
 import io.mergesynthesis.service.http.BodyTextCheck;
@@ -239,6 +240,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");
         environment.admin().addServlet("ready", new ReadinessServlet(environment.healthChecks())).addMapping("/ready");
         new HealthCheckGauges(environment.healthChecks()).register(metrics);
+        ServerMetrics.register(metrics, environment.metrics());
         // Managed before the worker, so stopped after it: the last attempts' spans are flushed.
         TraceExport traces = TraceExport.of(System.getenv());
         environment.lifecycle().manage(traces);

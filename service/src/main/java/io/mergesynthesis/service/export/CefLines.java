@@ -3,6 +3,7 @@ package io.mergesynthesis.service.export;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.mergesynthesis.service.db.EventStream.StoredEvent;
 
 /**
@@ -24,7 +25,7 @@ final class CefLines implements EventLines {
     static final String MERGED_SCOPE_ID = "mergeSynthesisMergedScopeId";
     static final String CHECK_RESULT = "mergeSynthesisCheckResult";
     static final String CHECK_VERSION = "mergeSynthesisCheckVersion";
-    /** An accepted merge's losing rules and what becomes of each, as {@code policy action} pairs. */
+    /** An accepted merge's losing rules and what becomes of each, as a JSON array (see {@link #loserActions}). */
     static final String LOSER_ACTIONS = "mergeSynthesisLoserActions";
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -90,21 +91,23 @@ final class CefLines implements EventLines {
     }
 
     /**
-     * {@code pol-a remove, pol-b narrow}: enough for a rule on the collector to see which rules an accepted merge
-     * changes; each action's free-text detail stays in the NDJSON format, where it is not squeezed into one key.
+     * {@code [{"policy_id":"pol-a","action":"remove"},...]}: enough for a rule on the collector to see which rules
+     * an accepted merge changes. JSON because a policy id may hold any character, the separators of a
+     * hand-made list included; each action's free-text detail stays in the NDJSON format.
      */
     private static String loserActions(JsonNode actions) {
         if (!actions.isArray() || actions.isEmpty()) {
             return null;
         }
-        StringBuilder out = new StringBuilder();
+        ArrayNode pairs = OneLineJson.MAPPER.createArrayNode();
         for (JsonNode action : actions) {
-            if (out.length() > 0) {
-                out.append(", ");
-            }
-            out.append(text(action, "policy_id")).append(' ').append(text(action, "action"));
+            pairs.addObject().put("policy_id", text(action, "policy_id")).put("action", text(action, "action"));
         }
-        return out.toString();
+        try {
+            return OneLineJson.MAPPER.writeValueAsString(pairs);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialise an accepted merge's loser actions", e);
+        }
     }
 
     /** CEF has no place for a cursor inside the stream; it travels in the header (and on standard error). */
@@ -113,7 +116,10 @@ final class CefLines implements EventLines {
         return null;
     }
 
-    /** Header fields: backslash and pipe are escaped; a line break would end the record, so it becomes a space. */
+    /**
+     * Header fields: backslash and pipe are escaped. A line terminator (any of Unicode's, not only CR and LF)
+     * would end the record and the format has no escape for it here, so it becomes a space.
+     */
     static String header(String value) {
         StringBuilder out = new StringBuilder(value.length());
         for (int i = 0; i < value.length(); i++) {
@@ -121,14 +127,18 @@ final class CefLines implements EventLines {
             switch (c) {
                 case '\\' -> out.append("\\\\");
                 case '|' -> out.append("\\|");
-                case '\r', '\n' -> out.append(' ');
-                default -> out.append(c);
+                default -> out.append(OneLineJson.breaksLines(c) ? ' ' : c);
             }
         }
         return out.toString();
     }
 
-    /** Extension values: backslash and equals are escaped, line breaks written as \n and \r. */
+    /**
+     * Extension values: backslash and equals are escaped, CR and LF written as the format's \r and \n. The format
+     * names no escape for Unicode's other line terminators (U+0085, U+2028, U+2029) or the other control
+     * characters, yet some readers break lines on them; they are written as backslash-u and four hex digits,
+     * which no other value can produce because every backslash of the value is itself escaped.
+     */
     static String extensionValue(String value) {
         StringBuilder out = new StringBuilder(value.length());
         for (int i = 0; i < value.length(); i++) {
@@ -138,7 +148,13 @@ final class CefLines implements EventLines {
                 case '=' -> out.append("\\=");
                 case '\n' -> out.append("\\n");
                 case '\r' -> out.append("\\r");
-                default -> out.append(c);
+                default -> {
+                    if (OneLineJson.breaksLines(c)) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
             }
         }
         return out.toString();

@@ -18,7 +18,8 @@ final class EcsLines implements EventLines {
     static final String ECS_VERSION = "8.11.0";
     static final String DATASET = "merge_synthesis.conflict_events";
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Every line terminator escaped, so that each event stays one line for every reader. */
+    private static final ObjectMapper JSON = OneLineJson.MAPPER;
 
     @Override
     public String line(StoredEvent e) {

@@ -2,8 +2,6 @@ package io.mergesynthesis.service.logging;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
-import java.util.Set;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpURI;
@@ -11,10 +9,6 @@ import org.eclipse.jetty.server.Request;
 
 /** A finished request as the request log may see it: the same request with its credentials replaced. */
 final class RedactedRequest extends Request.Wrapper {
-
-    /** Headers whose whole value is a credential (an Authorization scheme name is kept, to tell Basic from Bearer). */
-    private static final Set<String> CREDENTIAL_HEADERS = Set.of("authorization", "proxy-authorization",
-            "x-api-key", "api-key", "x-goog-api-key", "cookie");
 
     private final HttpURI uri;
     private final HttpFields headers;
@@ -77,23 +71,13 @@ final class RedactedRequest extends Request.Wrapper {
         for (HttpField field : fields) {
             String name = field.getName();
             String value = field.getValue();
-            if (CREDENTIAL_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
-                out.add(name, credential(value));
+            if (CredentialHeaders.isCredential(name)) {
+                out.add(name, CredentialHeaders.redactedValue(name, value, SecretRedactor.MARK));
             } else {
                 out.add(name, redactor.redact(value));
             }
         }
         return out.asImmutable();
-    }
-
-    private static String credential(String value) {
-        if (value == null) {
-            return null;
-        }
-        int space = value.indexOf(' ');
-        String scheme = space > 0 ? value.substring(0, space) : "";
-        return scheme.matches("[A-Za-z][A-Za-z0-9-]*") && space > 0 ? scheme + " " + SecretRedactor.MARK
-                : SecretRedactor.MARK;
     }
 
     private static String decode(String text) {

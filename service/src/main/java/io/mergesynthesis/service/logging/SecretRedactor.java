@@ -10,8 +10,9 @@ import java.util.regex.Pattern;
 /**
  * Removes credentials from text bound for a log: bearer tokens ({@code msk_...}), provider keys
  * ({@code sk-ant-...}, {@code sk-...}, and the keys this server is configured with, whatever their shape), the
- * value of credential headers (Authorization, X-Api-Key, Cookie) and of query parameters named like secrets.
- * It works on any text, so it holds for libraries' debug output as much as for our own messages.
+ * whole value of credential headers ({@link CredentialHeaders}), the user and password of any URL, and the value
+ * of query parameters named like secrets. It works on any text, so it holds for libraries' debug output as much
+ * as for our own messages.
  */
 public final class SecretRedactor {
 
@@ -23,9 +24,12 @@ public final class SecretRedactor {
 
     private static final String VALUE = "[^\\s,;\"'\\\\\\]}&]+";
 
-    private static final Pattern CREDENTIAL_HEADER = Pattern.compile(
-            "(?i)\\b((?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key)(\"?\\s*[:=]\\s*\\[?\"?)"
-                    + "((?:bearer|basic|token|digest|apikey)\\s+)?(" + VALUE + ")");
+    /**
+     * The user and password of a URL ({@code https://user:password@collector:4318}): a URL's userinfo holds no
+     * slash, question mark, hash, at sign or space.
+     */
+    private static final Pattern URL_USERINFO = Pattern.compile(
+            "(?i)\\b([a-z][a-z0-9+.\\-]*://)([^/?#@\\s\\[\\]]+)@");
     private static final Pattern SESSION_COOKIE = Pattern.compile("\\b(msw_session|msw_sign_in)=(" + VALUE + ")");
     private static final Pattern SECRET_PARAMETER = Pattern.compile(
             "(?i)([?&;]\\s*(?:[a-z0-9_.\\-]*(?:token|secret|password|passwd|api[_\\-]?key|signature|credential)"
@@ -82,7 +86,8 @@ public final class SecretRedactor {
             out = replace(WIRE_DUMP, out, m -> "{<<<" + MARK + ">>>}");
             out = replace(WIRE_CONTENT, out, m -> "<<<" + MARK + ">>>");
         }
-        out = replace(CREDENTIAL_HEADER, out, m -> m.group(1) + m.group(2) + nullToEmpty(m.group(3)) + MARK);
+        out = CredentialHeaders.redact(out, MARK);
+        out = replace(URL_USERINFO, out, m -> m.group(1) + MARK + "@");
         out = replace(SESSION_COOKIE, out, m -> m.group(1) + "=" + MARK);
         out = replace(SECRET_PARAMETER, out, m -> m.group(1) + MARK);
         out = replace(SHAPES, out, m -> (m.group(1) != null ? m.group(1) : m.group(2)) + MARK);
@@ -106,9 +111,5 @@ public final class SecretRedactor {
         } while (m.find());
         m.appendTail(out);
         return out.toString();
-    }
-
-    private static String nullToEmpty(String s) {
-        return s == null ? "" : s;
     }
 }

@@ -4,6 +4,8 @@ import io.dropwizard.lifecycle.Managed;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -64,8 +66,8 @@ public final class TraceExport implements Managed {
                 .getOpenTelemetrySdk();
         LOG.info("Traces go to exporter {} (OTEL_TRACES_EXPORTER), endpoint {}",
                 fromEnvironment.getOrDefault("otel.traces.exporter", DEFAULTS.get("otel.traces.exporter")),
-                fromEnvironment.getOrDefault("otel.exporter.otlp.traces.endpoint",
-                        fromEnvironment.getOrDefault("otel.exporter.otlp.endpoint", "the exporter's default")));
+                withoutCredentials(fromEnvironment.getOrDefault("otel.exporter.otlp.traces.endpoint",
+                        fromEnvironment.getOrDefault("otel.exporter.otlp.endpoint", "the exporter's default"))));
         return new TraceExport(sdk, Optional.of(sdk));
     }
 
@@ -83,6 +85,23 @@ public final class TraceExport implements Managed {
         }
         return !environment.getOrDefault("OTEL_EXPORTER_OTLP_ENDPOINT", "").isBlank()
                 || !environment.getOrDefault("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").isBlank();
+    }
+
+    /**
+     * The endpoint as it may be logged: a collector behind basic authentication is often named with its user and
+     * password in the URL, and those stay out. Text that is no URL is kept only when it holds no at sign.
+     */
+    static String withoutCredentials(String endpoint) {
+        try {
+            URI uri = new URI(endpoint.strip());
+            if (uri.getRawUserInfo() == null) {
+                return endpoint;
+            }
+            return new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), uri.getRawPath(), null, null)
+                    .toString();
+        } catch (URISyntaxException e) {
+            return endpoint.contains("@") ? "an endpoint that is no valid URL" : endpoint;
+        }
     }
 
     /** What the worker and the synthesizer trace through: the no-op API when traces are off. */

@@ -183,8 +183,14 @@ class EventFormatTest {
                 .containsEntry("mergeSynthesisMergedTarget", TARGET)
                 .containsEntry("mergeSynthesisMergedScope", "member")
                 .containsEntry("mergeSynthesisMergedScopeId", "m-1")
-                .containsEntry("mergeSynthesisLoserActions", DEDUP_KEY + " narrow, pol-b remove");
+                .containsKey("mergeSynthesisLoserActions");
         assertThat(cef.ext.keySet()).doesNotContain("forged");
+        JsonNode losers = Seed.parse(cef.ext.get("mergeSynthesisLoserActions"));
+        assertThat(losers).hasSize(2);
+        assertThat(losers.at("/0/policy_id").asText()).isEqualTo(DEDUP_KEY);
+        assertThat(losers.at("/0/action").asText()).isEqualTo("narrow");
+        assertThat(losers.at("/1/policy_id").asText()).isEqualTo("pol-b");
+        assertThat(losers.at("/1/action").asText()).isEqualTo("remove");
     }
 
     @Test
@@ -293,6 +299,11 @@ class EventFormatTest {
                     case '\\', '=' -> out.append(next);
                     case 'n' -> out.append('\n');
                     case 'r' -> out.append('\r');
+                    // The product's escape for the line terminators and controls the standard names none for.
+                    case 'u' -> {
+                        out.append((char) Integer.parseInt(value.substring(i + 1, i + 5), 16));
+                        i += 4;
+                    }
                     default -> throw new AssertionError("bad extension escape \\" + next);
                 }
             }

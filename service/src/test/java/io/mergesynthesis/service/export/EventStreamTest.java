@@ -101,6 +101,43 @@ class EventStreamTest {
         assertThat(cursorWhileHeld).isEqualTo(EventCursor.encode(io.mergesynthesis.service.core.EventPosition.START));
     }
 
+    /**
+     * Transaction ids are numbers: a page whose ids cross a power of ten (99 to 100, 999 to 1000) holds every
+     * event up to its limit, in the numbers' order, not only those up to the last id that sorts highest as text.
+     */
+    @Test
+    void aPageWhoseTransactionIdsCrossAPowerOfTenIsWholeAndInOrder() {
+        long oldestRunning = superuser.withHandle(h -> h.createQuery(
+                "SELECT pg_snapshot_xmin(pg_current_snapshot())::text").mapTo(Long.class).one());
+        long power = 10;
+        while (power * 10 + 20 < oldestRunning) {
+            power *= 10;
+        }
+        long firstTx = power - 10;
+        List<Long> written = new ArrayList<>();
+        for (long t = firstTx; t < power + 10; t++) {
+            long tx = t;
+            UUID org = tx % 2 == 0 ? orgA : orgB;
+            // The events of finished transactions with these ids, as if written by them.
+            written.add(superuser.withHandle(h -> h.createQuery("""
+                            INSERT INTO conflict_events (tx_id, org_id, conflict_id, event_type, details)
+                            VALUES (CAST(:tx AS text)::xid8, :org, :conflict, 'conflict_detected', '{}')
+                            RETURNING id""")
+                    .bind("tx", Long.toString(tx)).bind("org", org).bind("conflict", conflicts.get(org).get(0))
+                    .mapTo(Long.class).one()));
+        }
+
+        List<JsonNode> page = new StreamReader(export, null).next(100);
+        assertThat(page).extracting(StreamReader::eventId).containsExactlyElementsOf(written);
+        StreamReader onlyA = new StreamReader(export, orgA);
+        assertThat(onlyA.next(100)).extracting(StreamReader::eventId)
+                .containsExactlyElementsOf(committedInCursorOrder(orgA));
+        assertThat(onlyA.next(100)).isEmpty();
+        // A page cut by its limit ends at the limit, past the power of ten.
+        assertThat(new StreamReader(export, null).next(15)).extracting(StreamReader::eventId)
+                .containsExactlyElementsOf(written.subList(0, 15));
+    }
+
     @Test
     void aRolledBackEventNeverAppearsAndDoesNotHoldTheStream() {
         long kept = transactions.inOrg(orgA, h -> append(h, orgA));

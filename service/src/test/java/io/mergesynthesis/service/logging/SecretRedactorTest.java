@@ -15,14 +15,63 @@ class SecretRedactorTest {
     @Test
     void bearerHeadersInEveryFormLoseTheirCredential() {
         assertThat(REDACTOR.redact("Authorization: Bearer " + TOKEN)).isEqualTo("Authorization: Bearer [redacted]");
+        // A bare value in a map runs to the end of the map: the fields after it go with it.
         assertThat(REDACTOR.redact("HttpFields[authorization=Bearer abc.def, host=x]"))
-                .isEqualTo("HttpFields[authorization=Bearer [redacted], host=x]");
+                .isEqualTo("HttpFields[authorization=Bearer [redacted]]");
         assertThat(REDACTOR.redact("{\"x-api-key\":[\"opaque-value\"]}")).doesNotContain("opaque-value");
         assertThat(REDACTOR.redact("Proxy-Authorization: Basic dXNlcjpwYXNz"))
                 .isEqualTo("Proxy-Authorization: Basic [redacted]");
         // The JDK HTTP client's header log, one header per line.
         assertThat(REDACTOR.redact("REQUEST HEADERS:\nPOST /v1/messages\n x-api-key: sk-" + "ant-api03-AbCdEf123\n"))
                 .doesNotContain("AbCdEf123");
+    }
+
+    @Test
+    void credentialHeadersLoseTheirWholeValueInEveryShapeLibrariesPrint() {
+        String basic = "Basic " + java.util.Base64.getEncoder().encodeToString("ops:pa55-w0rd".getBytes());
+        String digest = "Digest username=\"ops\", realm=\"x\", nonce=\"n1\", response=\"6629fae49393a053\"";
+        String cookie = "theme=dark; msw_session=s3ssion-value; tracker=abc123def";
+        String[] values = {basic, "Bearer tools-Qv8rT2mXc", digest, "opaque-key-7Hs0", cookie};
+        String[] names = {"Authorization", "authorization", "AUTHORIZATION", "Proxy-Authorization", "X-Api-Key",
+                "x-api-key", "Cookie", "cookie", "Set-Cookie", "X-Auth-Token"};
+        for (String name : names) {
+            for (String value : values) {
+                String[] shapes = {
+                        name + ": " + value,
+                        "http-outgoing-0 >> " + name + ": " + value,
+                        "REQUEST HEADERS:\nGET /x\n " + name + ": " + value + "\n host: h\n",
+                        "HttpField[" + name + ": " + value + "]",
+                        "parsedHeader(" + name + ": " + value + ") header=AUTHORIZATION, headerString=[" + name
+                                + "], valueString=[" + value + "]",
+                        "headers {" + name + "=[" + value + "], Host=[h]}",
+                        "{\"" + name + "\":[\"" + value.replace("\"", "\\\"") + "\"]}",
+                        "{\"" + name + "\": \"" + value.replace("\"", "\\\"") + "\", \"host\": \"h\"}",
+                        "HttpFields{" + name + "=" + value + ", host=h}",
+                        "http-outgoing-0 >> \"" + name + ": " + value + "[\\r][\\n]\""};
+                for (String shape : shapes) {
+                    String redacted = REDACTOR.redact(shape);
+                    for (String part : List.of("cGE1NS13MHJk", "b3BzOnBh", "Qv8rT2mXc", "6629fae49393a053",
+                            "opaque-key", "s3ssion", "abc123def", "dark")) {
+                        assertThat(redacted).as(shape).doesNotContain(part);
+                    }
+                    assertThat(redacted).as(shape).contains(SecretRedactor.MARK);
+                }
+            }
+        }
+        assertThat(REDACTOR.redact("valueString=[" + basic + "]")).isEqualTo("valueString=[" + basic + "]");
+        assertThat(REDACTOR.redact("headerString=[Authorization], valueString=[" + basic + "]"))
+                .isEqualTo("headerString=[Authorization], valueString=[Basic [redacted]]");
+        assertThat(REDACTOR.redact("Cookie: " + cookie)).isEqualTo("Cookie: [redacted]");
+    }
+
+    @Test
+    void theUserAndPasswordOfAnyUrlAreRemoved() {
+        assertThat(REDACTOR.redact("endpoint https://otel:s3cret-pass@collector:4318/v1/traces"))
+                .isEqualTo("endpoint https://[redacted]@collector:4318/v1/traces");
+        assertThat(REDACTOR.redact("url=postgresql://app:pw@db:5432/ms, other"))
+                .isEqualTo("url=postgresql://[redacted]@db:5432/ms, other");
+        assertThat(REDACTOR.redact("see https://collector:4318/v1/traces or ops@example.com"))
+                .isEqualTo("see https://collector:4318/v1/traces or ops@example.com");
     }
 
     @Test

@@ -47,6 +47,11 @@ class SecretsInLogsTest {
     static final Path LOGS = Path.of("target", "secrets-in-logs", UUID.randomUUID().toString());
     static final String PROVIDER_KEY = "sk-ant-api03-" + random(30);
     static final String ADMIN_TOOLS_TOKEN = "tools-" + random(24);
+    /** Credentials of no shape the redactor knows: only the header they travel in gives them away. */
+    static final String BASIC_CREDENTIAL = Base64.getEncoder().encodeToString(("ops:" + random(18))
+            .getBytes(StandardCharsets.UTF_8));
+    static final String OPAQUE_API_KEY = "opaque-" + random(24);
+    static final String COOKIE_VALUE = "crumb-" + random(24);
     static final List<String> TRACED = List.of("ROOT", "org.eclipse.jetty", "io.dropwizard", "org.glassfish",
             "jdk.httpclient.HttpClient", "jdk.internal.httpclient.debug", "com.sun.net.httpserver",
             "io.mergesynthesis");
@@ -84,7 +89,24 @@ class SecretsInLogsTest {
         UUID org = UUID.randomUUID();
         String platform = APP.token(Role.PLATFORM, null);
         String admin = APP.token(Role.ORG_ADMIN, org);
-        List<String> secrets = List.of(PROVIDER_KEY, ADMIN_TOOLS_TOKEN, platform, admin);
+        List<String> secrets = List.of(PROVIDER_KEY, ADMIN_TOOLS_TOKEN, platform, admin, BASIC_CREDENTIAL,
+                OPAQUE_API_KEY, COOKIE_VALUE);
+
+        // The admin tools' own token, now that Jetty logs every header it parses.
+        HttpResponse<String> again = APP.send(HttpRequest.newBuilder(APP.adminUri(
+                        "/tasks/log-level?logger=io.mergesynthesis&level=TRACE"))
+                .header("Authorization", "Bearer " + ADMIN_TOOLS_TOKEN)
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+        assertThat(APP.send(HttpRequest.newBuilder(APP.uri("/v1/conflicts"))
+                .header("Authorization", "Basic " + BASIC_CREDENTIAL)
+                .header("x-api-key", OPAQUE_API_KEY)
+                .header("Cookie", "theme=dark; remembered=" + COOKIE_VALUE + "; msw_session=" + admin)
+                .GET().build()).statusCode()).isEqualTo(401);
+        assertThat(APP.send(HttpRequest.newBuilder(APP.uri("/v1/conflicts"))
+                .header("proxy-authorization", "Basic " + BASIC_CREDENTIAL)
+                .header("AUTHORIZATION", "Digest username=\"ops\", response=\"" + OPAQUE_API_KEY + "\"")
+                .GET().build()).statusCode()).isEqualTo(401);
 
         assertThat(APP.get(admin, "/v1/conflicts").statusCode()).isEqualTo(200);
         assertThat(APP.get(null, "/v1/conflicts?access_token=" + admin).statusCode()).isEqualTo(401);
@@ -143,8 +165,8 @@ class SecretsInLogsTest {
      * views show only a buffer's first and last bytes) must not show either half.
      */
     private static List<String> fragments(String secret) {
-        String prefix = List.of("msk_", "sk-ant-api03-", "tools-").stream().filter(secret::startsWith).findFirst()
-                .orElseThrow();
+        String prefix = List.of("msk_", "sk-ant-api03-", "tools-", "opaque-", "crumb-").stream()
+                .filter(secret::startsWith).findFirst().orElse("");
         String random = secret.substring(prefix.length());
         return java.util.stream.IntStream.rangeClosed(0, random.length() - 12)
                 .mapToObj(i -> random.substring(i, i + 12)).toList();

@@ -136,6 +136,29 @@ class TraceExportTest {
         }
     }
 
+    @Test
+    void theStartLineNamesTheEndpointWithoutItsUserAndPassword() {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        Logger logger = (Logger) LoggerFactory.getLogger(TraceExport.class);
+        log.start();
+        logger.addAppender(log);
+        try {
+            TraceExport traces = TraceExport.of(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT",
+                    "https://otel-user:Pa55-w0rd-otlp@collector.example:4318"));
+            traces.stop();
+
+            assertThat(log.list).map(ILoggingEvent::getFormattedMessage)
+                    .anySatisfy(line -> assertThat(line).contains("endpoint https://collector.example:4318"))
+                    .allSatisfy(line -> assertThat(line).doesNotContain("Pa55-w0rd-otlp").doesNotContain("otel-user"));
+        } finally {
+            logger.detachAppender(log);
+        }
+        assertThat(TraceExport.withoutCredentials("http://u:p@[::1]:4318/v1/traces"))
+                .isEqualTo("http://[::1]:4318/v1/traces");
+        assertThat(TraceExport.withoutCredentials("http://collector:4318")).isEqualTo("http://collector:4318");
+        assertThat(TraceExport.withoutCredentials("http://u:p w@collector")).doesNotContain("p w");
+    }
+
     private static void put(Map<String, String> environment, String name, String value) {
         if (value != null) {
             environment.put(name, value);

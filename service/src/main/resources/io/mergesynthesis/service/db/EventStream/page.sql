@@ -5,4 +5,5 @@ SELECT e.id, e.tx_id::text AS tx_id, e.org_id, e.conflict_id, e.event_type, e.oc
   LEFT JOIN policy_conflicts c ON c.id = e.conflict_id
  WHERE (e.tx_id, e.id) > (CAST(:afterTx AS text)::xid8, :afterId)
    AND (e.tx_id, e.id) <= (CAST(:upToTx AS text)::xid8, :upToId)
+-- e.tx_id is the column, an xid8, not the text of the select list: stream order is the numbers' order.
  ORDER BY e.tx_id, e.id

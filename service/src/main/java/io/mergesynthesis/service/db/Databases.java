@@ -62,6 +62,7 @@ public final class Databases {
         return Flyway.configure()
                 .dataSource(database.getUrl(), database.getUser(), database.getPassword())
                 .locations("classpath:db/migration")
+                .callbacks(new ServiceRoles())
                 .load();
     }
 

@@ -34,7 +34,7 @@ public final class WebSessionStore {
     public static boolean insert(Handle handle, byte[] idHash, byte[] tokenHash, Instant now, Instant expires) {
         return handle.createQuery(INSERT)
                 .bind("hash", idHash)
-                .bind("token", tokenHash)
+                .bind("tokenHash", tokenHash)
                 .bind("now", Timestamp.from(now))
                 .bind("expires", Timestamp.from(expires))
                 .mapTo(Boolean.class)

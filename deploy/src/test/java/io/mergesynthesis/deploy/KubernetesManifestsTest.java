@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -43,6 +44,9 @@ class KubernetesManifestsTest {
     /** The label that lets a pod, or every pod of a namespace, reach the admin port (docs/operators.md). */
     private static final String MONITORING_LABEL = "merge-synthesis.io/monitoring";
 
+    private static final String RUNTIME_SECRET = "merge-synthesis";
+    private static final String MIGRATION_SECRET = "merge-synthesis-migration";
+
     private static Path deployDir;
     private static final List<HasMetadata> RESOURCES = new ArrayList<>();
     // Read as trees: the model the rest uses has no NetworkPolicy without one more artifact, and these few
@@ -69,7 +73,7 @@ class KubernetesManifestsTest {
     @Test
     void theBaseHoldsEachPartOnce() {
         assertThat(RESOURCES).extracting(r -> r.getClass().getSimpleName())
-                .containsExactlyInAnyOrder("Secret", "Job", "Deployment", "Service", "PodDisruptionBudget");
+                .containsExactlyInAnyOrder("Secret", "Secret", "Job", "Deployment", "Service", "PodDisruptionBudget");
     }
 
     @Test
@@ -98,7 +102,8 @@ class KubernetesManifestsTest {
             assertThat(container.getResources().getRequests()).containsKeys("cpu", "memory");
             assertThat(container.getResources().getLimits()).containsKey("memory");
             assertThat(container.getEnvFrom()).anyMatch(e -> e.getSecretRef() != null
-                    && e.getSecretRef().getName().equals(one(Secret.class).getMetadata().getName()));
+                    && RESOURCES.stream().anyMatch(r -> r instanceof Secret
+                            && r.getMetadata().getName().equals(e.getSecretRef().getName())));
         }
     }
 
@@ -150,7 +155,7 @@ class KubernetesManifestsTest {
 
     @Test
     void theSecretHoldsTheDatabaseAndProviderEntriesAsPlaceholdersOnly() {
-        Map<String, String> data = one(Secret.class).getStringData();
+        Map<String, String> data = secret(RUNTIME_SECRET).getStringData();
         assertThat(data).containsKeys("DATABASE_URL", "DATABASE_USER", "DATABASE_PASSWORD", "ANTHROPIC_API_KEY",
                 "OPENAI_API_KEY");
         assertThat(data.get("ANTHROPIC_API_KEY")).isEmpty();
@@ -158,6 +163,27 @@ class KubernetesManifestsTest {
         assertThat(data.get("DATABASE_URL")).startsWith("jdbc:postgresql://");
         // Nothing shaped like a provider key or a long random token.
         assertThat(data.values()).noneMatch(v -> v.matches(".*(sk-|[A-Za-z0-9_-]{32,}).*"));
+    }
+
+    @Test
+    void theMigrationJobAloneHoldsTheMigrationLoginAndTheReplicasDoNotMigrate() {
+        Map<String, String> migration = secret(MIGRATION_SECRET).getStringData();
+        assertThat(migration).containsKeys("MIGRATION_DATABASE_USER", "MIGRATION_DATABASE_PASSWORD");
+        assertThat(migration.get("MIGRATION_DATABASE_USER"))
+                .isNotEqualTo(secret(RUNTIME_SECRET).getStringData().get("DATABASE_USER"));
+
+        Container migrate = container(one(Job.class).getSpec().getTemplate().getSpec());
+        assertThat(migrate.getEnvFrom()).extracting(e -> e.getSecretRef().getName()).containsExactly(MIGRATION_SECRET);
+        // Of the runtime's Secret, the Job reads whom to grant the roles to, and where: not its password.
+        assertThat(migrate.getEnv()).extracting(EnvVar::getName).containsExactlyInAnyOrder("DATABASE_URL",
+                "DATABASE_USER");
+        assertThat(migrate.getEnv()).allMatch(e -> e.getValueFrom().getSecretKeyRef().getName().equals(RUNTIME_SECRET)
+                && e.getValueFrom().getSecretKeyRef().getKey().equals(e.getName()));
+
+        Container server = container(serverPod());
+        assertThat(server.getEnvFrom()).extracting(e -> e.getSecretRef().getName()).containsExactly(RUNTIME_SECRET);
+        assertThat(server.getEnv()).anyMatch(e -> e.getName().equals("MIGRATE_ON_START")
+                && e.getValue().equals("false"));
     }
 
     @Test
@@ -195,6 +221,11 @@ class KubernetesManifestsTest {
                         "every selector of an admin peer requires " + MONITORING_LABEL + ": \"true\"");
             }
         }
+    }
+
+    private static Secret secret(String name) {
+        return RESOURCES.stream().filter(r -> r instanceof Secret && r.getMetadata().getName().equals(name))
+                .map(Secret.class::cast).findFirst().orElseThrow();
     }
 
     private static PodSpec serverPod() {

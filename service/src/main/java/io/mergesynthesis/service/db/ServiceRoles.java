@@ -8,8 +8,9 @@ import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
 
 /**
- * Creates the service's roles (docs/adr/0002) before Flyway applies anything, each in a transaction of its own
- * that tolerates another session creating the same role at the same moment.
+ * Creates the service's roles (docs/adr/0064, 0056) before Flyway applies anything, each in a transaction of its
+ * own that tolerates another session creating the same role at the same moment, and grants them to the runtime
+ * login when another login migrates.
  *
  * <p>Roles belong to the cluster, not to a database: two databases of one server migrated at once (staging and
  * production, or two test runs) both see a role missing and both create it, and the second {@code CREATE ROLE}
@@ -37,6 +38,12 @@ public final class ServiceRoles implements Callback {
                 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
                 END;
                 BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'merge_synthesis_runtime') THEN
+                        CREATE ROLE merge_synthesis_runtime NOLOGIN NOBYPASSRLS;
+                    END IF;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+                END;
+                BEGIN
                     IF NOT pg_has_role(current_user, 'merge_synthesis_tenant', 'MEMBER') THEN
                         EXECUTE format('GRANT merge_synthesis_tenant TO %I', current_user);
                     END IF;
@@ -50,6 +57,33 @@ public final class ServiceRoles implements Callback {
                 END;
             END
             $roles$""";
+
+    // A runtime login of its own gets the three roles; the login must exist (the operator creates it).
+    private static final String GRANT_TO_RUNTIME = """
+            DO $grant$
+            DECLARE
+                role_name text;
+            BEGIN
+                FOREACH role_name IN ARRAY ARRAY['merge_synthesis_tenant', 'merge_synthesis_sweep',
+                                                 'merge_synthesis_runtime'] LOOP
+                    IF NOT pg_has_role('%1$s', role_name, 'MEMBER') THEN
+                        EXECUTE format('GRANT %%I TO %%I', role_name, '%1$s');
+                    END IF;
+                END LOOP;
+            END
+            $grant$""";
+
+    private final String runtimeLogin;
+
+    /** Roles for the login that migrates, which also runs the service. */
+    public ServiceRoles() {
+        this(null);
+    }
+
+    /** @param runtimeLogin the login the service runs as when another one migrates; null when it is the same */
+    public ServiceRoles(String runtimeLogin) {
+        this.runtimeLogin = runtimeLogin;
+    }
 
     @Override
     public boolean supports(Event event, Context context) {
@@ -66,6 +100,9 @@ public final class ServiceRoles implements Callback {
         Connection connection = context.getConnection();
         try (Statement statement = connection.createStatement()) {
             statement.execute(CREATE_AND_JOIN);
+            if (runtimeLogin != null) {
+                statement.execute(GRANT_TO_RUNTIME.formatted(runtimeLogin.replace("'", "''")));
+            }
             // Committed at once, so that a concurrent migration's check sees the roles as soon as possible.
             if (!connection.getAutoCommit()) {
                 connection.commit();

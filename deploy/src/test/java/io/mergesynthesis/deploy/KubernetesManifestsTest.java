@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -39,8 +41,17 @@ class KubernetesManifestsTest {
             "Deployment", Deployment.class, "Service", Service.class, "Job", Job.class,
             "PodDisruptionBudget", PodDisruptionBudget.class, "Secret", Secret.class);
 
+    /** The label that lets a pod, or every pod of a namespace, reach the admin port (docs/operators.md). */
+    private static final String MONITORING_LABEL = "merge-synthesis.io/monitoring";
+
+    private static final String RUNTIME_SECRET = "merge-synthesis";
+    private static final String MIGRATION_SECRET = "merge-synthesis-migration";
+
     private static Path deployDir;
     private static final List<HasMetadata> RESOURCES = new ArrayList<>();
+    // Read as trees: the model the rest uses has no NetworkPolicy without one more artifact, and these few
+    // fields are plain to read.
+    private static final List<JsonNode> NETWORK_POLICIES = new ArrayList<>();
 
     @BeforeAll
     static void readTheBase() throws IOException {
@@ -49,6 +60,10 @@ class KubernetesManifestsTest {
         JsonNode kustomization = YAML.readTree(base.resolve("kustomization.yaml").toFile());
         for (JsonNode file : kustomization.get("resources")) {
             JsonNode tree = YAML.readTree(base.resolve(file.asText()).toFile());
+            if (tree.get("kind").asText().equals("NetworkPolicy")) {
+                NETWORK_POLICIES.add(tree);
+                continue;
+            }
             Class<? extends HasMetadata> type = KINDS.get(tree.get("kind").asText());
             assertThat(type).as("a kind this test knows, in " + file.asText()).isNotNull();
             RESOURCES.add(YAML.treeToValue(tree, type));
@@ -58,7 +73,7 @@ class KubernetesManifestsTest {
     @Test
     void theBaseHoldsEachPartOnce() {
         assertThat(RESOURCES).extracting(r -> r.getClass().getSimpleName())
-                .containsExactlyInAnyOrder("Secret", "Job", "Deployment", "Service", "PodDisruptionBudget");
+                .containsExactlyInAnyOrder("Secret", "Secret", "Job", "Deployment", "Service", "PodDisruptionBudget");
     }
 
     @Test
@@ -87,7 +102,8 @@ class KubernetesManifestsTest {
             assertThat(container.getResources().getRequests()).containsKeys("cpu", "memory");
             assertThat(container.getResources().getLimits()).containsKey("memory");
             assertThat(container.getEnvFrom()).anyMatch(e -> e.getSecretRef() != null
-                    && e.getSecretRef().getName().equals(one(Secret.class).getMetadata().getName()));
+                    && RESOURCES.stream().anyMatch(r -> r instanceof Secret
+                            && r.getMetadata().getName().equals(e.getSecretRef().getName())));
         }
     }
 
@@ -139,7 +155,7 @@ class KubernetesManifestsTest {
 
     @Test
     void theSecretHoldsTheDatabaseAndProviderEntriesAsPlaceholdersOnly() {
-        Map<String, String> data = one(Secret.class).getStringData();
+        Map<String, String> data = secret(RUNTIME_SECRET).getStringData();
         assertThat(data).containsKeys("DATABASE_URL", "DATABASE_USER", "DATABASE_PASSWORD", "ANTHROPIC_API_KEY",
                 "OPENAI_API_KEY");
         assertThat(data.get("ANTHROPIC_API_KEY")).isEmpty();
@@ -147,6 +163,110 @@ class KubernetesManifestsTest {
         assertThat(data.get("DATABASE_URL")).startsWith("jdbc:postgresql://");
         // Nothing shaped like a provider key or a long random token.
         assertThat(data.values()).noneMatch(v -> v.matches(".*(sk-|[A-Za-z0-9_-]{32,}).*"));
+    }
+
+    @Test
+    void theMigrationJobAloneHoldsTheMigrationLoginAndTheReplicasDoNotMigrate() {
+        Map<String, String> migration = secret(MIGRATION_SECRET).getStringData();
+        assertThat(migration).containsKeys("MIGRATION_DATABASE_USER", "MIGRATION_DATABASE_PASSWORD");
+        assertThat(migration.get("MIGRATION_DATABASE_USER"))
+                .isNotEqualTo(secret(RUNTIME_SECRET).getStringData().get("DATABASE_USER"));
+
+        Container migrate = container(one(Job.class).getSpec().getTemplate().getSpec());
+        assertThat(migrate.getEnvFrom()).extracting(e -> e.getSecretRef().getName()).containsExactly(MIGRATION_SECRET);
+        // Of the runtime's Secret, the Job reads whom to grant the roles to, and where: not its password.
+        assertThat(migrate.getEnv()).extracting(EnvVar::getName).containsExactlyInAnyOrder("DATABASE_URL",
+                "DATABASE_USER");
+        assertThat(migrate.getEnv()).allMatch(e -> e.getValueFrom().getSecretKeyRef().getName().equals(RUNTIME_SECRET)
+                && e.getValueFrom().getSecretKeyRef().getKey().equals(e.getName()));
+
+        Container server = container(serverPod());
+        assertThat(server.getEnvFrom()).extracting(e -> e.getSecretRef().getName()).containsExactly(RUNTIME_SECRET);
+        assertThat(server.getEnv()).anyMatch(e -> e.getName().equals("MIGRATE_ON_START")
+                && e.getValue().equals("false"));
+    }
+
+    @Test
+    void everyPortOfTheServerPodsIsGovernedByANetworkPolicyRule() {
+        List<JsonNode> policies = policiesOfTheServerPods();
+        assertThat(policies).as("NetworkPolicies selecting the server pods").isNotEmpty();
+        for (ContainerPort port : container(serverPod()).getPorts()) {
+            assertThat(policies.stream().flatMap(p -> rulesAdmitting(p, port).stream()).toList())
+                    .as("an ingress rule naming port " + port.getName())
+                    .isNotEmpty()
+                    .allMatch(rule -> rule.has("ports"), "names its ports");
+        }
+    }
+
+    @Test
+    void theApiPortIsOpenAsTheServiceOffersIt() {
+        ContainerPort http = port("http");
+        assertThat(policiesOfTheServerPods().stream().flatMap(p -> rulesAdmitting(p, http).stream()))
+                .anyMatch(rule -> !rule.has("from"));
+    }
+
+    @Test
+    void theAdminPortIsOpenOnlyToPodsOrNamespacesLabelledForMonitoring() {
+        ContainerPort admin = port("admin");
+        List<JsonNode> rules = policiesOfTheServerPods().stream().flatMap(p -> rulesAdmitting(p, admin).stream())
+                .toList();
+        assertThat(rules).isNotEmpty();
+        for (JsonNode rule : rules) {
+            assertThat(rule.path("from").size()).as("an admin rule names who may come in").isPositive();
+            for (JsonNode peer : rule.get("from")) {
+                assertThat(peer.has("ipBlock")).as("no address range reaches the admin port").isFalse();
+                assertThat(peer.fieldNames()).toIterable().allMatch(
+                        selector -> peer.get(selector).path("matchLabels").path(MONITORING_LABEL).asText()
+                                .equals("true"),
+                        "every selector of an admin peer requires " + MONITORING_LABEL + ": \"true\"");
+            }
+        }
+    }
+
+    private static Secret secret(String name) {
+        return RESOURCES.stream().filter(r -> r instanceof Secret && r.getMetadata().getName().equals(name))
+                .map(Secret.class::cast).findFirst().orElseThrow();
+    }
+
+    private static PodSpec serverPod() {
+        return one(Deployment.class).getSpec().getTemplate().getSpec();
+    }
+
+    private static ContainerPort port(String name) {
+        return container(serverPod()).getPorts().stream().filter(p -> p.getName().equals(name)).findFirst()
+                .orElseThrow();
+    }
+
+    /** The policies that restrict traffic into the server pods: their selector's labels are all on the pods. */
+    private static List<JsonNode> policiesOfTheServerPods() {
+        Map<String, String> podLabels = one(Deployment.class).getSpec().getTemplate().getMetadata().getLabels();
+        return NETWORK_POLICIES.stream()
+                .filter(policy -> policy.at("/spec/policyTypes").toString().contains("\"Ingress\""))
+                .filter(policy -> {
+                    JsonNode wanted = policy.at("/spec/podSelector/matchLabels");
+                    List<String> keys = new ArrayList<>();
+                    wanted.fieldNames().forEachRemaining(keys::add);
+                    return keys.stream().allMatch(k -> wanted.get(k).asText().equals(podLabels.get(k)));
+                })
+                .toList();
+    }
+
+    /** A policy's ingress rules that let traffic reach {@code port}: naming it or its number, or naming no port. */
+    private static List<JsonNode> rulesAdmitting(JsonNode policy, ContainerPort port) {
+        List<JsonNode> admitting = new ArrayList<>();
+        for (JsonNode rule : policy.at("/spec/ingress")) {
+            boolean any = !rule.has("ports") || rule.get("ports").isEmpty();
+            boolean named = false;
+            for (JsonNode p : rule.path("ports")) {
+                JsonNode number = p.path("port");
+                named |= number.isMissingNode() || number.asText().equals(port.getName())
+                        || number.asText().equals(String.valueOf(port.getContainerPort()));
+            }
+            if (any || named) {
+                admitting.add(rule);
+            }
+        }
+        return admitting;
     }
 
     private static Container container(PodSpec pod) {

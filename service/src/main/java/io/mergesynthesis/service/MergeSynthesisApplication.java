@@ -168,7 +168,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         // Wait for the database here rather than exit: replicas often start with it, or while it restarts.
         DatabaseWait wait = DatabaseWait.upTo(config.getDatabaseStartupWait().toJavaDuration());
         if (config.isMigrateOnStart()) {
-            wait.run("apply the migrations", () -> Databases.migrate(config.getDatabase()));
+            wait.run("apply the migrations", () -> Databases.migrate(config.getDatabase(), config.getMigration()));
         } else {
             wait.run("connect to the database", () -> Databases.ping(config.getDatabase()));
         }

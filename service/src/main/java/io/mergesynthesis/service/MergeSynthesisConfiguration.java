@@ -9,6 +9,7 @@ import io.mergesynthesis.service.admin.AdminToolsFactory;
 import io.mergesynthesis.service.auth.AuthFactory;
 import io.mergesynthesis.service.db.ConnectionRoutes;
 import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
+import io.mergesynthesis.service.db.MigrationLogin;
 import io.mergesynthesis.service.ingest.IngestFactory;
 import io.mergesynthesis.service.retention.RetentionFactory;
 import io.mergesynthesis.service.worker.config.SynthesisFactory;
@@ -38,6 +39,11 @@ public class MergeSynthesisConfiguration extends Configuration {
 
     /** Apply pending schema migrations when the server starts (otherwise: {@code db migrate}). */
     private boolean migrateOnStart = true;
+
+    /** A login of its own for the migrations; unset, the runtime login migrates (see {@link MigrationLogin}). */
+    @Valid
+    @NotNull
+    private MigrationLogin migration = new MigrationLogin();
 
     /**
      * How long a starting server waits for its database (not up yet, restarting, out of connection slots),
@@ -176,6 +182,16 @@ public class MergeSynthesisConfiguration extends Configuration {
     @JsonProperty
     public void setMigrateOnStart(boolean migrateOnStart) {
         this.migrateOnStart = migrateOnStart;
+    }
+
+    @JsonProperty
+    public MigrationLogin getMigration() {
+        return migration;
+    }
+
+    @JsonProperty
+    public void setMigration(MigrationLogin migration) {
+        this.migration = migration;
     }
 
     @JsonProperty

@@ -41,7 +41,7 @@ final class CommandDatabase {
         try {
             DatabaseWait wait = waitFor(config);
             if (embedded.isPresent()) {
-                int applied = wait.get("apply the migrations", () -> Databases.migrate(config.getDatabase()));
+                int applied = wait.get("apply the migrations", () -> Databases.migrate(config.getDatabase(), config.getMigration()));
                 if (applied > 0) {
                     err.println("Applied " + applied + " pending migration(s) to the embedded database first. "
                             + "With DATABASE_URL set, commands leave that to db migrate.");
@@ -67,7 +67,7 @@ final class CommandDatabase {
     static int migrate(MergeSynthesisConfiguration config) throws Exception {
         Optional<EmbeddedDatabase> embedded = prepare(config);
         try {
-            return waitFor(config).get("apply the migrations", () -> Databases.migrate(config.getDatabase()));
+            return waitFor(config).get("apply the migrations", () -> Databases.migrate(config.getDatabase(), config.getMigration()));
         } finally {
             if (embedded.isPresent()) {
                 embedded.get().close();

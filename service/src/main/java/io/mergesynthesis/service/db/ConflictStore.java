@@ -115,8 +115,9 @@ public final class ConflictStore {
     }
 
     /**
-     * Filters, a keyset position and a direction for one inbox page. Null fields do not filter; {@code prefix} is
-     * matched at the start of the target, the engine's key and every rule's policy id.
+     * Filters, a keyset position and a direction for one inbox page. Null fields do not filter; {@code prefix} (the search) is
+     * matched in any case anywhere in the target, the engine's key and every rule's policy id, or at their start
+     * when shorter than three characters (schema 21).
      *
      * @param newer towards newer conflicts (oldest first), rather than towards older ones (newest first)
      */
@@ -146,7 +147,6 @@ public final class ConflictStore {
             handle.createQuery(PLAN_EACH_PAGE).mapTo(String.class).one();
         }
         boolean byKey = request.prefix() != null && handle.createQuery(SEARCH_MATCHES)
-                .bind("org", orgId)
                 .bind("prefix", request.prefix())
                 .bind("most", fewMatches)
                 .mapTo(Long.class).one() < fewMatches;

@@ -48,20 +48,30 @@ public final class Databases {
      * several replicas at once.
      */
     public static int migrate(DataSourceFactory database) {
-        return flyway(database).migrate().migrationsExecuted;
+        return flyway(database, null).migrate().migrationsExecuted;
+    }
+
+    /**
+     * As {@link #migrate(DataSourceFactory)}, as {@code login} when one is configured, which then grants the
+     * service's roles to the runtime login of {@code runtime}.
+     */
+    public static int migrate(DataSourceFactory runtime, MigrationLogin login) {
+        return flyway(login.migrating(runtime), login.runtimeLogin(runtime).orElse(null)).migrate()
+                .migrationsExecuted;
     }
 
     /** The versions of the migrations this build has and the database has not applied yet, oldest first. */
     public static List<String> pending(DataSourceFactory database) {
-        return Arrays.stream(flyway(database).info().pending())
+        return Arrays.stream(flyway(database, null).info().pending())
                 .map(migration -> "V" + migration.getVersion() + " (" + migration.getDescription() + ")")
                 .toList();
     }
 
-    private static Flyway flyway(DataSourceFactory database) {
+    private static Flyway flyway(DataSourceFactory database, String runtimeLogin) {
         return Flyway.configure()
                 .dataSource(database.getUrl(), database.getUser(), database.getPassword())
                 .locations("classpath:db/migration")
+                .callbacks(new ServiceRoles(runtimeLogin))
                 .load();
     }
 

@@ -12,9 +12,9 @@ import org.jdbi.v3.core.Handle;
  * the retention dropped. The work is done by functions of the schema (migration 15), so that the command and
  * every replica do the same; these statements call them.
  *
- * <p>Both change the schema, so they run as the login role, which owns the tables ({@link
- * ScopedTransactions#asSchemaOwner}), and one upkeep at a time across replicas: each holds a transaction-level
- * advisory lock for its run ({@link #takeTurn}).
+ * <p>Both change the schema. The functions run as their owner, the login that migrated (schema 23), so the
+ * runtime login calls them ({@link ScopedTransactions#asLogin}) without owning anything; one upkeep runs at a time
+ * across replicas: each holds a transaction-level advisory lock for its run ({@link #takeTurn}).
  */
 public final class MonthlyPartitions {
 

@@ -89,11 +89,11 @@ public final class ScopedTransactions {
     }
 
     /**
-     * Runs {@code work} in one transaction as the login role itself, with no switch: the role that ran the
-     * migrations and owns the tables, for the one kind of work that changes the schema at run time, the upkeep of
-     * the monthly partitions ({@link MonthlyPartitions}).
+     * Runs {@code work} in one transaction as the login role itself, with no switch: for the upkeep of the monthly
+     * partitions ({@link MonthlyPartitions}). The login need not own the schema: the upkeep's functions run as
+     * their owner, the login that migrated, and the runtime login may only call them (schema 23).
      */
-    public <R, X extends Exception> R asSchemaOwner(HandleCallback<R, X> work) throws X {
+    public <R, X extends Exception> R asLogin(HandleCallback<R, X> work) throws X {
         return jdbi.inTransaction(work);
     }
 

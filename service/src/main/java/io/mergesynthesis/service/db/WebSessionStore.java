@@ -9,6 +9,9 @@ import org.jdbi.v3.core.Handle;
 /**
  * The SQL of {@code web_sessions}. A session is found by the SHA-256 of its secret; the table never holds the
  * secret itself. Runs on a tenant handle with no org in scope: a session belongs to a token, not to an org.
+ *
+ * <p>The tenant role cannot read the table (it has no row-level security, so reading it would mean reading every
+ * org's sessions): each operation is a function of the schema's owner that answers for one hash (schema 22).
  */
 public final class WebSessionStore {
 
@@ -24,13 +27,18 @@ public final class WebSessionStore {
     public record Row(UUID tokenId, String role, UUID tokenOrg, UUID viewingOrg, Instant expiresAt) {
     }
 
-    public static void insert(Handle handle, byte[] idHash, UUID tokenId, Instant now, Instant expires) {
-        handle.createUpdate(INSERT)
+    /**
+     * Opens a session for the token whose SHA-256 is {@code tokenHash}: false, writing nothing, when that token
+     * is unknown, revoked or expired at {@code now}. The token's hash, not its id, since ids are no secret.
+     */
+    public static boolean insert(Handle handle, byte[] idHash, byte[] tokenHash, Instant now, Instant expires) {
+        return handle.createQuery(INSERT)
                 .bind("hash", idHash)
-                .bind("token", tokenId)
+                .bind("tokenHash", tokenHash)
                 .bind("now", Timestamp.from(now))
                 .bind("expires", Timestamp.from(expires))
-                .execute();
+                .mapTo(Boolean.class)
+                .one();
     }
 
     /** The session if it is neither ended nor expired, and its token neither revoked nor expired, at {@code now}. */
@@ -45,17 +53,19 @@ public final class WebSessionStore {
     }
 
     public static void end(Handle handle, byte[] idHash, Instant now) {
-        handle.createUpdate(END)
+        handle.createQuery(END)
                 .bind("now", Timestamp.from(now))
                 .bind("hash", idHash)
-                .execute();
+                .mapTo(Boolean.class)
+                .one();
     }
 
     /** Sets the org a platform session looks at; null for none. */
     public static void view(Handle handle, byte[] idHash, UUID org) {
-        handle.createUpdate(VIEW)
+        handle.createQuery(VIEW)
                 .bind("org", org)
                 .bind("hash", idHash)
-                .execute();
+                .mapTo(Boolean.class)
+                .one();
     }
 }

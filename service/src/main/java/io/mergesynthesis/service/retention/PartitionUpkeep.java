@@ -47,7 +47,7 @@ public final class PartitionUpkeep {
     }
 
     private Outcome run(boolean dryRun) {
-        return transactions.asSchemaOwner(handle -> {
+        return transactions.asLogin(handle -> {
             if (!MonthlyPartitions.takeTurn(handle)) {
                 return Outcome.NO_TURN;
             }

@@ -39,17 +39,22 @@ public final class WebSessions {
     public record Opened(String secret, WebSession session) {
     }
 
-    public Opened open(Caller caller) {
+    /**
+     * A session for {@code caller}, whom the presented {@code token} stands for; empty when that token was
+     * revoked or expired since it was looked up.
+     */
+    public Optional<Opened> open(Caller caller, String token) {
         String secret = randomSecret();
         byte[] hash = sha256(secret);
         Instant now = clock.instant();
         Instant expires = now.plus(LIFETIME);
-        transactions.asTenant(handle -> {
-            WebSessionStore.insert(handle, hash, caller.tokenId(), now, expires);
-            return null;
-        });
-        return new Opened(secret, new WebSession(hash, caller.tokenId(), caller.role(), caller.orgId(), null, expires,
-                formKey(secret)));
+        boolean opened = transactions.asTenant(
+                handle -> WebSessionStore.insert(handle, hash, sha256(token), now, expires));
+        if (!opened) {
+            return Optional.empty();
+        }
+        return Optional.of(new Opened(secret, new WebSession(hash, caller.tokenId(), caller.role(), caller.orgId(),
+                null, expires, formKey(secret))));
     }
 
     /** The live session a cookie stands for: not ended, not expired, and its token neither revoked nor expired. */

@@ -56,7 +56,8 @@ public final class SignInResource {
             return signInForm(403, "This sign-in form was not accepted (it came from another page, or cookies are "
                     + "off). Please paste the token again.", uri);
         }
-        Optional<Caller> caller = tokens.find(token == null ? null : token.strip());
+        String presented = token == null ? null : token.strip();
+        Optional<Caller> caller = tokens.find(presented);
         if (caller.isEmpty()) {
             return signInForm(401, "That token is not valid: it is unknown, revoked or expired.", uri);
         }
@@ -67,7 +68,11 @@ public final class SignInResource {
         }
         // Signing in again (another token, another role) ends the session this browser had.
         pages.session(previous).ifPresent(pages.sessions()::end);
-        WebSessions.Opened opened = pages.sessions().open(caller.get());
+        Optional<WebSessions.Opened> session = pages.sessions().open(caller.get(), presented);
+        if (session.isEmpty()) {
+            return signInForm(401, "That token is not valid: it is unknown, revoked or expired.", uri);
+        }
+        WebSessions.Opened opened = session.get();
         boolean secure = Pages.secure(uri);
         return Response.seeOther(uri.getBaseUriBuilder().path(home(opened.session())).build())
                 .header(HttpHeaders.SET_COOKIE, SessionCookies.session(opened.secret(), secure))

@@ -77,7 +77,7 @@ class EveryStatementPlansTest {
             Map.entry("now", Timestamp.from(Instant.parse("2026-01-02T00:00:00Z"))),
             Map.entry("expires", Timestamp.from(Instant.parse("2026-01-03T00:00:00Z"))),
             Map.entry("hash", new byte[32]),
-            Map.entry("token", UUID.fromString("33333333-3333-4333-8333-333333333333")),
+            Map.entry("tokenHash", new byte[32]),
             Map.entry("role", "operator"),
             Map.entry("prefix", "msk_abcdefgh"),
             Map.entry("seconds", 3600.0),

@@ -101,6 +101,15 @@ public final class TestApp {
                 ResourceHelpers.resourceFilePath(configResource), all.toArray(ConfigOverride[]::new)));
     }
 
+    /** The application on {@code database}, set up by the caller, with the default configuration and overrides. */
+    public static TestApp on(TestDatabase database, ConfigOverride... overrides) {
+        List<ConfigOverride> all = new ArrayList<>();
+        all.add(ConfigOverride.config("database.url", database.url()));
+        all.addAll(List.of(overrides));
+        return new TestApp(database, new DropwizardAppExtension<>(MergeSynthesisApplication.class,
+                ResourceHelpers.resourceFilePath(DEFAULT_CONFIG), all.toArray(ConfigOverride[]::new)));
+    }
+
     /** Register this with {@code @RegisterExtension} so JUnit starts and stops the application. */
     public DropwizardAppExtension<MergeSynthesisConfiguration> extension() {
         return app;

@@ -54,6 +54,40 @@ public final class TestDatabase {
         return database;
     }
 
+    /**
+     * A new database with no schema, owned by a new login {@code owner} that holds the service's roles with the
+     * right to grant them (as an administrator sets up a migration login), and a new login {@code runtime} that
+     * holds nothing: the service's roles come to it from the migration. Names are cluster-wide, so each call
+     * makes its own.
+     */
+    public static synchronized SeparateLogins withSeparateLogins() {
+        EmbeddedDatabase pg = server();
+        int n = COUNTER.incrementAndGet();
+        String name = "test_" + ProcessHandle.current().pid() + "_" + n;
+        String owner = "owner_" + ProcessHandle.current().pid() + "_" + n;
+        String runtime = "runtime_" + ProcessHandle.current().pid() + "_" + n;
+        execute(pg, "CREATE ROLE " + owner + " LOGIN");
+        execute(pg, "GRANT merge_synthesis_tenant, merge_synthesis_sweep, merge_synthesis_runtime TO " + owner
+                + " WITH ADMIN OPTION");
+        execute(pg, "CREATE ROLE " + runtime + " LOGIN");
+        execute(pg, "CREATE DATABASE " + name + " OWNER " + owner);
+        return new SeparateLogins(new TestDatabase(pg.jdbcUrl(name)), owner, runtime);
+    }
+
+    /** A database with no schema yet, the login that is to migrate it and own it, and the one to run on it. */
+    public record SeparateLogins(TestDatabase database, String owner, String runtime) {
+
+        /** Scoped transactions logged in as {@code login}. */
+        public ScopedTransactions transactionsAs(String login) {
+            return ScopedTransactions.on(() -> DriverManager.getConnection(database.url(), login, ""));
+        }
+
+        /** A JDBI logged in as {@code login}, with no role switch. */
+        public Jdbi jdbiAs(String login) {
+            return Jdbi.create(database.url(), login, "").installPlugin(new PostgresPlugin());
+        }
+    }
+
     public String url() {
         return url;
     }

@@ -1,3 +1,3 @@
--- Records a use of token :id now, unless another replica recorded one in the last minute.
-UPDATE api_tokens SET last_used_at = now()
-WHERE id = :id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+-- Records a use of the token whose SHA-256 is :hash now, unless another replica recorded one in the last minute;
+-- true when it did (schema 22).
+SELECT record_token_use(:hash)

@@ -14,7 +14,8 @@ WHERE org_id = :org
   AND (CAST(:inbox AS text) IS NULL OR inbox_status = :inbox)
   AND (CAST(:state AS text) IS NULL OR synthesis_state = :state)
   AND (CAST(:action AS text) IS NULL OR action = :action)
-  AND (CAST(:prefix AS text) IS NULL OR starts_with(target, :prefix) OR starts_with(dedup_key, :prefix)
-       OR jsonb_path_exists(rules, '$[*].policy_id ? (@ starts with $p)', jsonb_build_object('p', CAST(:prefix AS text))))
+  AND (CAST(:prefix AS text) IS NULL OR search_matches_text(target, :prefix)
+       OR search_matches_text(dedup_key, :prefix)
+       OR EXISTS (SELECT 1 FROM jsonb_array_elements(rules) AS r WHERE search_matches_text(r ->> 'policy_id', :prefix)))
   AND (received_at, id) > (CAST(:positionReceivedAt AS timestamptz), CAST(:positionConflict AS uuid))
 ORDER BY received_at ASC, id ASC LIMIT :limit

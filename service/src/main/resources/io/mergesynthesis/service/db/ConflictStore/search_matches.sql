@@ -1,8 +1,5 @@
--- How many search keys of :org's conflicts start with :prefix, counting no further than :most: a range of the
--- search key index, never more than :most entries read. Fewer than :most means every match was counted, and the
--- conflicts matched are no more. starts_with, not LIKE: under row-level security only a function that cannot leak
--- what it reads may become an index condition, and LIKE is not marked so.
-SELECT count(*) AS n
-  FROM (SELECT 1 FROM conflict_search_keys
-         WHERE org_id = :org AND starts_with(search_key, :prefix)
-         LIMIT :most) AS found
+-- How many search keys of the scoped org's conflicts match :prefix (anywhere in a key, any case; the start of a key
+-- for fewer than three characters), counting no further than :most: the function reads the trigram or the prefix
+-- index of the keys and stops at :most. Fewer than :most means every match was counted, and the conflicts matched
+-- are no more. A function, because under row-level security LIKE could not be an index condition (schema 21).
+SELECT count(*) AS n FROM conflicts_matching_search(:prefix, :most)

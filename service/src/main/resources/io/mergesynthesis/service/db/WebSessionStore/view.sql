@@ -1,2 +1,2 @@
--- Sets the org (:org, null for none) the platform session known by :hash looks at.
-UPDATE web_sessions SET viewing_org_id = :org WHERE id_sha256 = :hash
+-- Sets the org (:org, null for none) the platform session known by :hash looks at (schema 22).
+SELECT view_in_web_session(:hash, :org)

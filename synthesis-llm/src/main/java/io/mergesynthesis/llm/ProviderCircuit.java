@@ -80,6 +80,7 @@ final class ProviderCircuit {
     };
     private long letOut; // serial of the last call let out
     private long lastAnswered = -1; // serial of the latest call let out that the provider answered
+    private boolean othersWaiting; // held back since the last probe: a conflict that has not failed in this opening
     private Duration interval;
     private Instant openedAt;
     private Instant nextProbeAt;
@@ -94,27 +95,48 @@ final class ProviderCircuit {
         this.interval = settings.getFirstProbeAfter();
     }
 
+    /** Asks to make a call now for no conflict in particular. */
+    Ticket admit() throws HeldBack {
+        return admit(null);
+    }
+
     /**
-     * Asks to make a call now.
+     * Asks to make a call for {@code conflict} now.
      *
      * @return the call's ticket, a probe's when this call is the one that tests a provider found down
      * @throws HeldBack while the circuit is open and no probe is due, or another call is the probe
      */
-    synchronized Ticket admit() throws HeldBack {
+    synchronized Ticket admit(UUID conflict) throws HeldBack {
         Instant now = clock.instant();
         switch (state) {
             case CLOSED:
                 return new Ticket(false, openings, ++letOut);
             case OPEN:
                 if (!now.isBefore(nextProbeAt)) {
+                    if (othersWaiting && failedInThisOpening(conflict)) {
+                        // A conflict that failed already in this outage may be failing for its own reasons; while
+                        // others wait, one of them probes first, so that it cannot keep the circuit open for all.
+                        // It steps aside once per probe, without pausing claims, so the others are claimed now.
+                        othersWaiting = false;
+                        throw new HeldBack(settings.getFirstProbeAfter(), describe(now)
+                                + "; another conflict probes first", SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
+                    }
                     state = State.PROBING;
+                    othersWaiting = false;
                     return new Ticket(true, openings, ++letOut);
                 }
+                othersWaiting |= !failedInThisOpening(conflict);
                 throw new HeldBack(Duration.between(now, nextProbeAt), describe(now));
             default:
+                othersWaiting |= !failedInThisOpening(conflict);
                 // The probe's answer decides; the conflict comes back when the next probe could be due.
                 throw new HeldBack(settings.getFirstProbeAfter(), describe(now));
         }
+    }
+
+    private boolean failedInThisOpening(UUID conflict) {
+        LastFailure last = conflict == null ? null : lastFailures.get(conflict);
+        return last != null && last.epoch() == openings;
     }
 
     /**
@@ -233,14 +255,25 @@ final class ProviderCircuit {
     static final class HeldBack extends Exception {
 
         private final Duration retryAfter;
+        private final SynthesisDeferred.Cause cause;
 
         HeldBack(Duration retryAfter, String message) {
+            this(retryAfter, message, SynthesisDeferred.Cause.PROVIDER_OUTAGE);
+        }
+
+        HeldBack(Duration retryAfter, String message, SynthesisDeferred.Cause cause) {
             super(message, null, false, false);
             this.retryAfter = retryAfter;
+            this.cause = cause;
         }
 
         Duration retryAfter() {
             return retryAfter;
+        }
+
+        /** Why the conflict waits: the outage, or stepping aside for another conflict's probe. */
+        SynthesisDeferred.Cause cause() {
+            return cause;
         }
     }
 }

@@ -105,7 +105,7 @@ final class ProviderClient {
                             + " and restart; no call made", calls);
         }
         deferIfPaused(model, calls);
-        ProviderCircuit.Ticket ticket = admit(calls);
+        ProviderCircuit.Ticket ticket = admit(conflict, calls);
         try {
             long deadline = ticker.nanos() + slotWait.toNanos();
             if (!gate.limit().acquire(slotWait)) {
@@ -149,12 +149,13 @@ final class ProviderClient {
         }
     }
 
-    private ProviderCircuit.Ticket admit(List<ProviderCall> calls) throws SynthesisDeferred {
+    private ProviderCircuit.Ticket admit(ConflictSnapshot conflict, List<ProviderCall> calls)
+            throws SynthesisDeferred {
         try {
-            return gate.circuit().admit();
+            return gate.circuit().admit(conflict.conflictId());
         } catch (ProviderCircuit.HeldBack held) {
-            throw new SynthesisDeferred(SynthesisDeferred.Cause.PROVIDER_OUTAGE, name, held.retryAfter(),
-                    held.getMessage() + "; no call made", calls);
+            throw new SynthesisDeferred(held.cause(), name, held.retryAfter(), held.getMessage() + "; no call made",
+                    calls);
         }
     }
 

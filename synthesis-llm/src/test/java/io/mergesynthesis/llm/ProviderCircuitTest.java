@@ -83,6 +83,25 @@ class ProviderCircuitTest {
     }
 
     @Test
+    void aConflictThatFailedInThisOutageLeavesTheProbeToAnotherThatWaitsButIsNotStarved() throws Exception {
+        UUID choking = UUID.randomUUID();
+        UUID waiting = UUID.randomUUID();
+        failOnce(choking);
+        catchThrowableOfType(() -> circuit.admit(waiting), HeldBack.class);
+        clock.advance(Duration.ofSeconds(1));
+
+        HeldBack stepAside = catchThrowableOfType(() -> circuit.admit(choking), HeldBack.class);
+        Ticket probe = circuit.admit(waiting);
+        circuit.failed(probe, waiting, "HTTP 503");
+        clock.advance(Duration.ofSeconds(2));
+
+        assertThat(stepAside).as("the other conflict probes first").isNotNull();
+        assertThat(stepAside.cause()).as("without pausing claims").isEqualTo(Cause.OUTAGE_SUSPECTED);
+        assertThat(probe.probe()).isTrue();
+        assertThat(circuit.admit(choking).probe()).as("with nobody else waiting, it probes").isTrue();
+    }
+
+    @Test
     void aCountedFailureFollowedByAnotherWithNoAnswerInBetweenIsTheProvidersAgain() throws Exception {
         UUID lonely = UUID.randomUUID();
         clock.advance(failOnce(lonely).retryAfter());

@@ -169,10 +169,11 @@ final class ProviderClient {
         if (verdict.counts()) {
             return new SynthesisException(message, summary, cause, calls);
         }
-        String why = verdict.deferral() == SynthesisDeferred.Cause.PROVIDER_OUTAGE
-                ? "the provider is down for every conflict" : "tried once more before it counts";
-        return new SynthesisDeferred(verdict.deferral(), name, verdict.retryAfter(), message + " (" + why + ")",
-                summary + " (" + why + ")", calls);
+        // A failure the circuit does not count is always the outage's: stepping aside for another conflict's
+        // probe happens before a call, in admit, never after one.
+        String why = " (the provider is down for every conflict)";
+        return new SynthesisDeferred(verdict.deferral(), name, verdict.retryAfter(), message + why, summary + why,
+                calls);
     }
 
     /**

@@ -28,8 +28,9 @@ public final class CircuitSettings {
     }
 
     /**
-     * No longer used: the circuit opens at the first outage-like failure with no call answered since. Still read,
-     * so that a configuration written for earlier versions starts; {@link #ignoredOpenAfter()} says it is ignored.
+     * No longer used: the circuit opens at a conflict's outage-like failure unless the provider has answered a call
+     * let out after that conflict's previous one. Still read, so that a configuration written for earlier versions
+     * starts; {@link #ignoredOpenAfter()} says it is ignored.
      */
     @Deprecated
     public void setOpenAfter(int openAfter) {

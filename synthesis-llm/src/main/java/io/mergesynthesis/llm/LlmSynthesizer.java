@@ -133,7 +133,8 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         if (settings.getCircuit().ignoredOpenAfter() != null) {
             LOG.warn("llm.circuit.openAfter ({}) is no longer used and can be removed: a provider's circuit opens "
-                    + "at its first failure with no call answered since", settings.getCircuit().ignoredOpenAfter());
+                    + "at a conflict's failure when no call let out after that conflict's previous one was answered",
+                    settings.getCircuit().ignoredOpenAfter());
         }
         if (settings.getPrimaryModel().equals(settings.getEscalationModel())) {
             // The router never escalates to the model that just answered; without this line a low confidence

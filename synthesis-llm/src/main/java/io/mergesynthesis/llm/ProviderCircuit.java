@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A conflict's failure counts against it only when the provider answered a call let out after that conflict's
  * previous failure, with no opening in between: the provider is up for others and fails this conflict alone, so
- * a conflict that always breaks the provider still reaches its marker, one call later than without a circuit.
+ * a conflict that always breaks the provider still reaches its marker, one call later than without a circuit, as
+ * long as others are answered between its failures. Tried only while nobody else is, it cannot be told from an
+ * outage, and waits like one until another conflict's call is answered.
  */
 final class ProviderCircuit {
 

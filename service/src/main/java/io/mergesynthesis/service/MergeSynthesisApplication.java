@@ -108,6 +108,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
     /** How long a replica's router remembers an org's model override before reading it again. */
     private static final java.time.Duration ORG_SETTINGS_REMEMBERED = java.time.Duration.ofSeconds(5);
+    private static final String STUB_SERVES_NO_MODEL = "cannot be an org's model here: this deployment writes "
+            + "suggested merges with the stub synthesizer (synthesis.synthesizer: stub), which serves no model; "
+            + "keep null (the default), or run the replicas with synthesis.synthesizer: llm to serve the "
+            + "configured models";
 
     private static final Logger LOG = LoggerFactory.getLogger(MergeSynthesisApplication.class);
 
@@ -208,7 +212,11 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new ConflictResource(intake,
                 new ReportParser(config.getIngest().getMaxBatchSize()), inboxReads, inbox, requeue));
 
-        ModelCatalog models = ConfiguredModels.of(config.getLlm());
+        // The stub writes every merge here whatever an org's model says: choosing one is refused, not ignored. A
+        // replica without workers runs no synthesizer and judges a model by its llm: block alone.
+        ModelCatalog models = config.getSynthesis().isEnabled() && config.getSynthesis().stubSynthesizer()
+                ? ConfiguredModels.of(config.getLlm()).servingNoModel(STUB_SERVES_NO_MODEL)
+                : ConfiguredModels.of(config.getLlm());
         // The stub, or a synthesizer of one's own with no model configured, keeps the stub's fixed route and
         // ignores org models.
         boolean orgModelsServed = !config.getSynthesis().stubSynthesizer() && models.primary() != null;

@@ -77,6 +77,16 @@ public record ModelCatalog(
         return new ModelCatalog(List.of(), null, null);
     }
 
+    /**
+     * This catalog as a replica whose synthesizer calls no model sees it: every model still listed with its
+     * price, none usable, each for {@code reason}; no route. An org's model would be stored and never used there.
+     */
+    public ModelCatalog servingNoModel(String reason) {
+        return new ModelCatalog(models.stream().map(m -> new Model(m.name(), m.provider(), m.inputPerMillionUsd(),
+                m.outputPerMillionUsd(), m.cacheReadPerMillionUsd(), m.cacheWritePerMillionUsd(), false, reason,
+                null)).toList(), null, null);
+    }
+
     public Optional<Model> find(String name) {
         return models.stream().filter(m -> m.name().equals(name)).findFirst();
     }

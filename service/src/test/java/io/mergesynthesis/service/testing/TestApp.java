@@ -142,6 +142,13 @@ public final class TestApp {
                 .build());
     }
 
+    public HttpResponse<String> put(String token, String pathAndQuery, String json) {
+        return send(request(token, pathAndQuery)
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(json))
+                .build());
+    }
+
     public HttpResponse<String> getAdmin(String path) {
         return send(HttpRequest.newBuilder(adminUri(path)).GET().build());
     }

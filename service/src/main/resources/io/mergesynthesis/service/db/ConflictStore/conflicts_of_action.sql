@@ -9,6 +9,7 @@ FROM conflicts_by_action a
 JOIN policy_conflicts c ON c.id = a.conflict_id
 WHERE a.org_id = :org AND a.action = :action AND c.org_id = :org
   AND (CAST(:inbox AS text) IS NULL OR c.inbox_status = :inbox)
+  AND (NOT CAST(:unresolvedOnly AS boolean) OR c.inbox_status <> 'resolved')
   AND (CAST(:state AS text) IS NULL OR c.synthesis_state = :state)
   AND (CAST(:prefix AS text) IS NULL OR starts_with(c.target, :prefix) OR starts_with(c.dedup_key, :prefix)
        OR jsonb_path_exists(c.rules, '$[*].policy_id ? (@ starts with $p)', jsonb_build_object('p', CAST(:prefix AS text))))

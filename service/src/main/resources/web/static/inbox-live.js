@@ -102,18 +102,42 @@
     });
   }
 
+  // The parts of a conflict's page that only the workers change. When its synthesis moves on (queued again, a merge
+  // written, a failure), they are taken from the page as the server renders it now, so that the body never
+  // contradicts the facts above it. The decision form is left alone: a note being typed there must not be lost.
+  var SYNTHESIS_SECTIONS = ["merge-heading", "calls-heading", "history-heading"];
+
+  function offerReload() {
+    var changed = document.getElementById("live-changed");
+    if (changed) { changed.hidden = false; }
+  }
+
+  function refreshSynthesisSections() {
+    fetch(window.location.pathname, {credentials: "same-origin", headers: {"Accept": "text/html"}, cache: "no-store"})
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (html === null) { offerReload(); return; }
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        SYNTHESIS_SECTIONS.forEach(function (heading) {
+          var selector = 'section[aria-labelledby="' + heading + '"]';
+          var shown = document.querySelector(selector);
+          var current = fresh.querySelector(selector);
+          if (shown && current) { shown.replaceWith(document.importNode(current, true)); }
+        });
+      })
+      .catch(offerReload);
+  }
+
   var seen = null;
   function applyConflict(view) {
     badge(document.querySelector('dl.facts [data-field="state"]'), "", view.state, view.state_label);
     badge(document.querySelector('dl.facts [data-field="inbox"]'), "inbox-", view.inbox_status, view.inbox_status);
     setText(document.querySelector('dl.facts [data-field="attempts"]'), view.attempts);
-    var now = view.state + "|" + view.inbox_status + "|" + view.has_merge;
-    if (seen !== null && seen !== now) {
-      // What else changed (a merge to read, a resolution) is the server's to render: offer the reload.
-      var changed = document.getElementById("live-changed");
-      if (changed) { changed.hidden = false; }
-    }
-    if (seen === null) { seen = now; }
+    var now = {synthesis: view.state + "|" + view.has_merge + "|" + view.attempts, decision: view.inbox_status};
+    if (seen !== null && seen.synthesis !== now.synthesis) { refreshSynthesisSections(); }
+    // A decision someone else made is the server's to render around the form: offer the reload.
+    if (seen !== null && seen.decision !== now.decision) { offerReload(); }
+    seen = now;
   }
 
   function showAge() {

@@ -40,6 +40,7 @@ import io.mergesynthesis.service.health.ServerMetrics;
 import io.mergesynthesis.service.health.ReadinessServlet;
 import io.mergesynthesis.service.http.BodyLimitFilter;
 import io.mergesynthesis.service.http.BodyTextCheck;
+import io.mergesynthesis.service.http.HttpsRequests;
 import io.mergesynthesis.service.http.DatabaseUnavailableMapper;
 import io.mergesynthesis.service.http.ExactHeaderValues;
 import io.mergesynthesis.service.http.JsonErrors;
@@ -196,6 +197,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
         environment.lifecycle().addEventListener(new ExactHeaderValues());
         JsonErrors.install(environment);
+        // Before every other filter and page: whether the request came over https decides cookies and HSTS.
+        environment.servlets().addFilter("https-requests", new HttpsRequests(config.getWeb().proxies(),
+                        config.getWeb().getHstsMaxAge().toSeconds()))
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/*");
         environment.jersey().register(new BodyLimitFilter(config.getIngest().getMaxBodySize().toBytes(),
                 config.getIngest().getMaxBatchSize()));
         environment.jersey().register(new ParameterTextFilter());

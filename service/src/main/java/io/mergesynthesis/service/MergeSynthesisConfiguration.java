@@ -12,6 +12,7 @@ import io.mergesynthesis.service.db.EmbeddedDatabaseFactory;
 import io.mergesynthesis.service.db.MigrationLogin;
 import io.mergesynthesis.service.ingest.IngestFactory;
 import io.mergesynthesis.service.retention.RetentionFactory;
+import io.mergesynthesis.service.web.WebFactory;
 import io.mergesynthesis.service.worker.config.SynthesisFactory;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -76,6 +77,11 @@ public class MergeSynthesisConfiguration extends Configuration {
     @Valid
     @NotNull
     private AuthFactory auth = new AuthFactory();
+
+    /** How the web inbox tells an https visitor, also behind a proxy that terminates TLS. */
+    @Valid
+    @NotNull
+    private WebFactory web = new WebFactory();
 
     @Valid
     @NotNull
@@ -252,6 +258,16 @@ public class MergeSynthesisConfiguration extends Configuration {
     @JsonProperty
     public void setAuth(AuthFactory auth) {
         this.auth = auth;
+    }
+
+    @JsonProperty
+    public WebFactory getWeb() {
+        return web;
+    }
+
+    @JsonProperty
+    public void setWeb(WebFactory web) {
+        this.web = web;
     }
 
     @JsonProperty

@@ -117,15 +117,24 @@ public final class ConflictStore {
     /**
      * Filters, a keyset position and a direction for one inbox page. Null fields do not filter; {@code prefix} (the search) is
      * matched in any case anywhere in the target, the engine's key and every rule's policy id, or at their start
-     * when shorter than three characters (schema 21).
+     * when shorter than three characters (schema 21); {@code unresolvedOnly}
+     * leaves resolved conflicts out.
      *
      * @param newer towards newer conflicts (oldest first), rather than towards older ones (newest first)
      */
     public record PageRequest(InboxStatus inboxStatus, SynthesisState synthesisState, String action, String prefix,
-                              Instant positionReceivedAt, UUID positionId, boolean newer, int limit) {
+                              boolean unresolvedOnly, Instant positionReceivedAt, UUID positionId, boolean newer,
+                              int limit) {
+
+        public PageRequest(InboxStatus inboxStatus, SynthesisState synthesisState, String action, String prefix,
+                           Instant positionReceivedAt, UUID positionId, boolean newer, int limit) {
+            this(inboxStatus, synthesisState, action, prefix, false, positionReceivedAt, positionId, newer, limit);
+        }
+
         /** Whether any filter is set: an unfiltered page is one plan whatever its values, and may keep it. */
         boolean filters() {
-            return inboxStatus != null || synthesisState != null || action != null || prefix != null;
+            return inboxStatus != null || synthesisState != null || action != null || prefix != null
+                    || unresolvedOnly;
         }
     }
 
@@ -163,6 +172,7 @@ public final class ConflictStore {
                 .bind("org", orgId)
                 .bind("limit", request.limit())
                 .bind("inbox", request.inboxStatus() == null ? null : request.inboxStatus().wireName())
+                .bind("unresolvedOnly", request.unresolvedOnly())
                 .bind("state", request.synthesisState() == null ? null : request.synthesisState().wireName())
                 .bind("action", request.action())
                 .bind("prefix", request.prefix());

@@ -11,10 +11,16 @@ import java.util.Arrays;
  *
  * @param action a conflict's action by its wire name ({@code tool_call}, ...)
  * @param prefix the start of a target, an engine key or a rule's policy id, matched exactly (case included)
+ * @param unresolvedOnly only conflicts not yet resolved (open or acknowledged): what the web inbox opens on
  */
-public record InboxFilter(InboxStatus inboxStatus, SynthesisState synthesisState, String action, String prefix) {
+public record InboxFilter(InboxStatus inboxStatus, SynthesisState synthesisState, String action, String prefix,
+                          boolean unresolvedOnly) {
 
     public static final InboxFilter NONE = new InboxFilter(null, null, null, null);
+
+    public InboxFilter(InboxStatus inboxStatus, SynthesisState synthesisState, String action, String prefix) {
+        this(inboxStatus, synthesisState, action, prefix, false);
+    }
 
     /** The longest search text taken, in characters: longer than any target or key worth typing. */
     public static final int MAX_PREFIX_LENGTH = 200;
@@ -24,7 +30,7 @@ public record InboxFilter(InboxStatus inboxStatus, SynthesisState synthesisState
     }
 
     public boolean filters() {
-        return inboxStatus != null || synthesisState != null || action != null || prefix != null;
+        return inboxStatus != null || synthesisState != null || action != null || prefix != null || unresolvedOnly;
     }
 
     /** The action with this wire name, if there is one. */

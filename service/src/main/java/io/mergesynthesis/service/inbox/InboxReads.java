@@ -81,7 +81,8 @@ public final class InboxReads {
         // One row more than asked tells whether another page exists that way without a count query.
         List<StoredConflict> rows = ConflictStore.page(handle, org, new ConflictStore.PageRequest(
                 filter.inboxStatus(), filter.synthesisState(), filter.action(), filter.prefix(),
-                position == null ? null : position.receivedAt(), position == null ? null : position.id(),
+                filter.unresolvedOnly(), position == null ? null : position.receivedAt(),
+                position == null ? null : position.id(),
                 towardsNewer, size + 1));
         boolean more = rows.size() > size;
         rows = more ? rows.subList(0, size) : rows;

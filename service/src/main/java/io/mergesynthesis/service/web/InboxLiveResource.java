@@ -111,6 +111,8 @@ public final class InboxLiveResource {
             out.put("inbox:" + e.getKey().wireName(), e.getValue());
         }
         out.put("total", counts.total());
+        // The inbox's default list: what is still to decide.
+        out.put("unresolved", counts.total() - counts.byInboxStatus().get(InboxStatus.RESOLVED));
         return out;
     }
 

@@ -15,7 +15,7 @@ import java.util.Map;
  * The values of the inbox page: one page of conflicts, the filters and the search, the counts, the paging links,
  * the bulk actions' form and the address of the page's JSON view.
  */
-record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, long total,
+record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, long total, Shown shown,
                  List<Option> statusOptions, List<Option> stateOptions, List<Option> actionOptions, String q,
                  List<Option> sortOptions, Paging paging, boolean filtered, String liveLink, Bulk bulk) {
 
@@ -34,6 +34,13 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
     }
 
     record Option(String value, String label, boolean selected) {
+    }
+
+    /**
+     * Which conflicts the list holds, beside the counts of all: those not yet resolved ({@code unresolved} of them,
+     * with a link to every conflict), or every one (with a link back). The counts above stay the org's whole.
+     */
+    record Shown(boolean unresolvedOnly, long unresolved, long resolved, String everyLink, String unresolvedLink) {
     }
 
     /** The links to the first, the previous and the next page, worded for the order the page is in. */
@@ -66,7 +73,8 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
                     e.getKey() == query.inboxStatus(), "inbox:" + e.getKey().wireName()));
         }
         List<Option> statusOptions = new ArrayList<>();
-        statusOptions.add(new Option("", "any", query.inboxStatus() == null));
+        statusOptions.add(new Option("", "not resolved", query.unresolvedOnly()));
+        statusOptions.add(new Option(InboxQuery.EVERY_STATUS, "any", query.everyStatus()));
         for (InboxStatus s : InboxStatus.values()) {
             statusOptions.add(new Option(s.wireName(), s.label(), s == query.inboxStatus()));
         }
@@ -80,7 +88,7 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
         for (Action a : Action.values()) {
             actionOptions.add(new Option(a.wireName(), a.wireName().replace('_', ' '), a.wireName().equals(query.action())));
         }
-        Bulk bulk = !mayChange ? null : new Bulk(query.inboxStatus() == null ? null : query.inboxStatus().wireName(),
+        Bulk bulk = !mayChange ? null : new Bulk(query.statusParameter(),
                 query.state() == null ? null : query.state().wireName(), query.action(), query.q(), mayRequeue,
                 matchingCap);
         List<Option> sortOptions = List.of(new Option("", "newest first", !query.oldestFirst()),
@@ -89,7 +97,11 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
         Paging paging = new Paging(query.position() != null ? query.first() : null, oldest ? "« Oldest" : "« Newest",
                 page.previous() == null ? null : query.back(page.previous()), oldest ? "‹ Older" : "‹ Newer",
                 page.next() == null ? null : query.onward(page.next()), oldest ? "Newer »" : "Older »");
-        return new InboxPage(rows, stateChips, statusChips, counts.total(), statusOptions, stateOptions,
+        long resolved = counts.byInboxStatus().get(InboxStatus.RESOLVED);
+        Shown shown = query.inboxStatus() != null ? null : new Shown(query.unresolvedOnly(),
+                counts.total() - resolved, resolved, query.withEveryStatus(true).first(),
+                query.withEveryStatus(false).first());
+        return new InboxPage(rows, stateChips, statusChips, counts.total(), shown, statusOptions, stateOptions,
                 actionOptions, query.q(), sortOptions, paging, query.filtered(), query.live(), bulk);
     }
 }

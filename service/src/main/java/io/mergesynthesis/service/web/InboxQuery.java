@@ -16,18 +16,27 @@ import java.util.List;
  * otherwise) and a keyset position with its direction ({@code after=} onward, {@code before=} back towards the first
  * page). Read leniently, as links are: an unknown value or a damaged cursor is dropped, so a stale bookmark still
  * opens a page. Every inbox link the pages write is built here.
+ *
+ * <p>With no inbox status asked for, the page shows the conflicts not yet resolved (open or acknowledged): what an
+ * admin still has to decide. {@code inbox_status=all} shows every conflict, resolved ones included. The JSON API
+ * keeps its own default (every status).
+ *
+ * @param everyStatus {@code inbox_status=all}: resolved conflicts too (only when {@code inboxStatus} is null)
  */
-record InboxQuery(InboxStatus inboxStatus, SynthesisState state, String action, String q, Order order,
-                  PageCursor position, Direction direction) {
+record InboxQuery(InboxStatus inboxStatus, boolean everyStatus, SynthesisState state, String action, String q,
+                  Order order, PageCursor position, Direction direction) {
 
     static final String OLDEST = "oldest";
+    /** The inbox status filter's word for "resolved ones too". */
+    static final String EVERY_STATUS = "all";
 
     static InboxQuery of(String inboxStatus, String state, String action, String q, String sort, String after,
                          String before) {
         String search = q == null || q.isBlank() ? null : q.strip();
         PageCursor onward = cursor(after);
         PageCursor back = onward == null ? cursor(before) : null;
-        return new InboxQuery(InboxStatus.fromWireName(inboxStatus).orElse(null),
+        InboxStatus status = InboxStatus.fromWireName(inboxStatus).orElse(null);
+        return new InboxQuery(status, status == null && EVERY_STATUS.equals(inboxStatus),
                 SynthesisState.fromWireName(state).orElse(null),
                 InboxFilter.knownAction(action) ? action : null,
                 search != null && InboxFilter.prefixProblem(search) == null ? search : null,
@@ -36,11 +45,22 @@ record InboxQuery(InboxStatus inboxStatus, SynthesisState state, String action, 
     }
 
     InboxFilter filter() {
-        return new InboxFilter(inboxStatus, state, action, q);
+        return new InboxFilter(inboxStatus, state, action, q, unresolvedOnly());
     }
 
+    /** The page's default: no status asked for, so the conflicts still to decide. */
+    boolean unresolvedOnly() {
+        return inboxStatus == null && !everyStatus;
+    }
+
+    /** Whether the person narrowed the page beyond its default (which "Clear filters" returns to). */
     boolean filtered() {
-        return filter().filters();
+        return inboxStatus != null || everyStatus || state != null || action != null || q != null;
+    }
+
+    /** The inbox status as the filter's links and forms carry it: a status, {@code all}, or null for the default. */
+    String statusParameter() {
+        return inboxStatus != null ? inboxStatus.wireName() : everyStatus ? EVERY_STATUS : null;
     }
 
     boolean oldestFirst() {
@@ -67,16 +87,21 @@ record InboxQuery(InboxStatus inboxStatus, SynthesisState state, String action, 
 
     /** This filter with another synthesis state or inbox status, from the first page. */
     InboxQuery withState(SynthesisState other) {
-        return new InboxQuery(inboxStatus, other, action, q, order, null, Direction.ONWARD);
+        return new InboxQuery(inboxStatus, everyStatus, other, action, q, order, null, Direction.ONWARD);
     }
 
     InboxQuery withStatus(InboxStatus other) {
-        return new InboxQuery(other, state, action, q, order, null, Direction.ONWARD);
+        return new InboxQuery(other, false, state, action, q, order, null, Direction.ONWARD);
+    }
+
+    /** This filter with resolved conflicts shown too ({@code true}) or left out (the default). */
+    InboxQuery withEveryStatus(boolean every) {
+        return new InboxQuery(null, every, state, action, q, order, null, Direction.ONWARD);
     }
 
     private String query(String cursorName, PageCursor cursor) {
         List<String> query = new ArrayList<>();
-        add(query, "inbox_status", inboxStatus == null ? null : inboxStatus.wireName());
+        add(query, "inbox_status", statusParameter());
         add(query, "synthesis_state", state == null ? null : state.wireName());
         add(query, "action", action);
         add(query, "q", q);

@@ -145,7 +145,8 @@ public final class OperatorResource {
     @Path("view")
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Response view(@CookieParam(SessionCookies.SESSION) String cookie, @FormParam("form_key") String formKey,
-                         @FormParam("org") String orgParam, @Context HttpHeaders headers) {
+                         @FormParam("org") String orgParam, @FormParam("conflict") String conflictParam,
+                         @Context HttpHeaders headers) {
         Optional<WebSession> found = pages.session(cookie);
         if (found.isEmpty()) {
             return Pages.toSignIn();
@@ -162,7 +163,10 @@ public final class OperatorResource {
             return back(Notice.INVALID_ORG);
         }
         pages.sessions().view(session, org);
-        return Pages.seeOther("/");
+        // From the failed list: straight to that conflict's page, in the org now viewed (only an id is taken, so
+        // this can send nobody elsewhere).
+        UUID conflict = CanonicalIds.uuid(conflictParam);
+        return Pages.seeOther(conflict == null ? "/" : "/conflicts/" + conflict);
     }
 
     private Response operatorsOnly(WebSession session) {

@@ -4,7 +4,6 @@ import io.mergesynthesis.service.session.WebSession;
 import io.mergesynthesis.service.session.WebSessions;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
 import java.time.Clock;
 import java.util.Optional;
@@ -70,11 +69,6 @@ final class Pages {
 
     static Response toSignIn() {
         return seeOther("/sign-in");
-    }
-
-    /** Whether the browser reached this page over https, so that its cookies may only travel that way. */
-    static boolean secure(UriInfo uri) {
-        return "https".equalsIgnoreCase(uri.getRequestUri().getScheme());
     }
 
     record Message(String heading, String text) {

@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * The rule set before and after a suggested merge, rule by rule: each rule in conflict kept, narrowed (to what the
- * merge says), removed or rewritten as the merged rule, then the merged rule itself. Every row names its change
+ * merge says), removed or rewritten as the merged rule, then the merged rule itself unless it is the winner as it
+ * was. Every row names its change
  * in a word and a symbol as well as a colour, so the diff reads the same without colour.
  *
  * @param lowConfidence the merge's confidence is under the threshold at which a second model is asked
@@ -30,13 +31,16 @@ record RuleDiff(List<Row> rows, String confidence, String threshold, boolean low
         String mergedText = ruleText(text(merged, "effect"), text(merged, "target"), text(merged, "scope"),
                 text(merged, "scope_id"));
         List<Row> rows = new ArrayList<>();
+        boolean mergedIsTheWinnerAsItWas = false;
         for (ConflictDetail.RuleRow rule : rules) {
             String before = ruleText(rule.effect(), rule.target(), rule.scope(), rule.scopeId());
             JsonNode action = actions.get(rule.policyId());
             String kind = action == null ? null : text(action, "action");
             if (rule.policyId() != null && rule.policyId().equals(basedOn) && action == null) {
                 boolean same = before.equals(mergedText);
-                rows.add(same ? new Row("=", "kept", rule.policyId(), rule.scope(), before, before)
+                mergedIsTheWinnerAsItWas |= same;
+                rows.add(same ? new Row("=", "kept", rule.policyId(), rule.scope(), before,
+                        before + " (the merged rule, unchanged)")
                         : new Row("~", "rewritten", rule.policyId(), rule.scope(), before,
                                 "replaced by the merged rule below"));
             } else if ("remove".equals(kind)) {
@@ -51,8 +55,12 @@ record RuleDiff(List<Row> rows, String confidence, String threshold, boolean low
                         + "no action for it)"));
             }
         }
-        rows.add(new Row("+", "merged", basedOn == null ? null : "from " + basedOn, text(merged, "scope"), null,
-                mergedText));
+        // A merged rule that is the winner word for word is already on its row: listing it again as new would
+        // show one rule as both kept and added (the platform default with no loser is always this case).
+        if (!mergedIsTheWinnerAsItWas) {
+            rows.add(new Row("+", "merged", basedOn == null ? null : "from " + basedOn, text(merged, "scope"), null,
+                    mergedText));
+        }
         JsonNode confidence = merge.path("confidence");
         boolean low = confidence.isNumber() && confidence.asDouble() < escalateBelow;
         return new RuleDiff(rows, confidence.isNumber() ? twoPlaces(confidence.asDouble()) : null,

@@ -4,7 +4,8 @@ import io.mergesynthesis.service.session.WebSessions;
 
 /**
  * The two cookies of the web inbox, written by hand so that every attribute is visible here: HttpOnly (no page
- * script can read them), SameSite=Strict (no other site's request carries them), Path=/ and, over https, Secure.
+ * script can read them), SameSite=Strict (no other site's request carries them), Path=/ and, over https, Secure
+ * (the request's {@code isSecure()}, which counts a trusted proxy's word: see {@code http.HttpsRequests}).
  */
 final class SessionCookies {
 

@@ -95,8 +95,8 @@ class PageByActionTest {
         long before = fetchedWhileReading(h -> {
             h.createQuery(SqlFiles.of(ConflictStore.class, "plan_each_page")).mapTo(String.class).one();
             return h.createQuery(inboxIndex).bind("org", ORG).bind("limit", LIMIT).bind("inbox", (String) null)
-                    .bind("state", (String) null).bind("action", "data_export").bind("prefix", (String) null)
-                    .mapTo(UUID.class).list();
+                    .bind("unresolvedOnly", false).bind("state", (String) null).bind("action", "data_export")
+                    .bind("prefix", (String) null).mapTo(UUID.class).list();
         });
         assertThat(before).isGreaterThan(1_000L);
     }

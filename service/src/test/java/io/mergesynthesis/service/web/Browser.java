@@ -64,7 +64,7 @@ final class Browser implements AutoCloseable {
         return driver;
     }
 
-    /** Saves what the browser shows as {@code docs/ui/<name>.png}, for the README. */
+    /** Saves what the browser shows as {@code <name>.png} in the folder {@code ui.screenshots.dir} names. */
     void screenshot(String name) {
         String dir = System.getProperty("ui.screenshots.dir");
         if (dir == null) {

@@ -86,6 +86,42 @@ class InboxAdminBrowserTest {
     }
 
     @Test
+    void theInboxOpensOnConflictsNotYetResolvedWithResolvedOnesOneClickAway() {
+        UUID resolved = WebSeed.one(APP, ingest, ORG, "shown-resolved", "yyy.resolved_already");
+        assertThat(APP.post(admin, "/v1/conflicts/" + resolved + "/resolve", "{\"resolution\": \"manual\"}")
+                .statusCode()).isEqualTo(200);
+        UUID acknowledged = WebSeed.one(APP, ingest, ORG, "shown-acknowledged", "yyy.acknowledged_only");
+        assertThat(APP.post(admin, "/v1/conflicts/" + acknowledged + "/acknowledge", "").statusCode()).isEqualTo(200);
+        UUID open = WebSeed.one(APP, ingest, ORG, "shown-open", "yyy.still_open");
+
+        driver.get(url("/"));
+        By resolvedRow = By.cssSelector("tr[data-id='" + resolved + "']");
+        assertThat(driver.findElements(resolvedRow)).as("a resolved conflict, on the default page").isEmpty();
+        assertThat(driver.findElements(By.cssSelector("tr[data-id='" + open + "']"))).hasSize(1);
+        assertThat(driver.findElements(By.cssSelector("tr[data-id='" + acknowledged + "']"))).hasSize(1);
+        assertThat(new Select(driver.findElement(By.id("inbox_status"))).getFirstSelectedOption().getText())
+                .isEqualTo("not resolved");
+        // The page says what it lists, in numbers that add up to the counts above it.
+        long total = Long.parseLong(text("[data-count='total']"));
+        long resolvedCount = Long.parseLong(text(".counts [data-count='inbox:resolved']"));
+        assertThat(resolvedCount).isPositive();
+        assertThat(text("#shown")).contains("not yet resolved (" + (total - resolvedCount) + ")")
+                .contains(resolvedCount + " resolved left out");
+
+        driver.findElement(By.linkText("Show resolved too")).click();
+        waitFor(ExpectedConditions.presenceOfElementLocated(resolvedRow));
+        assertThat(driver.getCurrentUrl()).contains("inbox_status=all");
+        assertThat(new Select(driver.findElement(By.id("inbox_status"))).getFirstSelectedOption().getText())
+                .isEqualTo("any");
+        assertThat(text("#shown")).contains("resolved ones included");
+        driver.findElement(By.linkText("Hide resolved")).click();
+        waitFor(ExpectedConditions.invisibilityOfElementLocated(resolvedRow));
+
+        // The JSON API keeps its own default: every status.
+        assertThat(APP.get(admin, "/v1/conflicts?limit=5").body()).contains(resolved.toString());
+    }
+
+    @Test
     void theInboxAndAConflictUpdateWhileOpenWithoutAReload() {
         UUID toAcknowledge = WebSeed.one(APP, ingest, ORG, "live-ack", "zoom.start_meeting");
         UUID marked = WebSeed.one(APP, ingest, ORG, "live-failed", "hr.read_salaries");
@@ -123,7 +159,15 @@ class InboxAdminBrowserTest {
         assertThat(APP.post(admin, "/v1/conflicts/" + marked + "/retry", "").statusCode()).isEqualTo(200);
         waitFor(ExpectedConditions.textToBe(By.cssSelector("dl.facts [data-field='state']"), "pending"));
         assertThat(text("dl.facts [data-field='attempts']")).isEqualTo("0");
-        waitFor(ExpectedConditions.visibilityOfElementLocated(By.id("live-changed")));
+        // The body follows the facts above it: the failure gives way to the wait for a suggestion...
+        By mergeSection = By.cssSelector("section[aria-labelledby='merge-heading']");
+        waitFor(ExpectedConditions.textToBePresentInElementLocated(mergeSection, "No suggestion yet"));
+        // ...and once the merge is written, the suggestion itself is shown, all without a reload.
+        WebSeed.synthesized(superuser, marked, WebSeed.merge(marked, ORG, "hr.read_salaries",
+                "Salaries stay behind the org rule."));
+        waitFor(ExpectedConditions.textToBe(By.cssSelector("dl.facts [data-field='state']"), "merge ready"));
+        waitFor(ExpectedConditions.textToBePresentInElementLocated(mergeSection, "Salaries stay behind the org rule."));
+        assertThat(text("section[aria-labelledby='merge-heading']")).doesNotContain("No suggestion yet");
         assertThat(driver.executeScript("return window.loadedOnce")).isEqualTo("yes");
 
         // A hidden tab stops asking and says so; shown again, it asks at once. Absence can only be seen by waiting:
@@ -220,7 +264,7 @@ class InboxAdminBrowserTest {
                 .isEqualTo(200);
         long ackEvents = Seed.eventCount(superuser);
 
-        driver.get(url("/?q=bulkack."));
+        driver.get(url("/?q=bulkack.&inbox_status=all"));
         bulk("acknowledge", null, "selected", a1, a2, done);
         assertThat(text("#bulk-heading")).isEqualTo("Acknowledge: 2 changed, 1 refused");
         assertThat(text(".bulk-changed")).contains("bulkack.one").contains("bulkack.two");
@@ -229,14 +273,14 @@ class InboxAdminBrowserTest {
         browser.screenshot("bulk-summary");
 
         // Resolve as manual, with one note: the already resolved one is refused, its resolution final.
-        driver.get(url("/?q=bulkack."));
+        driver.get(url("/?q=bulkack.&inbox_status=all"));
         bulk("resolve_manual", "narrowed by hand in the engine", "selected", a1, done);
         assertThat(text("#bulk-heading")).isEqualTo("Resolve as manual: 1 changed, 1 refused");
         assertThat(text(".bulk-refused")).contains("already resolved as manual");
         assertThat(note(a1)).isEqualTo("narrowed by hand in the engine");
 
         // Resolve as rejected, on every conflict the search matches: a2 changes, the two resolved ones are refused.
-        driver.get(url("/?q=bulkack."));
+        driver.get(url("/?q=bulkack.&inbox_status=all"));
         bulk("resolve_rejected", null, "matching");
         assertThat(text("#bulk-heading")).isEqualTo("Resolve as rejected: 1 changed, 2 refused");
         assertThat(text(".bulk-changed")).contains("bulkack.two");
@@ -275,14 +319,15 @@ class InboxAdminBrowserTest {
 
         driver.get(url("/conflicts/" + id));
         List<WebElement> diff = driver.findElements(By.cssSelector("table.rule-diff tbody tr"));
-        assertThat(diff).hasSize(4);
-        assertThat(diff.get(0).getText()).contains("= kept").contains("pol-org-17").contains("deny on jira.*");
+        // The merged rule is the winner word for word: one row says so, and no second row repeats it as new.
+        assertThat(diff).hasSize(3);
+        assertThat(diff.get(0).getText()).contains("= kept").contains("pol-org-17").contains("deny on jira.*")
+                .contains("the merged rule, unchanged");
+        assertThat(diff).noneMatch(row -> row.getText().contains("+ merged"));
         assertThat(diff.get(1).getText()).contains("− removed").contains("pol-mbr-42")
                 .contains("allow on jira.create_issue").contains("fully shadowed by pol-org-17");
         assertThat(diff.get(2).getText()).contains("~ narrowed").contains("pol-ou-5")
                 .contains("narrowed to: allow jira.view_issue only");
-        assertThat(diff.get(3).getText()).contains("+ merged").contains("from pol-org-17")
-                .contains("deny on jira.* (org " + ORG + ")");
         // Readable without colour: each row's change is a word, not only a class.
         for (WebElement row : diff) {
             assertThat(row.findElement(By.tagName("strong")).getText()).isIn("kept", "removed", "narrowed", "merged");
@@ -298,7 +343,45 @@ class InboxAdminBrowserTest {
         WebSeed.synthesized(superuser, sure, WebSeed.merge(sure, ORG, "jira.create_issue", "The org rule wins."));
         driver.get(url("/conflicts/" + sure));
         assertThat(driver.findElements(By.cssSelector(".low-confidence"))).isEmpty();
-        assertThat(driver.findElements(By.cssSelector("table.rule-diff tbody tr"))).hasSize(3);
+        assertThat(driver.findElements(By.cssSelector("table.rule-diff tbody tr"))).hasSize(2);
+
+        // A merged rule that differs from the winner is listed on its own row, as new.
+        UUID rewritten = WebSeed.one(APP, ingest, ORG, "diff-3", "jira.create_issue");
+        ObjectNode narrower = (ObjectNode) Seed.parse(WebSeed.merge(rewritten, ORG, "jira.create_issue", "Narrower."));
+        narrower.with("merged_rule").put("target", "jira.create_issue");
+        WebSeed.synthesized(superuser, rewritten, narrower.toString());
+        driver.get(url("/conflicts/" + rewritten));
+        List<WebElement> rows = driver.findElements(By.cssSelector("table.rule-diff tbody tr"));
+        assertThat(rows.get(0).getText()).contains("~ rewritten");
+        assertThat(rows.get(rows.size() - 1).getText()).contains("+ merged").contains("from pol-org-17")
+                .contains("deny on jira.create_issue (org " + ORG + ")");
+    }
+
+    @Test
+    void aPlatformDefaultWithNoLoserShowsItsRuleOnceNotAsKeptAndNew() {
+        ObjectNode report = (ObjectNode) Seed.parse(WebSeed.report(ORG, "no-loser-1", "kb.search"));
+        report.put("action", "knowledge_query");
+        report.remove("rules");
+        report.putArray("rules").addObject().put("policy_id", "pol-plat-1").put("scope", "platform")
+                .putNull("scope_id").put("effect", "require_approval").put("target", "*");
+        report.put("winner_policy_id", "pol-plat-1");
+        UUID id = WebSeed.ingest(APP, ingest, report.toString()).get(0);
+        ObjectNode merge = (ObjectNode) Seed.parse(WebSeed.merge(id, ORG, "kb.search", "Nothing was lost."));
+        merge.putObject("winner").put("policy_id", "pol-plat-1").put("scope", "platform")
+                .put("effect", "require_approval").put("target", "*");
+        merge.putArray("losers");
+        merge.putArray("loser_actions");
+        merge.put("resolved_effect", "require_approval");
+        merge.putObject("merged_rule").put("scope", "platform").putNull("scope_id")
+                .put("effect", "require_approval").put("target", "*").put("based_on_policy_id", "pol-plat-1");
+        WebSeed.synthesized(superuser, id, merge.toString());
+
+        driver.get(url("/conflicts/" + id));
+        List<WebElement> diff = driver.findElements(By.cssSelector("table.rule-diff tbody tr"));
+        assertThat(diff).hasSize(1);
+        assertThat(diff.get(0).getText()).contains("= kept").contains("pol-plat-1")
+                .contains("require_approval on * (platform)").contains("the merged rule, unchanged")
+                .doesNotContain("(new)");
     }
 
     @Test

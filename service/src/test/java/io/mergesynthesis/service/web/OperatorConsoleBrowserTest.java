@@ -25,6 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Rectangle;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -91,6 +92,41 @@ class OperatorConsoleBrowserTest {
     }
 
     @Test
+    void eachFailedConflictOpensOnItsOwnPageWithItsFindings() {
+        UUID org = UUID.fromString("f6071829-3a4b-4c5d-8e6f-708192a3b4c5");
+        UUID conflict = failed(org, "open-1", "wiki.publish_page", "write_merge");
+        signIn(platform);
+        driver.get(url("/operator/failed?org=" + org));
+        driver.findElement(By.cssSelector("#failed-" + conflict + " button.open-conflict")).click();
+        wait(ExpectedConditions.urlContains("/conflicts/" + conflict));
+        assertThat(driver.getTitle()).contains("wiki.publish_page");
+        assertThat(text("section[aria-labelledby='merge-heading']")).contains("write_merge");
+        assertThat(text("dl.facts [data-field='state']")).isEqualTo("failed");
+    }
+
+    @Test
+    void anOrgsModelChoiceStaysInsideItsCellAtAUsualWindowWidth() {
+        UUID org = UUID.fromString("e5f60718-2930-4a4b-8c5d-6e7f80910204");
+        WebSeed.one(APP, platform, org, "wide-1", "jira.create_issue");
+        // A stored model no longer configured is still offered, under its long name and a note: the widest option.
+        superuser.useHandle(h -> h.createUpdate("INSERT INTO org_synthesis_settings (org_id, model) VALUES (:org, :m)")
+                .bind("org", org).bind("m", "anthropic/claude-sonnet-4-5-with-a-long-dated-name-20250929").execute());
+        signIn(platform);
+        driver.get(url("/operator?q=" + org));
+        WebElement select = driver.findElement(By.id("model-" + org));
+        Rectangle box = select.getRect();
+        Rectangle cell = select.findElement(By.xpath("ancestor::td[1]")).getRect();
+        Rectangle table = select.findElement(By.xpath("ancestor::table[1]")).getRect();
+        assertThat(box.getX()).isGreaterThanOrEqualTo(cell.getX());
+        assertThat(box.getX() + box.getWidth()).as("the select's right edge within its cell")
+                .isLessThanOrEqualTo(cell.getX() + cell.getWidth());
+        assertThat(cell.getX() + cell.getWidth()).as("the cell's right edge within the table")
+                .isLessThanOrEqualTo(table.getX() + table.getWidth());
+        int viewport = ((Long) driver.executeScript("return document.documentElement.clientWidth")).intValue();
+        assertThat(table.getX() + table.getWidth()).as("the table within the window").isLessThanOrEqualTo(viewport);
+    }
+
+    @Test
     void aFailedConflictIsTriedAgainFromTheOperatorsList() {
         signIn(platform);
         // Today's table of failures by reason links to the list.
@@ -104,7 +140,8 @@ class OperatorConsoleBrowserTest {
         browser.screenshot("operator-failed");
 
         // One row: only that conflict goes back to pending, and the list keeps its filter.
-        driver.findElement(By.cssSelector("#failed-" + jsonFirst + " button")).click();
+        driver.findElement(By.cssSelector("#failed-" + jsonFirst + " form[action='/operator/failed/retry'] button"))
+                .click();
         wait(ExpectedConditions.urlContains("notice=requeued"));
         assertThat(driver.getCurrentUrl()).contains("reason=invalid_json");
         assertThat(text("p.notice")).contains("Queued again");
@@ -113,7 +150,8 @@ class OperatorConsoleBrowserTest {
         assertThat(driver.findElements(By.cssSelector("table.failed tbody tr"))).hasSize(1);
 
         // The same row's form sent again (from a page left open) is refused, saying why, and changes nothing.
-        driver.executeScript("const form = document.querySelector('table.failed form').cloneNode(true);"
+        driver.executeScript("const form = document"
+                + ".querySelector(\"table.failed form[action='/operator/failed/retry']\").cloneNode(true);"
                 + "form.querySelector('input[name=conflict]').value = arguments[0];"
                 + "document.body.appendChild(form); form.submit();", jsonFirst.toString());
         wait(ExpectedConditions.urlContains("notice=not_marked"));

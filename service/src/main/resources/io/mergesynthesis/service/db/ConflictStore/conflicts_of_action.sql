@@ -9,6 +9,7 @@ FROM conflicts_by_action a
 JOIN policy_conflicts c ON c.id = a.conflict_id
 WHERE a.org_id = :org AND a.action = :action AND c.org_id = :org
   AND (CAST(:inbox AS text) IS NULL OR c.inbox_status = :inbox)
+  AND (NOT CAST(:unresolvedOnly AS boolean) OR c.inbox_status <> 'resolved')
   AND (CAST(:state AS text) IS NULL OR c.synthesis_state = :state)
   AND (CAST(:prefix AS text) IS NULL OR search_matches_text(c.target, :prefix)
        OR search_matches_text(c.dedup_key, :prefix)

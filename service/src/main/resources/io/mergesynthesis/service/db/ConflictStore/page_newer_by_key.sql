@@ -9,6 +9,7 @@ SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_polic
 FROM policy_conflicts
 WHERE org_id = :org
   AND (CAST(:inbox AS text) IS NULL OR inbox_status = :inbox)
+  AND (NOT CAST(:unresolvedOnly AS boolean) OR inbox_status <> 'resolved')
   AND (CAST(:state AS text) IS NULL OR synthesis_state = :state)
   AND (CAST(:action AS text) IS NULL OR action = :action)
   AND id IN (SELECT matched FROM conflicts_matching_search(:prefix, NULL) AS matched)

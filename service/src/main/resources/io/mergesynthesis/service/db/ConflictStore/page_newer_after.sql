@@ -1,8 +1,8 @@
 -- Up to :limit of :org's conflicts that pass the inbox's filters, oldest first, strictly newer than the keyset
 -- position (:positionReceivedAt, :positionConflict). The position is not optional here, so that it stays a
 -- condition of the index scan whatever plan the server keeps for the statement.
--- A null filter does not filter. :prefix is matched at the start of the target, of the engine's key and of any
--- rule's policy id. The page is read up the inbox index (org_id, received_at DESC, id DESC) from the position,
+-- A null filter does not filter. :prefix (the search) is matched by search_matches_text in the target, the
+-- engine's key and any rule's policy id. The page is read up the inbox index (org_id, received_at DESC, id DESC) from the position,
 -- stopping at :limit; a filter is checked on the rows the index passes (InboxSearchTest checks the plans).
 -- A search that few conflicts match is read by the _by_key statement beside this one instead.
 SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,

@@ -25,7 +25,7 @@ class ConflictSearchApiTest {
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
 
     @Test
-    void aPrefixOfTheTargetOrTheEngineKeyFindsTheConflictAndOnlyTheOrgsOwn() {
+    void wordsOfTheTargetOrTheEngineKeyInAnyCaseFindTheConflictAndOnlyTheOrgsOwn() {
         UUID org = UUID.randomUUID();
         UUID other = UUID.randomUUID();
         String ingest = APP.token(Role.INGEST, org);
@@ -37,7 +37,10 @@ class ConflictSearchApiTest {
         assertThat(ids(admin, "?q=github.")).containsExactly(github.toString());
         assertThat(ids(admin, "?q=eng-jira")).containsExactly(jira.toString());
         assertThat(ids(admin, "?q=p2")).as("a rule's policy id").hasSize(2);
-        assertThat(ids(admin, "?q=GitHub")).isEmpty();
+        assertThat(ids(admin, "?q=GitHub")).as("any case").containsExactly(github.toString());
+        assertThat(ids(admin, "?q=delete_repo")).as("inside the target").containsExactly(github.toString());
+        assertThat(ids(admin, "?q=JIRA-1")).as("inside the engine's key").containsExactly(jira.toString());
+        assertThat(ids(admin, "?q=gitlab")).isEmpty();
         assertThat(ids(admin, "?q=github.&action=data_export")).isEmpty();
         assertThat(ids(admin, "?q=github.&action=tool_call")).containsExactly(github.toString());
     }

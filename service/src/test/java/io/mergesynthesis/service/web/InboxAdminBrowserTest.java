@@ -220,7 +220,11 @@ class InboxAdminBrowserTest {
         search("engine-77");
         assertThat(rows()).hasSize(1).first().satisfies(r -> assertThat(r.getAttribute("data-id"))
                 .isEqualTo(special.toString()));
-        search("Github.");
+        // A search matches in any case and inside a key, not only at its start.
+        search("READ_SECRET");
+        assertThat(rows()).hasSize(1).first().satisfies(r -> assertThat(r.getAttribute("data-id"))
+                .isEqualTo(special.toString()));
+        search("no-such-rule");
         assertThat(text(".empty")).contains("No conflicts match");
 
         // The action filter, with the search emptied.

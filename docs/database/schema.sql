@@ -568,7 +568,7 @@ CREATE TABLE conflict_search_keys (
     search_key text NOT NULL,
     conflict_id uuid NOT NULL
 );
-CREATE INDEX conflict_search_keys_prefix ON public.conflict_search_keys USING btree (org_id, lower(search_key) text_pattern_ops);
+CREATE INDEX conflict_search_keys_prefix ON public.conflict_search_keys USING btree (org_id, lower(search_key) text_pattern_ops) INCLUDE (conflict_id, search_key);
 CREATE INDEX conflict_search_keys_trigrams ON public.conflict_search_keys USING gin (lower(search_key) gin_trgm_ops);
 ALTER TABLE conflict_search_keys ENABLE ROW LEVEL SECURITY;
 CREATE POLICY conflict_search_keys_org_isolation ON conflict_search_keys AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));

@@ -125,7 +125,9 @@ class SearchByKeyTest {
 
     @Test
     void aSearchReadsTheTrigramOrThePrefixIndexOfItsOrgsKeys() {
-        database.jdbi().useHandle(h -> h.execute("ANALYZE conflict_search_keys"));
+        // Vacuumed as autovacuum leaves a table whose rows are never updated: its pages all-visible, so that an
+        // index-only scan reads no row from the table.
+        database.jdbi().useHandle(h -> h.execute("VACUUM ANALYZE conflict_search_keys"));
         // conflicts_matching_search() reads the keys as the schema's owner (under row-level security LIKE could not
         // be an index condition); its plans are those of its two statements, shown here with the org scope set as
         // the service sets it.
@@ -155,8 +157,9 @@ class SearchByKeyTest {
                 h.rollback();
             }
         }
-        assertThat(plans.get(0)).as("under three characters").contains("conflict_search_keys_prefix")
-                .containsPattern("Index Cond: .*lower\\(search_key\\) ~>=~ 'ke'")
+        assertThat(plans.get(0)).as("under three characters, from the index alone (schema 24)")
+                .contains("Index Only Scan using conflict_search_keys_prefix")
+                .containsPattern("Index Cond: .*lower\\(search_key\\)\\)? ~>=~ 'ke'")
                 .doesNotContain("Seq Scan on conflict_search_keys");
         assertThat(plans.get(1)).as("three characters or more").contains("conflict_search_keys_trigrams")
                 .containsPattern("Index Cond: .*lower\\(search_key\\) ~~ '%elete")

@@ -117,18 +117,44 @@ CREATE OR REPLACE FUNCTION public.conflicts_matching_search(search text, most in
  SET search_path TO 'public', 'pg_temp'
  SET plan_cache_mode TO 'force_custom_plan'
 AS $function$
+DECLARE
+    words   text[];
+    word    text;
+    rarest  text;
+    fewest  bigint;
+    holding bigint;
 BEGIN
     IF length(search) < 3 THEN
         RETURN QUERY SELECT conflict_id FROM conflict_search_keys
                       WHERE org_id = current_org_id() AND starts_with(lower(search_key), lower(search))
                       LIMIT most;
-    ELSE
+        RETURN;
+    END IF;
+    -- pg_trgm's words: runs of letters and digits; only one of three characters or more has a trigram.
+    SELECT array_agg(DISTINCT w) INTO words
+      FROM regexp_split_to_table(lower(search), '[^[:alnum:]]+') AS w WHERE length(w) >= 3;
+    IF cardinality(words) IS NULL OR cardinality(words) < 2 THEN
         RETURN QUERY SELECT conflict_id FROM conflict_search_keys
                       WHERE org_id = current_org_id()
                         AND lower(search_key) LIKE '%' || replace(replace(replace(lower(search), '\', '\\'), '%', '\%'),
                                                                   '_', '\_') || '%'
                       LIMIT most;
+        RETURN;
     END IF;
+    FOREACH word IN ARRAY words LOOP
+        SELECT count(*) INTO holding
+          FROM conflict_search_keys TABLESAMPLE SYSTEM (0.05) REPEATABLE (25)
+         WHERE strpos(lower(search_key), word) > 0;
+        IF rarest IS NULL OR holding < fewest OR (holding = fewest AND length(word) > length(rarest)) THEN
+            rarest := word;
+            fewest := holding;
+        END IF;
+    END LOOP;
+    RETURN QUERY SELECT conflict_id FROM conflict_search_keys
+                  WHERE org_id = current_org_id()
+                    AND lower(search_key) LIKE '%' || rarest || '%'
+                    AND strpos(lower(search_key), lower(search)) > 0
+                  LIMIT most;
 END
 $function$;
 REVOKE EXECUTE ON FUNCTION conflicts_matching_search(search text, most integer) FROM PUBLIC;

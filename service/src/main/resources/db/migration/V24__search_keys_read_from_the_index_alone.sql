@@ -8,9 +8,9 @@
 -- search matching many of a big org's keys, but none of its first ones in index order (targets sort before policy
 -- ids), fetched tens of thousands of rows before its bound was reached. With the key and the conflict's id in the
 -- index, the scan reads neither from the table (an index-only scan, on pages the visibility map marks all-visible,
--- which autovacuum keeps so: these rows are never updated). The planner only takes an index-only scan when every column the
--- statement names is in the index, and lower(search_key) names search_key: so the key itself is included, not only
--- its lower case.
+-- which autovacuum keeps so: these rows are never updated). The planner only takes an index-only scan when every
+-- column the statement names is in the index, and lower(search_key) names search_key: so the key itself is
+-- included, not only its lower case.
 
 DROP INDEX conflict_search_keys_prefix;
 CREATE INDEX conflict_search_keys_prefix ON conflict_search_keys (org_id, lower(search_key) text_pattern_ops)

@@ -8,11 +8,15 @@
 
 -- Roles and the schema's grants
 
+CREATE ROLE merge_synthesis_runtime NOLOGIN NOBYPASSRLS;
+
 CREATE ROLE merge_synthesis_sweep NOLOGIN BYPASSRLS;
 
 CREATE ROLE merge_synthesis_tenant NOLOGIN NOBYPASSRLS;
 
 GRANT USAGE ON SCHEMA public TO PUBLIC;
+
+GRANT USAGE ON SCHEMA public TO merge_synthesis_runtime;
 
 GRANT USAGE ON SCHEMA public TO merge_synthesis_sweep;
 
@@ -20,7 +24,7 @@ GRANT USAGE ON SCHEMA public TO merge_synthesis_tenant;
 
 -- Extensions
 
--- (none)
+CREATE EXTENSION pg_trgm WITH SCHEMA public;
 
 -- Domains and types
 
@@ -57,6 +61,22 @@ GRANT USAGE ON SEQUENCE synthesis_attempt_history_id_seq TO merge_synthesis_tena
 
 -- Functions
 
+CREATE OR REPLACE FUNCTION public.active_token(token_hash bytea)
+ RETURNS TABLE(id uuid, role text, org_id uuid, expires_at timestamp with time zone, use_is_old boolean)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+    SELECT t.id, t.role, t.org_id, t.expires_at,
+           t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute'
+      FROM api_tokens t
+     WHERE t.token_sha256 = token_hash AND t.revoked_at IS NULL
+       AND (t.expires_at IS NULL OR t.expires_at > now())
+$function$;
+REVOKE EXECUTE ON FUNCTION active_token(token_hash bytea) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION active_token(token_hash bytea) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION active_token(token_hash bytea) TO merge_synthesis_tenant;
+
 CREATE OR REPLACE FUNCTION public.add_calls_to_org_month()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -89,6 +109,66 @@ BEGIN
     RETURN NULL;
 END
 $function$;
+
+CREATE OR REPLACE FUNCTION public.conflicts_matching_search(search text, most integer)
+ RETURNS SETOF uuid
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER ROWS 100
+ SET search_path TO 'public', 'pg_temp'
+ SET plan_cache_mode TO 'force_custom_plan'
+AS $function$
+DECLARE
+    words   text[];
+    word    text;
+    rarest  text;
+    fewest  bigint;
+    holding bigint;
+BEGIN
+    IF length(search) < 3 THEN
+        RETURN QUERY SELECT conflict_id FROM conflict_search_keys
+                      WHERE org_id = current_org_id() AND starts_with(lower(search_key), lower(search))
+                      LIMIT most;
+        RETURN;
+    END IF;
+    -- An org of few keys is read whole from the prefix index, never through the trigram index, whose lookups cost
+    -- by how many keys of every org hold the search's trigrams: strpos is no index condition.
+    IF (SELECT count(*) FROM (SELECT FROM conflict_search_keys WHERE org_id = current_org_id() LIMIT 5000) AS k)
+       < 5000 THEN
+        RETURN QUERY SELECT conflict_id FROM conflict_search_keys
+                      WHERE org_id = current_org_id() AND strpos(lower(search_key), lower(search)) > 0
+                      LIMIT most;
+        RETURN;
+    END IF;
+    -- pg_trgm's words: runs of letters and digits; only one of three characters or more has a trigram.
+    SELECT array_agg(DISTINCT w) INTO words
+      FROM regexp_split_to_table(lower(search), '[^[:alnum:]]+') AS w WHERE length(w) >= 3;
+    IF cardinality(words) IS NULL OR cardinality(words) < 2 THEN
+        RETURN QUERY SELECT conflict_id FROM conflict_search_keys
+                      WHERE org_id = current_org_id()
+                        AND lower(search_key) LIKE '%' || replace(replace(replace(lower(search), '\', '\\'), '%', '\%'),
+                                                                  '_', '\_') || '%'
+                      LIMIT most;
+        RETURN;
+    END IF;
+    FOREACH word IN ARRAY words LOOP
+        SELECT count(*) INTO holding
+          FROM conflict_search_keys TABLESAMPLE SYSTEM (0.05) REPEATABLE (25)
+         WHERE strpos(lower(search_key), word) > 0;
+        IF rarest IS NULL OR holding < fewest OR (holding = fewest AND length(word) > length(rarest)) THEN
+            rarest := word;
+            fewest := holding;
+        END IF;
+    END LOOP;
+    RETURN QUERY SELECT conflict_id FROM conflict_search_keys
+                  WHERE org_id = current_org_id()
+                    AND lower(search_key) LIKE '%' || rarest || '%'
+                    AND strpos(lower(search_key), lower(search)) > 0
+                  LIMIT most;
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION conflicts_matching_search(search text, most integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION conflicts_matching_search(search text, most integer) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION conflicts_matching_search(search text, most integer) TO merge_synthesis_tenant;
 
 CREATE OR REPLACE FUNCTION public.count_conflict_change()
  RETURNS trigger
@@ -188,7 +268,9 @@ REVOKE EXECUTE ON FUNCTION create_month_partition(parent text, month date) FROM 
 CREATE OR REPLACE FUNCTION public.create_month_partitions_ahead(months_ahead integer)
  RETURNS SETOF text
  LANGUAGE plpgsql
+ SECURITY DEFINER
  SET lock_timeout TO '10s'
+ SET search_path TO 'public', 'pg_temp'
 AS $function$
 DECLARE
     t       record;
@@ -212,6 +294,7 @@ BEGIN
 END
 $function$;
 REVOKE EXECUTE ON FUNCTION create_month_partitions_ahead(months_ahead integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION create_month_partitions_ahead(months_ahead integer) TO merge_synthesis_runtime;
 
 CREATE OR REPLACE FUNCTION public.current_org_id()
  RETURNS uuid
@@ -224,7 +307,9 @@ GRANT EXECUTE ON FUNCTION current_org_id() TO merge_synthesis_tenant;
 CREATE OR REPLACE FUNCTION public.drop_expired_month_partitions(keep_months integer, dry_run boolean)
  RETURNS TABLE(partition text, month date, bytes bigint)
  LANGUAGE plpgsql
+ SECURITY DEFINER
  SET lock_timeout TO '10s'
+ SET search_path TO 'public', 'pg_temp'
 AS $function$
 DECLARE
     horizon timestamptz := now() - make_interval(months => keep_months);
@@ -256,6 +341,22 @@ BEGIN
 END
 $function$;
 REVOKE EXECUTE ON FUNCTION drop_expired_month_partitions(keep_months integer, dry_run boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION drop_expired_month_partitions(keep_months integer, dry_run boolean) TO merge_synthesis_runtime;
+
+CREATE OR REPLACE FUNCTION public.end_web_session(session_hash bytea, at_time timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+BEGIN
+    UPDATE web_sessions SET ended_at = at_time WHERE id_sha256 = session_hash AND ended_at IS NULL;
+    RETURN FOUND;
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION end_web_session(session_hash bytea, at_time timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION end_web_session(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION end_web_session(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_tenant;
 
 CREATE OR REPLACE FUNCTION public.forget_conflict_counts()
  RETURNS trigger
@@ -292,6 +393,21 @@ CREATE OR REPLACE FUNCTION public.ledger_month(at timestamp with time zone)
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 AS $function$ SELECT date_trunc('month', at AT TIME ZONE 'UTC')::date $function$;
+
+CREATE OR REPLACE FUNCTION public.live_web_session(session_hash bytea, at_time timestamp with time zone)
+ RETURNS TABLE(token_id uuid, role text, org_id uuid, viewing_org_id uuid, expires_at timestamp with time zone)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+    SELECT s.token_id, t.role, t.org_id, s.viewing_org_id, s.expires_at
+      FROM web_sessions s JOIN api_tokens t ON t.id = s.token_id
+     WHERE s.id_sha256 = session_hash AND s.ended_at IS NULL AND s.expires_at > at_time
+       AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > at_time)
+$function$;
+REVOKE EXECUTE ON FUNCTION live_web_session(session_hash bytea, at_time timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION live_web_session(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION live_web_session(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_tenant;
 
 CREATE OR REPLACE FUNCTION public.mark_event_stream_horizon(partition text)
  RETURNS void
@@ -351,6 +467,26 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.open_web_session(session_hash bytea, token_hash bytea, opened timestamp with time zone, expires timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+    WITH opened_session AS (
+        INSERT INTO web_sessions (id_sha256, token_id, created_at, expires_at)
+        SELECT session_hash, t.id, opened, expires
+          FROM api_tokens t
+         WHERE t.token_sha256 = token_hash AND t.revoked_at IS NULL
+           AND (t.expires_at IS NULL OR t.expires_at > opened)
+        RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM opened_session)
+$function$;
+REVOKE EXECUTE ON FUNCTION open_web_session(session_hash bytea, token_hash bytea, opened timestamp with time zone, expires timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION open_web_session(session_hash bytea, token_hash bytea, opened timestamp with time zone, expires timestamp with time zone) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION open_web_session(session_hash bytea, token_hash bytea, opened timestamp with time zone, expires timestamp with time zone) TO merge_synthesis_tenant;
+
 CREATE OR REPLACE FUNCTION public.org_month_spend(org uuid)
  RETURNS numeric
  LANGUAGE plpgsql
@@ -361,6 +497,22 @@ BEGIN
                       WHERE s.org_id = org AND s.month = ledger_month(now())), 0);
 END
 $function$;
+
+CREATE OR REPLACE FUNCTION public.record_token_use(token_hash bytea)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+BEGIN
+    UPDATE api_tokens SET last_used_at = now()
+     WHERE token_sha256 = token_hash AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute');
+    RETURN FOUND;
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION record_token_use(token_hash bytea) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION record_token_use(token_hash bytea) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION record_token_use(token_hash bytea) TO merge_synthesis_tenant;
 
 CREATE OR REPLACE FUNCTION public.remove_conflicts_by_action()
  RETURNS trigger
@@ -374,6 +526,34 @@ BEGIN
     RETURN NULL;
 END
 $function$;
+
+CREATE OR REPLACE FUNCTION public.search_matches_text(haystack text, search text)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+    SELECT CASE WHEN length(search) < 3 THEN starts_with(lower(haystack), lower(search))
+                ELSE strpos(lower(haystack), lower(search)) > 0 END
+$function$;
+GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_tenant;
+
+CREATE OR REPLACE FUNCTION public.view_in_web_session(session_hash bytea, org uuid)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+BEGIN
+    UPDATE web_sessions s SET viewing_org_id = org
+      FROM api_tokens t
+     WHERE s.id_sha256 = session_hash AND t.id = s.token_id AND t.role = 'platform';
+    RETURN FOUND;
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION view_in_web_session(session_hash bytea, org uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION view_in_web_session(session_hash bytea, org uuid) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION view_in_web_session(session_hash bytea, org uuid) TO merge_synthesis_tenant;
 
 -- Tables
 
@@ -395,9 +575,8 @@ ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_role_check CHECK ((role = ANY (
 ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_token_sha256_check CHECK ((length(token_sha256) = 32));
 ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_token_sha256_key UNIQUE (token_sha256);
 CREATE INDEX api_tokens_prefix ON public.api_tokens USING btree (prefix) WHERE (prefix IS NOT NULL);
-GRANT SELECT ON TABLE api_tokens TO merge_synthesis_sweep;
-GRANT SELECT ON TABLE api_tokens TO merge_synthesis_tenant;
-GRANT UPDATE (last_used_at) ON TABLE api_tokens TO merge_synthesis_tenant;
+GRANT INSERT, SELECT ON TABLE api_tokens TO merge_synthesis_runtime;
+GRANT UPDATE (revoked_at) ON TABLE api_tokens TO merge_synthesis_runtime;
 
 CREATE TABLE conflict_events (
     id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
@@ -424,9 +603,9 @@ CREATE TABLE conflict_search_keys (
     search_key text NOT NULL,
     conflict_id uuid NOT NULL
 );
-CREATE INDEX conflict_search_keys_prefix ON public.conflict_search_keys USING btree (org_id, search_key text_pattern_ops);
+CREATE INDEX conflict_search_keys_prefix ON public.conflict_search_keys USING btree (org_id, lower(search_key) text_pattern_ops) INCLUDE (conflict_id, search_key);
+CREATE INDEX conflict_search_keys_trigrams ON public.conflict_search_keys USING gin (lower(search_key) gin_trgm_ops);
 ALTER TABLE conflict_search_keys ENABLE ROW LEVEL SECURITY;
-ALTER TABLE conflict_search_keys FORCE ROW LEVEL SECURITY;
 CREATE POLICY conflict_search_keys_org_isolation ON conflict_search_keys AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
 GRANT INSERT, SELECT ON TABLE conflict_search_keys TO merge_synthesis_sweep;
 GRANT INSERT, SELECT ON TABLE conflict_search_keys TO merge_synthesis_tenant;
@@ -697,8 +876,6 @@ ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_id_sha256_check CHECK ((len
 ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (id_sha256);
 ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_token_id_fkey FOREIGN KEY (token_id) REFERENCES api_tokens(id);
 CREATE INDEX web_sessions_token ON public.web_sessions USING btree (token_id);
-GRANT INSERT, SELECT, UPDATE ON TABLE web_sessions TO merge_synthesis_sweep;
-GRANT INSERT, SELECT, UPDATE ON TABLE web_sessions TO merge_synthesis_tenant;
 
 -- Views
 

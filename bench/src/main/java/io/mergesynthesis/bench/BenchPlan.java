@@ -45,7 +45,8 @@ final class BenchPlan {
     }
 
     void runAll() throws Exception {
-        db.guardAgainstWiping(options.wipe());
+        // Reusing the big tenants' database empties nothing.
+        db.guardAgainstWiping(options.wipe() || options.tenantReuse());
         progress("applying the product's migrations (db migrate)");
         ServiceCommand.run(options, db, "db-migrate", "db", "migrate");
         results.context.put("database", db.describe());

@@ -19,6 +19,13 @@ final class FinishedConflict {
     static final String COMMON_PREFIX = "jira.";
     /** A policy id prefix about one conflict in 9,000 has: a search that must look far for a page. */
     static final String RARE_PREFIX = "pol-org-1017";
+    /** A search nearly every conflict matches: every engine key and policy id holds it. */
+    static final String NEARLY_ALL_SEARCH = "pol";
+    /**
+     * A search about one conflict in nine matches (its winning policy's number starts with 1), all of whose
+     * trigrams but one are in nearly every key: the trigram index has little to narrow it by.
+     */
+    static final String SHARED_TRIGRAMS_SEARCH = "pol-org-1";
 
     static final int MARKED_PERCENT = 4;
     /** The worker's attempts before it marks a conflict (synthesis.maxAttempts in config.yml). */

@@ -46,7 +46,8 @@ record Options(
         boolean scaleTenants,
         int tenantRows,
         int tenantSamples,
-        int tenantExportEvents) {
+        int tenantExportEvents,
+        boolean tenantReuse) {
 
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
@@ -56,7 +57,7 @@ record Options(
                                                                   [--worker-scaling] [--latency]
                                                                   [--synchronous-commit-off] [--jfr]
                                                                   [--statements]
-                                                                  [--scale-tenants] [--scale-rows N]
+                                                                  [--scale-tenants] [--scale-rows N] [--scale-reuse]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
                    java -jar bench/target/merge-synthesis-bench.jar --merge-cost [--merges N] [--config FILE]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
@@ -97,6 +98,9 @@ record Options(
                                   a new conflict's merge on one replica (about 15 minutes at 2,000,000;
                                   under a minute with --quick)
               --scale-rows N      conflicts in that database (default 2000000; 3000 with --quick)
+              --scale-reuse       time the reads on the database an earlier --scale-tenants run left on
+                                  the DATABASE_URL server, of the same size, without loading it again
+                                  (to compare two builds on one database)
               --out DIR           where results.json, scale.png and the replica logs go (default bench-results)
               --product-root DIR  the checkout holding service/target/merge-synthesis.jar and config.yml
                                   (default: the current directory or the nearest parent that has them)
@@ -122,6 +126,7 @@ record Options(
         boolean wipe = false;
         boolean scaleTenants = false;
         Integer tenantRows = null;
+        boolean tenantReuse = false;
         Path out = Path.of("bench-results");
         Path root = null;
         for (int i = 0; i < args.length; i++) {
@@ -142,6 +147,10 @@ record Options(
                 case "--wipe" -> wipe = true;
                 case "--scale-tenants" -> scaleTenants = true;
                 case "--scale-rows" -> tenantRows = Integer.parseInt(value(args, ++i, "--scale-rows"));
+                case "--scale-reuse" -> {
+                    tenantReuse = true;
+                    scaleTenants = true;
+                }
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--product-root" -> root = Path.of(value(args, ++i, "--product-root"));
                 case "--help", "-h" -> throw new UsageException(USAGE);
@@ -157,6 +166,9 @@ record Options(
             throw new UsageException("--scale-rows must be at least 200");
         }
         String url = blankToNull(System.getenv("DATABASE_URL"));
+        if (tenantReuse && url == null) {
+            throw new UsageException("--scale-reuse needs DATABASE_URL: the embedded database goes away with its run");
+        }
         String user = url == null ? "postgres" : orDefault(System.getenv("DATABASE_USER"), "postgres");
         String password = url == null ? "" : orDefault(System.getenv("DATABASE_PASSWORD"), "");
         return new Options(
@@ -197,7 +209,8 @@ record Options(
                 scaleTenants,
                 tenants,
                 quick ? 20 : 200,
-                quick ? 100_000 : 500_000);
+                quick ? 100_000 : 500_000,
+                tenantReuse);
     }
 
     private static String value(String[] args, int i, String flag) {

@@ -118,7 +118,8 @@ class BenchSmokeTest {
         assertThat(figures.get("tenants_load_s").get("value").asDouble()).isPositive();
         for (String tenant : List.of("big_org", "fleet_org")) {
             for (String read : List.of("api_first_page", "api_inbox_status", "api_synthesis_state", "api_action",
-                    "api_target_prefix", "api_policy_prefix", "web_inbox", "web_inbox_filtered", "web_inbox_oldest",
+                    "api_target_prefix", "api_policy_prefix", "api_search_nearly_all",
+                    "api_search_shared_trigrams", "web_inbox", "web_inbox_filtered", "web_inbox_oldest",
                     "usage", "pickup")) {
                 String key = "tenants_" + tenant + "_" + read + "_p95_ms";
                 assertThat(figures.get(key).has("value")).as(key + " measured: " + figures.get(key)).isTrue();

@@ -155,10 +155,13 @@ public final class ConflictStore {
         if (request.filters()) {
             handle.createQuery(PLAN_EACH_PAGE).mapTo(String.class).one();
         }
-        boolean byKey = request.prefix() != null && handle.createQuery(SEARCH_MATCHES)
+        // The conflicts a search matches, read once: when fewer than fewMatches, they are the page's candidates by
+        // id, so the key indexes are not asked a second time by the page's own statement.
+        List<UUID> matched = request.prefix() == null ? List.of() : handle.createQuery(SEARCH_MATCHES)
                 .bind("prefix", request.prefix())
                 .bind("most", fewMatches)
-                .mapTo(Long.class).one() < fewMatches;
+                .mapTo(UUID.class).list();
+        boolean byKey = request.prefix() != null && matched.size() < fewMatches;
         boolean byAction = !byKey && request.action() != null && actionLeads(handle, orgId, request);
         String statement = byKey
                 ? (request.newer() ? (after ? PAGE_NEWER_AFTER_BY_KEY : PAGE_NEWER_BY_KEY)
@@ -174,8 +177,12 @@ public final class ConflictStore {
                 .bind("inbox", request.inboxStatus() == null ? null : request.inboxStatus().wireName())
                 .bind("unresolvedOnly", request.unresolvedOnly())
                 .bind("state", request.synthesisState() == null ? null : request.synthesisState().wireName())
-                .bind("action", request.action())
-                .bind("prefix", request.prefix());
+                .bind("action", request.action());
+        if (byKey) {
+            query.bindArray("matched", UUID.class, matched);
+        } else {
+            query.bind("prefix", request.prefix());
+        }
         if (after) {
             query.bind("positionReceivedAt", Timestamp.from(request.positionReceivedAt()))
                     .bind("positionConflict", request.positionId());

@@ -1,9 +1,10 @@
 -- Up to :limit of :org's conflicts that pass the inbox's filters, oldest first, strictly newer than the keyset
 -- position (:positionReceivedAt, :positionConflict). The position is not optional here, so that it stays a
 -- condition of the index scan whatever plan the server keeps for the statement.
--- Read for a search that few conflicts match (search_matches.sql counted them): those conflicts are found
--- through the search key indexes (conflicts_matching_search, schema 21) and sorted, instead of checking the
--- org's conflicts one by one down the inbox index. A null filter does not filter.
+-- Read for a search that few conflicts match: search_matches.sql found them through the search key indexes
+-- (conflicts_matching_search, schema 21), and their ids, :matched, are read here and sorted, instead of checking
+-- the org's conflicts one by one down the inbox index, or asking the key indexes a second time. A null filter
+-- does not filter.
 SELECT id, org_id, dedup_key, action, target, rules::text AS rules, winner_policy_id, detected_at,
        received_at, synthesis_state, attempts, last_failure_reason, failure_marker,
        suggested_merge::text AS suggested_merge, merge_check_version, synthesized_at, inbox_status,
@@ -14,6 +15,6 @@ WHERE org_id = :org
   AND (NOT CAST(:unresolvedOnly AS boolean) OR inbox_status <> 'resolved')
   AND (CAST(:state AS text) IS NULL OR synthesis_state = :state)
   AND (CAST(:action AS text) IS NULL OR action = :action)
-  AND id IN (SELECT matched FROM conflicts_matching_search(:prefix, NULL) AS matched)
+  AND id = ANY(:matched)
   AND (received_at, id) > (CAST(:positionReceivedAt AS timestamptz), CAST(:positionConflict AS uuid))
 ORDER BY received_at ASC, id ASC LIMIT :limit

@@ -39,9 +39,8 @@ public final class SynthesisDeferred extends SynthesisException {
          */
         PROVIDER_OUTAGE,
         /**
-         * The provider is down and its probe is due, but this conflict already failed in this outage while another
-         * conflict waits: the other one probes first, so that a conflict the provider chokes on cannot keep the
-         * circuit open for everyone. No call was made; the conflict alone waits, claims go on.
+         * The provider failed the way an outage would, but not yet for enough different conflicts to call it one:
+         * the conflict is tried again once before such a failure counts against it.
          */
         OUTAGE_SUSPECTED;
 

@@ -6,18 +6,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code llm.circuit:} block: how often a provider found down is probed. The defaults probe one second after
- * the circuit opened and double the wait after each failed probe up to fifteen seconds: four calls a minute to a
- * provider that stays down, and a recovery noticed within fifteen seconds.
+ * The {@code llm.circuit:} block: when a provider counts as down, and how often it is probed while it is.
+ * The defaults open after five different conflicts in a row met an outage-like failure, probe one second later,
+ * and double the wait after each failed probe up to fifteen seconds: four calls a minute to a provider that
+ * stays down, and a recovery noticed within fifteen seconds.
  */
 public final class CircuitSettings {
 
-    private Integer openAfter;
+    private int openAfter = 5;
     private Duration firstProbeAfter = Duration.ofSeconds(1);
     private Duration maxProbeInterval = Duration.ofSeconds(15);
 
     List<String> problems() {
         List<String> problems = new ArrayList<>();
+        if (openAfter < 2) {
+            // One conflict failing alone must never look like an outage, or its failures would never count.
+            problems.add("llm.circuit.openAfter is " + openAfter + ": at least 2 different conflicts");
+        }
         if (firstProbeAfter == null || firstProbeAfter.isNegative() || firstProbeAfter.isZero()) {
             problems.add("llm.circuit.firstProbeAfter must be a positive duration");
         }
@@ -27,19 +32,13 @@ public final class CircuitSettings {
         return problems;
     }
 
-    /**
-     * No longer used: the circuit opens at a conflict's outage-like failure unless the provider has answered a call
-     * let out after that conflict's previous one. Still read, so that a configuration written for earlier versions
-     * starts; {@link #ignoredOpenAfter()} says it is ignored.
-     */
-    @Deprecated
-    public void setOpenAfter(int openAfter) {
-        this.openAfter = openAfter;
+    /** How many different conflicts in a row must meet an outage-like failure before the circuit opens. */
+    public int getOpenAfter() {
+        return openAfter;
     }
 
-    /** The {@code openAfter} a configuration still sets, which the circuit no longer uses. */
-    Integer ignoredOpenAfter() {
-        return openAfter;
+    public void setOpenAfter(int openAfter) {
+        this.openAfter = openAfter;
     }
 
     /** The wait from opening to the first probe; each failed probe doubles it. */
@@ -64,7 +63,7 @@ public final class CircuitSettings {
 
     @Override
     public String toString() {
-        return "CircuitSettings{firstProbeAfter=" + firstProbeAfter
+        return "CircuitSettings{openAfter=" + openAfter + ", firstProbeAfter=" + firstProbeAfter
                 + ", maxProbeInterval=" + maxProbeInterval + "}";
     }
 }

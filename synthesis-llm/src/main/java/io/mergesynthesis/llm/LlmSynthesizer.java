@@ -131,11 +131,6 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         this.ticker = ticker;
         this.invokeTimeout = Objects.requireNonNull(invokeTimeout, "invokeTimeout");
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-        if (settings.getCircuit().ignoredOpenAfter() != null) {
-            LOG.warn("llm.circuit.openAfter ({}) is no longer used and can be removed: a provider's circuit opens "
-                    + "at a conflict's failure when no call let out after that conflict's previous one was answered",
-                    settings.getCircuit().ignoredOpenAfter());
-        }
         if (settings.getPrimaryModel().equals(settings.getEscalationModel())) {
             // The router never escalates to the model that just answered; without this line a low confidence
             // (a stand-in's --confidence 0.5, say) would pass without escalation and without a word.

@@ -6,7 +6,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,25 +16,24 @@ import org.slf4j.LoggerFactory;
 /**
  * Tells a provider that is down from a conflict that fails, for one provider on this replica.
  *
- * <p>Only failures an outage produces are looked at here: no connection, no answer in time, a 5xx. Such a failure
- * is the provider's until the provider shows it is up: it costs the conflict no attempt, and the circuit opens at
- * once, however few conflicts are waiting. While it is open calls are held back (the conflict is handed back with
- * no attempt counted) and one call at a time probes the provider, the first a second later, then at a doubling
- * interval up to a cap. The probe's answer, whatever it says, closes the circuit at once; so does any answer to a
- * call let out since the circuit opened, but not a late answer to a call sent before it.
+ * <p>Only failures an outage produces are looked at here: no connection, no answer in time, a 5xx. When such
+ * failures come from {@code openAfter} different conflicts in a row, with no answer of any kind in between, the
+ * provider is down: the circuit opens, calls are held back (the conflict is handed back with no attempt counted)
+ * and one call at a time probes the provider, the first a second later, then at a doubling interval up to a cap.
+ * The probe's answer, whatever it says, closes the circuit at once; so does any answer to a call let out since
+ * the circuit opened, but not a late answer to a call sent before it.
  *
- * <p>A conflict's failure counts against it only when the provider answered a call let out after that conflict's
- * previous failure, with no opening in between: the provider is up for others and fails this conflict alone, so
- * a conflict that always breaks the provider still reaches its marker, one call later than without a circuit, as
- * long as others are answered between its failures. Tried only while nobody else is, it cannot be told from an
- * outage, and waits like one until another conflict's call is answered.
+ * <p>Before the circuit opens the same failure is ambiguous: it may be the first of an outage, or this conflict's
+ * own (a request the provider chokes on). Each conflict gets one uncounted retry for it; a second such failure of
+ * the same conflict while the provider has not been found down counts against the conflict as before, so a
+ * conflict that always breaks the provider still reaches its marker, one call later than it used to.
  */
 final class ProviderCircuit {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProviderCircuit.class);
 
-    /** Conflicts whose last failure is remembered, up to this many; the oldest are forgotten first. */
-    static final int REMEMBERED_FAILURES = 10_000;
+    /** Conflicts given their uncounted retry are remembered up to this many; the oldest are forgotten first. */
+    static final int REMEMBERED_RETRIES = 10_000;
 
     /** How the circuit stands; the gauge {@code llm_circuit_state} reports the ordinal. */
     enum State {
@@ -45,17 +46,10 @@ final class ProviderCircuit {
     }
 
     /**
-     * A call let out: whether it is the probe, which opening of the circuit it was let out under (calls let out
-     * before an opening carry an older one), and its place in the order calls were let out.
+     * A call let out: whether it is the probe, and which opening of the circuit it was let out under (calls let
+     * out before an opening carry an older one).
      */
-    record Ticket(boolean probe, long epoch, long serial) {
-    }
-
-    /**
-     * Where a conflict's last outage-like failure stands: the opening it fell under and the last call let out
-     * when it came. A later answer to a call let out after it, under the same opening, shows the provider up.
-     */
-    private record LastFailure(long epoch, long serial) {
+    record Ticket(boolean probe, long epoch) {
     }
 
     /** What a failure means for the conflict that met it. */
@@ -74,15 +68,13 @@ final class ProviderCircuit {
     private final Clock clock;
 
     private State state = State.CLOSED;
-    private final Map<UUID, LastFailure> lastFailures = new LinkedHashMap<>(16, 0.75f, false) {
+    private final Set<UUID> streak = new LinkedHashSet<>();
+    private final Map<UUID, Boolean> retried = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<UUID, LastFailure> eldest) {
-            return size() > REMEMBERED_FAILURES;
+        protected boolean removeEldestEntry(Map.Entry<UUID, Boolean> eldest) {
+            return size() > REMEMBERED_RETRIES;
         }
     };
-    private long letOut; // serial of the last call let out
-    private long lastAnswered = -1; // serial of the latest call let out that the provider answered
-    private boolean othersWaiting; // held back since the last probe: a conflict that has not failed in this opening
     private Duration interval;
     private Instant openedAt;
     private Instant nextProbeAt;
@@ -97,48 +89,27 @@ final class ProviderCircuit {
         this.interval = settings.getFirstProbeAfter();
     }
 
-    /** Asks to make a call now for no conflict in particular. */
-    Ticket admit() throws HeldBack {
-        return admit(null);
-    }
-
     /**
-     * Asks to make a call for {@code conflict} now.
+     * Asks to make a call now.
      *
      * @return the call's ticket, a probe's when this call is the one that tests a provider found down
      * @throws HeldBack while the circuit is open and no probe is due, or another call is the probe
      */
-    synchronized Ticket admit(UUID conflict) throws HeldBack {
+    synchronized Ticket admit() throws HeldBack {
         Instant now = clock.instant();
         switch (state) {
             case CLOSED:
-                return new Ticket(false, openings, ++letOut);
+                return new Ticket(false, openings);
             case OPEN:
                 if (!now.isBefore(nextProbeAt)) {
-                    if (othersWaiting && failedInThisOpening(conflict)) {
-                        // A conflict that failed already in this outage may be failing for its own reasons; while
-                        // others wait, one of them probes first, so that it cannot keep the circuit open for all.
-                        // It steps aside once per probe, without pausing claims, so the others are claimed now.
-                        othersWaiting = false;
-                        throw new HeldBack(settings.getFirstProbeAfter(), describe(now)
-                                + "; another conflict probes first", SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
-                    }
                     state = State.PROBING;
-                    othersWaiting = false;
-                    return new Ticket(true, openings, ++letOut);
+                    return new Ticket(true, openings);
                 }
-                othersWaiting |= !failedInThisOpening(conflict);
                 throw new HeldBack(Duration.between(now, nextProbeAt), describe(now));
             default:
-                othersWaiting |= !failedInThisOpening(conflict);
                 // The probe's answer decides; the conflict comes back when the next probe could be due.
                 throw new HeldBack(settings.getFirstProbeAfter(), describe(now));
         }
-    }
-
-    private boolean failedInThisOpening(UUID conflict) {
-        LastFailure last = conflict == null ? null : lastFailures.get(conflict);
-        return last != null && last.epoch() == openings;
     }
 
     /**
@@ -146,10 +117,14 @@ final class ProviderCircuit {
      * before the circuit opened: a late answer to a request sent before the outage says nothing about now.
      */
     synchronized void answered(Ticket ticket) {
-        lastAnswered = Math.max(lastAnswered, ticket.serial());
-        if (state == State.CLOSED || ticket.epoch() != openings) {
+        if (state == State.CLOSED) {
+            streak.clear();
             return;
         }
+        if (ticket.epoch() != openings) {
+            return;
+        }
+        streak.clear();
         Duration down = Duration.between(openedAt, clock.instant());
         LOG.info("provider '{}' answers again after {} ms down ({} failed probes); its circuit is closed",
                 provider, down.toMillis(), failedProbes);
@@ -172,33 +147,22 @@ final class ProviderCircuit {
             interval = doubled.compareTo(settings.getMaxProbeInterval()) > 0 ? settings.getMaxProbeInterval() : doubled;
             nextProbeAt = now.plus(interval);
             state = State.OPEN;
-            remember(conflict);
             LOG.info("probe of provider '{}' failed ({}); next probe in {} ms", provider, what, interval.toMillis());
             return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, interval);
         }
         if (state != State.CLOSED) {
             // A call sent before the circuit opened: more of the same outage.
-            remember(conflict);
             return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, untilProbe(now));
         }
-        if (upSinceLastFailureOf(conflict)) {
-            // The provider answered others since this conflict last failed: the failure is the conflict's own.
-            remember(conflict);
-            return Verdict.COUNTS;
+        streak.add(conflict);
+        if (streak.size() >= settings.getOpenAfter()) {
+            open(now, what);
+            return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, interval);
         }
-        open(now, what);
-        remember(conflict);
-        return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, interval);
-    }
-
-    private boolean upSinceLastFailureOf(UUID conflict) {
-        LastFailure last = lastFailures.get(conflict);
-        return last != null && last.epoch() == openings && lastAnswered > last.serial();
-    }
-
-    private void remember(UUID conflict) {
-        lastFailures.remove(conflict); // re-inserted last, so the oldest failures are the ones forgotten
-        lastFailures.put(conflict, new LastFailure(openings, letOut));
+        if (retried.putIfAbsent(conflict, Boolean.TRUE) == null) {
+            return new Verdict(SynthesisDeferred.Cause.OUTAGE_SUSPECTED, settings.getFirstProbeAfter());
+        }
+        return Verdict.COUNTS;
     }
 
     /** The probe ended without telling anything (the worker gave up on it): the next call probes again. */
@@ -233,8 +197,12 @@ final class ProviderCircuit {
         nextProbeAt = now.plus(interval);
         failedProbes = 0;
         openings++;
-        LOG.warn("provider '{}' failed ({}) with no call answered since; its circuit is open: conflicts wait "
-                + "uncounted, the provider is probed from {} ms on", provider, what, interval.toMillis());
+        streak.clear();
+        // The conflicts that met this outage before it was recognised were not at fault: they get a fresh retry.
+        retried.clear();
+        LOG.warn("provider '{}' failed for {} different conflicts in a row (last: {}); its circuit is open: "
+                + "conflicts wait uncounted, the provider is probed from {} ms on", provider, settings.getOpenAfter(),
+                what, interval.toMillis());
     }
 
     private Duration untilProbe(Instant now) {
@@ -248,8 +216,8 @@ final class ProviderCircuit {
     private String describe(Instant now) {
         String next = state == State.PROBING ? "a probe is out now"
                 : "next probe in " + Math.max(0, Duration.between(now, nextProbeAt).toMillis()) + " ms";
-        return "provider '" + provider + "' is down: circuit open since " + openedAt + " after a failure with no "
-                + "call answered since (last: " + lastFailure + "); " + failedProbes
+        return "provider '" + provider + "' is down: circuit open since " + openedAt + " after "
+                + settings.getOpenAfter() + " conflicts in a row failed (last: " + lastFailure + "); " + failedProbes
                 + " probes failed since; " + next + "; conflicts wait with no attempt counted";
     }
 
@@ -257,25 +225,14 @@ final class ProviderCircuit {
     static final class HeldBack extends Exception {
 
         private final Duration retryAfter;
-        private final SynthesisDeferred.Cause cause;
 
         HeldBack(Duration retryAfter, String message) {
-            this(retryAfter, message, SynthesisDeferred.Cause.PROVIDER_OUTAGE);
-        }
-
-        HeldBack(Duration retryAfter, String message, SynthesisDeferred.Cause cause) {
             super(message, null, false, false);
             this.retryAfter = retryAfter;
-            this.cause = cause;
         }
 
         Duration retryAfter() {
             return retryAfter;
-        }
-
-        /** Why the conflict waits: the outage, or stepping aside for another conflict's probe. */
-        SynthesisDeferred.Cause cause() {
-            return cause;
         }
     }
 }

@@ -107,7 +107,7 @@ final class ProviderClient {
                             + " and restart; no call made", calls);
         }
         deferIfPaused(model, calls);
-        ProviderCircuit.Ticket ticket = admit(conflict, calls);
+        ProviderCircuit.Ticket ticket = admit(calls);
         try {
             long deadline = ticker.nanos() + slotWait.toNanos();
             if (!gate.limit().acquire(slotWait)) {
@@ -151,13 +151,12 @@ final class ProviderClient {
         }
     }
 
-    private ProviderCircuit.Ticket admit(ConflictSnapshot conflict, List<ProviderCall> calls)
-            throws SynthesisDeferred {
+    private ProviderCircuit.Ticket admit(List<ProviderCall> calls) throws SynthesisDeferred {
         try {
-            return gate.circuit().admit(conflict.conflictId());
+            return gate.circuit().admit();
         } catch (ProviderCircuit.HeldBack held) {
-            throw new SynthesisDeferred(held.cause(), name, held.retryAfter(), held.getMessage() + "; no call made",
-                    calls);
+            throw new SynthesisDeferred(SynthesisDeferred.Cause.PROVIDER_OUTAGE, name, held.retryAfter(),
+                    held.getMessage() + "; no call made", calls);
         }
     }
 
@@ -171,11 +170,10 @@ final class ProviderClient {
         if (verdict.counts()) {
             return new SynthesisException(message, summary, cause, calls);
         }
-        // A failure the circuit does not count is always the outage's: stepping aside for another conflict's
-        // probe happens before a call, in admit, never after one.
-        String why = " (the provider is down for every conflict)";
-        return new SynthesisDeferred(verdict.deferral(), name, verdict.retryAfter(), message + why, summary + why,
-                calls);
+        String why = verdict.deferral() == SynthesisDeferred.Cause.PROVIDER_OUTAGE
+                ? "the provider is down for every conflict" : "tried once more before it counts";
+        return new SynthesisDeferred(verdict.deferral(), name, verdict.retryAfter(), message + " (" + why + ")",
+                summary + " (" + why + ")", calls);
     }
 
     /**

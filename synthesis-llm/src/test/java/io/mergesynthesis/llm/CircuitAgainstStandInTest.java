@@ -58,9 +58,11 @@ class CircuitAgainstStandInTest {
 
     @ParameterizedTest
     @EnumSource(value = Outage.class, names = {"STATUS_503", "HANG", "REFUSE"})
-    void anOutageOpensTheCircuitAtItsFirstFailureHoldsCallsBackAndTheFirstAnswerClosesIt(Outage kind)
-            throws Exception {
+    void anOutageOpensTheCircuitHoldsCallsBackAndTheFirstAnswerClosesIt(Outage kind) throws Exception {
         standIn.outage(kind);
+        for (int i = 0; i < 4; i++) {
+            assertThat(deferredCall().deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
+        }
         SynthesisDeferred opening = deferredCall();
         long requestsWhenOpened = standIn.stats().requests();
 
@@ -89,7 +91,9 @@ class CircuitAgainstStandInTest {
     @Test
     void aFailedProbeKeepsTheCircuitOpenForTwiceAsLong() throws Exception {
         standIn.outage(Outage.STATUS_503);
-        deferredCall();
+        for (int i = 0; i < 5; i++) {
+            deferredCall();
+        }
         clock.advance(Duration.ofSeconds(1));
         long before = standIn.stats().requests();
 

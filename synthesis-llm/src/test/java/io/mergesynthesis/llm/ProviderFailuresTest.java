@@ -1,6 +1,5 @@
 package io.mergesynthesis.llm;
 
-import static io.mergesynthesis.llm.Fixtures.anotherConflict;
 import static io.mergesynthesis.llm.Fixtures.conflict;
 import static io.mergesynthesis.llm.Fixtures.model;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -225,28 +224,20 @@ class ProviderFailuresTest {
         assertThat(synthesizer().concurrencyLimit("openai")).as("a spend limit is not congestion").isEqualTo(16);
     }
 
-    /** Another conflict's call goes out once the circuit lets one through, and is answered: the provider is up. */
-    private void anotherConflictIsAnswered(String provider, SynthesisDeferred outage) throws Exception {
-        clock.advance(outage.retryAfter());
-        assertThat(synthesizer().synthesizeWithCalls(anotherConflict(), model(provider, "test-model")).merge())
-                .isNotNull();
-    }
-
     @Test
-    void a500WithNoAnswerSinceIsTheProvidersAndOnceOthersAreAnsweredItCountsWithAFailedCall() throws Exception {
-        standIn.behaviour().failNext(1, Failure.SERVER_ERROR);
+    void a500IsRetriedUncountedOnceThenCountsAsAFailureWithAFailedCall() throws Exception {
+        standIn.behaviour().failNext(2, Failure.SERVER_ERROR);
         var conflict = conflict();
 
-        SynthesisDeferred outage = catchThrowableOfType(
+        SynthesisDeferred suspected = catchThrowableOfType(
                 () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisDeferred.class);
-        anotherConflictIsAnswered("openai", outage);
-        standIn.behaviour().failNext(1, Failure.SERVER_ERROR);
         SynthesisException failure = catchThrowableOfType(
                 () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisException.class);
 
-        assertThat(outage.deferral()).isEqualTo(SynthesisDeferred.Cause.PROVIDER_OUTAGE);
-        assertThat(outage.retryAfter()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(outage.calls()).singleElement().extracting(ProviderCall::disposition).isEqualTo(Disposition.FAILED);
+        assertThat(suspected.deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
+        assertThat(suspected.deferral().pausesProvider()).as("one conflict's failure pauses nobody else").isFalse();
+        assertThat(suspected.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(suspected.calls()).singleElement().extracting(ProviderCall::disposition).isEqualTo(Disposition.FAILED);
         assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).isNotInstanceOf(InvalidAnswerException.class);
         assertThat(failure).hasMessageContaining("HTTP 500");
         assertThat(failure.calls()).singleElement().satisfies(call -> {
@@ -293,48 +284,47 @@ class ProviderFailuresTest {
     }
 
     @Test
-    void aTimeoutWithNoAnswerSinceIsTheProvidersAndOnceOthersAreAnsweredItCountsWithoutALedgerRow()
-            throws Exception {
+    void aTimeoutIsRetriedUncountedOnceThenCountsWithoutALedgerRow() throws Exception {
         settings.getProviders().get("anthropic").setRequestTimeout(Duration.ofMillis(200));
         standIn.behaviour().latency(Duration.ofSeconds(5));
+
         var conflict = conflict();
 
-        SynthesisDeferred outage = catchThrowableOfType(
+        SynthesisDeferred suspected = catchThrowableOfType(
                 () -> synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model")),
                 SynthesisDeferred.class);
-        standIn.behaviour().latency(Duration.ZERO);
-        anotherConflictIsAnswered("anthropic", outage);
-        standIn.behaviour().latency(Duration.ofSeconds(5));
         SynthesisException failure = catchThrowableOfType(
                 () -> synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model")),
                 SynthesisException.class);
 
-        assertThat(outage.deferral()).isEqualTo(SynthesisDeferred.Cause.PROVIDER_OUTAGE);
+        assertThat(suspected.deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
         assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).hasMessageContaining("did not answer within 200 ms");
         assertThat(failure.summary()).isEqualTo("the model provider did not answer within 200 ms");
-        assertThat(outage.summary())
-                .isEqualTo("the model provider did not answer within 200 ms (the provider is down for every conflict)");
+        assertThat(suspected.summary())
+                .isEqualTo("the model provider did not answer within 200 ms (tried once more before it counts)");
         assertThat(failure.calls()).isEmpty();
         assertThat(calls("anthropic", "timeout")).isEqualTo(2);
     }
 
     @Test
-    void anUnreachableProviderCostsNoAttemptHoweverOftenItIsTriedWithoutALedgerRow() throws Exception {
+    void anUnreachableProviderIsRetriedUncountedOnceThenCountsWithoutALedgerRow() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
         settings.getProviders().get("openai").setBaseUrl("http://127.0.0.1:" + closedPort + "/v1");
+
         var conflict = conflict();
 
-        for (int i = 0; i < 6; i++) {
-            SynthesisDeferred outage = catchThrowableOfType(
-                    () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")),
-                    SynthesisDeferred.class);
-            assertThat(outage.deferral()).isEqualTo(SynthesisDeferred.Cause.PROVIDER_OUTAGE);
-            assertThat(outage.calls()).isEmpty();
-            clock.advance(outage.retryAfter());
-        }
+        SynthesisDeferred suspected = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisDeferred.class);
+        SynthesisException failure = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisException.class);
+
+        assertThat(suspected.deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
+        assertThat(suspected).hasMessageContaining("could not be reached");
+        assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).hasMessageContaining("could not be reached");
+        assertThat(failure.calls()).isEmpty();
     }
 
     @Test

@@ -89,6 +89,8 @@ class EveryStatementPlansTest {
             Map.entry("detectedAt", Timestamp.from(Instant.parse("2026-01-01T00:00:00Z"))),
             Map.entry("channel", "policy_conflicts_pending"),
             Map.entry("inbox", "open"),
+            Map.entry("unresolvedOnly", Boolean.TRUE),
+            Map.entry("matched", new UUID[] {UUID.fromString("55555555-5555-4555-8555-555555555555")}),
             Map.entry("positionReceivedAt", Timestamp.from(Instant.parse("2026-01-02T00:00:00Z"))),
             Map.entry("positionConflict", UUID.fromString("44444444-4444-4444-8444-444444444444")),
             Map.entry("resolution", "accepted_suggestion"),

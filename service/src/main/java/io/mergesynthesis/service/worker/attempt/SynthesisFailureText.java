@@ -56,7 +56,7 @@ final class SynthesisFailureText {
                 case PROVIDER_SPEND_LIMIT -> "the model provider says this service's spend limit is reached";
                 case AT_CONCURRENCY_LIMIT -> "this service was at its limit of calls to the model provider";
                 case PROVIDER_OUTAGE -> "the model provider was unavailable for every conflict; tried again later";
-                case OUTAGE_SUSPECTED -> "the model provider was unavailable; another conflict tests it first";
+                case OUTAGE_SUSPECTED -> "the model provider was unavailable; tried once more before it counts";
             };
         }
         return FAILED;

@@ -39,7 +39,6 @@ public final class Behaviour {
     private volatile boolean cutAtMaxTokens;
     private final Map<String, Double> confidenceByModel = new ConcurrentHashMap<>();
     private final Queue<Failure> nextFailures = new ConcurrentLinkedQueue<>();
-    private final Map<String, Failure> failingConflicts = new ConcurrentHashMap<>();
     private final Queue<Scripted> script = new ConcurrentLinkedQueue<>();
 
     /**
@@ -124,25 +123,6 @@ public final class Behaviour {
 
     Optional<Failure> takeNextFailure() {
         return Optional.ofNullable(nextFailures.poll());
-    }
-
-    /**
-     * Every request about the conflict {@code conflictId} fails this way, while others are answered as usual: a
-     * conflict the provider chokes on, as opposed to a provider that is down.
-     */
-    public Behaviour failConflict(String conflictId, Failure kind) {
-        failingConflicts.put(conflictId, Objects.requireNonNull(kind));
-        return this;
-    }
-
-    /** Answers every conflict again. */
-    public Behaviour failNoConflict() {
-        failingConflicts.clear();
-        return this;
-    }
-
-    Optional<Failure> failureFor(String conflictId) {
-        return Optional.ofNullable(failingConflicts.get(conflictId));
     }
 
     /** The confidence the stand-in's own answers carry, unless one is set for the request's model. */

@@ -366,27 +366,11 @@ public final class StandInProvider implements AutoCloseable {
     /** The stand-in's own answer, or the failure it was told to give, to a request let through. */
     private Reply respond(Dialect dialect, JsonNode request, long n) {
         var failure = behaviour.takeNextFailure();
-        if (failure.isEmpty()) {
-            failure = behaviour.failureFor(conflictId(dialect, request));
-        }
         if (failure.isEmpty() && behaviour.failureRate() > 0
                 && ThreadLocalRandom.current().nextDouble() < behaviour.failureRate()) {
             failure = java.util.Optional.of(behaviour.failureKind());
         }
         return failure.isPresent() ? fail(dialect, request, failure.get(), n) : answer(dialect, request, null, n);
-    }
-
-    /** The id of the conflict a request is about, as the prompt names it; empty when it names none. */
-    private String conflictId(Dialect dialect, JsonNode request) {
-        List<String> messages = dialect.userMessages(request);
-        if (messages.isEmpty()) {
-            return "";
-        }
-        try {
-            return mapper.readTree(messages.get(0)).path("conflict_id").asText("");
-        } catch (IOException e) {
-            return "";
-        }
     }
 
     private Reply fail(Dialect dialect, JsonNode request, Failure failure, long n) {

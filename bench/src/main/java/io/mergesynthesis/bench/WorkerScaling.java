@@ -1,8 +1,8 @@
 package io.mergesynthesis.bench;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.StandInProvider;
-import io.mergesynthesis.llm.standin.Stats;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.standin.Stats;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

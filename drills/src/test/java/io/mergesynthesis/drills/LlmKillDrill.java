@@ -2,9 +2,9 @@ package io.mergesynthesis.drills;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.StandInProvider;
-import io.mergesynthesis.llm.standin.Stats;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.standin.Stats;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,9 +2,9 @@ package io.mergesynthesis.drills;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.Outage;
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.Outage;
+import io.mergesynthesis.standin.StandInProvider;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

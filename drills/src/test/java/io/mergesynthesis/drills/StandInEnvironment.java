@@ -1,6 +1,6 @@
 package io.mergesynthesis.drills;
 
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.StandInProvider;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -16,6 +16,11 @@ class LayeringRulesCatchTest {
             .that(DescribedPredicate.describe("the violation sample",
                     (JavaClass c) -> c.getSimpleName().equals("LayeringViolationSample")));
 
+    private static final JavaClasses CLIENT_SAMPLE = new ClassFileImporter()
+            .importPackages("io.mergesynthesis.llm")
+            .that(DescribedPredicate.describe("the client sample that uses the stand-in",
+                    (JavaClass c) -> c.getSimpleName().equals("StandInBorrowingSample")));
+
     @Test
     void aPageThatReadsTheDatabaseItselfIsRefused() {
         assertThatThrownBy(() -> LayeringTest.FRONT_ENDS_NEVER_REACH_THE_DATABASE.check(SAMPLE))
@@ -28,5 +33,12 @@ class LayeringRulesCatchTest {
         assertThatThrownBy(() -> LayeringTest.THE_WEB_DOES_NOT_BORROW_FROM_THE_API.check(SAMPLE))
                 .isInstanceOf(AssertionError.class)
                 .hasMessageContaining("ConflictResource");
+    }
+
+    @Test
+    void aClientClassThatUsesTheStandInIsRefused() {
+        assertThatThrownBy(() -> ModuleLayeringTest.THE_CLIENT_NEVER_USES_THE_STAND_IN.check(CLIENT_SAMPLE))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("StandInProvider");
     }
 }

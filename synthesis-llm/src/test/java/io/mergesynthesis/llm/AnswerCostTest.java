@@ -5,8 +5,8 @@ import static io.mergesynthesis.llm.Fixtures.model;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.synthesis.InvalidAnswerException;
 import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.ProviderCall.Disposition;

@@ -5,9 +5,9 @@ import static io.mergesynthesis.llm.Fixtures.model;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.Outage;
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.Outage;
+import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.Ticker;

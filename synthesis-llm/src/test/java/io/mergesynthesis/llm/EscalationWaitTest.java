@@ -3,9 +3,9 @@ package io.mergesynthesis.llm;
 import static io.mergesynthesis.llm.Fixtures.conflict;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.Behaviour.Scripted;
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.Behaviour.Scripted;
+import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.Synthesis;

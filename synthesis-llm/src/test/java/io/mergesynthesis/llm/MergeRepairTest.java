@@ -8,11 +8,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.groups.Tuple.tuple;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.Behaviour.Scripted;
-import io.mergesynthesis.llm.standin.Failure;
-import io.mergesynthesis.llm.standin.StandInProvider;
-import io.mergesynthesis.llm.standin.UnsafeMerge;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.Behaviour.Scripted;
+import io.mergesynthesis.standin.Failure;
+import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.standin.UnsafeMerge;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.InvalidAnswerException;
 import io.mergesynthesis.synthesis.MergeCheck;

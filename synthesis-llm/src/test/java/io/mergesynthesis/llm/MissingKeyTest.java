@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.Ticker;
 import io.prometheus.client.CollectorRegistry;

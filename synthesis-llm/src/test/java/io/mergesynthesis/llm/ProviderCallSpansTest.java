@@ -5,9 +5,9 @@ import static io.mergesynthesis.llm.Fixtures.model;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.mergesynthesis.llm.standin.Behaviour;
-import io.mergesynthesis.llm.standin.Failure;
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.Behaviour;
+import io.mergesynthesis.standin.Failure;
+import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.synthesis.Action;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.Effect;

@@ -2,7 +2,7 @@ package io.mergesynthesis.service.cli;
 
 import io.dropwizard.core.cli.Command;
 import io.dropwizard.core.setup.Bootstrap;
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.StandInProvider;
 import java.util.ArrayList;
 import java.util.List;
 import net.sourceforge.argparse4j.inf.Namespace;

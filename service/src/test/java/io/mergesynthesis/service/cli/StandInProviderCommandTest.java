@@ -3,7 +3,7 @@ package io.mergesynthesis.service.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import io.mergesynthesis.llm.standin.StandInProvider;
+import io.mergesynthesis.standin.StandInProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

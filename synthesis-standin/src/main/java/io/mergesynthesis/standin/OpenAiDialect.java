@@ -1,14 +1,9 @@
-package io.mergesynthesis.llm.openai;
+package io.mergesynthesis.standin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
-import io.mergesynthesis.llm.standin.Admission;
-import io.mergesynthesis.llm.standin.Dialect;
-import io.mergesynthesis.llm.standin.Reply;
-import io.mergesynthesis.llm.standin.TokenState;
-import io.mergesynthesis.llm.standin.Tokens;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.standin;
 
 /**
  * The usage one answer reports, split as Anthropic splits it: input neither read from nor written to the

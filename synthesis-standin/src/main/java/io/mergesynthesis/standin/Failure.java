@@ -1,4 +1,4 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.standin;
 
 /** A way the stand-in can misbehave on purpose. */
 public enum Failure {

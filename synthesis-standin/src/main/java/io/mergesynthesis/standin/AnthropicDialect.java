@@ -1,15 +1,10 @@
-package io.mergesynthesis.llm.anthropic;
+package io.mergesynthesis.standin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
-import io.mergesynthesis.llm.standin.Admission;
-import io.mergesynthesis.llm.standin.Dialect;
-import io.mergesynthesis.llm.standin.Reply;
-import io.mergesynthesis.llm.standin.TokenState;
-import io.mergesynthesis.llm.standin.Tokens;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;

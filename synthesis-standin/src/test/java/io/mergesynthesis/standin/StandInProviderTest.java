@@ -1,4 +1,4 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.standin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.standin;
 
 import java.util.Arrays;
 import java.util.Locale;

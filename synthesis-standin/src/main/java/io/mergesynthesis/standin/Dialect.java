@@ -1,4 +1,4 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.standin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,7 +11,8 @@ import java.util.Optional;
 
 /**
  * How the stand-in speaks one wire protocol: where the request arrives, where the key and the question are, and
- * the answer shapes. Each protocol's package holds its dialect; {@link io.mergesynthesis.llm.ProviderType} names it.
+ * the answer shapes. The stand-in writes these shapes with its own code, apart from the client's protocol classes,
+ * so that the client is tested against a second reading of the wire rather than against itself.
  */
 public interface Dialect {
 

@@ -1,4 +1,4 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.standin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.mergesynthesis.llm.DurationText;
-import io.mergesynthesis.llm.ProviderType;
 import io.mergesynthesis.synthesis.MergeFinding;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,7 +15,6 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A local provider that speaks both protocols ({@code POST /v1/messages} and {@code POST /v1/chat/completions})
@@ -64,8 +62,7 @@ public final class StandInProvider implements AutoCloseable {
     private final ExecutorService handlers;
     private final ScheduledExecutorService delays;
     /** Every protocol the service can speak, by the path its requests are posted to. */
-    private final Map<String, Dialect> dialects = Arrays.stream(ProviderType.values())
-            .map(ProviderType::standInDialect)
+    private final Map<String, Dialect> dialects = Stream.of(new AnthropicDialect(), new OpenAiDialect())
             .collect(Collectors.toUnmodifiableMap(Dialect::path, dialect -> dialect));
 
     static {
@@ -230,7 +227,7 @@ public final class StandInProvider implements AutoCloseable {
                 if (lasting == null) {
                     outage(kind);
                 } else {
-                    outage(kind, DurationText.parse(lasting));
+                    outage(kind, DurationFlag.parse(lasting));
                 }
             } catch (IllegalArgumentException e) {
                 return new Reply(400, Map.of(), mapper.writeValueAsString(Map.of("error", e.getMessage())));
@@ -524,7 +521,7 @@ public final class StandInProvider implements AutoCloseable {
             String value = args[++i];
             switch (flag) {
                 case "--port" -> port = Integer.parseInt(value);
-                case "--latency" -> behaviour.latency(DurationText.parse(value));
+                case "--latency" -> behaviour.latency(DurationFlag.parse(value));
                 case "--rate-limit" -> behaviour.rateLimitPerSecond(Integer.parseInt(value));
                 case "--failure-rate" -> behaviour.failureRate(Double.parseDouble(value));
                 case "--failure-kind" -> behaviour.failureKind(Failure.valueOf(value.toUpperCase(java.util.Locale.ROOT)));
@@ -536,7 +533,7 @@ public final class StandInProvider implements AutoCloseable {
                 case "--count-tokens" -> behaviour.countsTokens(Boolean.parseBoolean(value));
                 case "--cache-minimum-tokens" -> behaviour.cacheMinimumTokens(Long.parseLong(value));
                 case "--cut-at-max-tokens" -> behaviour.cutAtMaxTokens(Boolean.parseBoolean(value));
-                case "--token-period" -> behaviour.tokenPeriod(DurationText.parse(value));
+                case "--token-period" -> behaviour.tokenPeriod(DurationFlag.parse(value));
                 case "--token-limits" -> {
                     String[] limits = value.split(",", -1);
                     if (limits.length != 3) {

@@ -1,4 +1,4 @@
-package io.mergesynthesis.llm.standin;
+package io.mergesynthesis.standin;
 
 /**
  * The stand-in's own token count: a stand-in for a provider's tokenizer, not a copy of one. It counts the way

@@ -24,6 +24,8 @@ public class LayeringTest {
     static final String VIEWS = "io.mergesynthesis.service.api..";
     static final String HTTP = "io.mergesynthesis.service.http..";
     static final String DB = "io.mergesynthesis.service.db..";
+    static final String DRILLS = "io.mergesynthesis.service.worker.drill..";
+    static final String WORKER_WIRING = "io.mergesynthesis.service.worker.config..";
     static final String[] USE_CASES = {"io.mergesynthesis.service.inbox..", "io.mergesynthesis.service.ingest..",
             "io.mergesynthesis.service.requeue..", "io.mergesynthesis.service.export..",
             "io.mergesynthesis.service.settings..", "io.mergesynthesis.service.usage..",
@@ -56,6 +58,12 @@ public class LayeringTest {
                     concat(USE_CASES, WEB, API_RESOURCES, VIEWS, HTTP))
             .because("db/ holds the SQL and answers in core types; it calls nothing above it");
 
+    static final ArchRule ONLY_THE_WIRING_KNOWS_THE_DRILLS = noClasses()
+            .that().resideOutsideOfPackages(DRILLS, WORKER_WIRING)
+            .should().dependOnClassesThat().resideInAPackage(DRILLS)
+            .because("the drill wrappers go around the synthesizer only when a drill setting asks for them, "
+                    + "and only the wiring reads those settings");
+
     @ArchTest
     void frontEndsNeverReachTheDatabase(JavaClasses service) {
         FRONT_ENDS_NEVER_REACH_THE_DATABASE.check(service);
@@ -79,6 +87,11 @@ public class LayeringTest {
     @ArchTest
     void theDatabaseLayerKnowsOnlyCore(JavaClasses service) {
         THE_DATABASE_LAYER_KNOWS_ONLY_CORE.check(service);
+    }
+
+    @ArchTest
+    void onlyTheWiringKnowsTheDrills(JavaClasses service) {
+        ONLY_THE_WIRING_KNOWS_THE_DRILLS.check(service);
     }
 
     private static String[] concat(String[] first, String... more) {

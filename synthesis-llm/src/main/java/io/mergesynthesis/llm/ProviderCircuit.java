@@ -156,6 +156,11 @@ final class ProviderCircuit {
             // A call sent before the circuit opened: more of the same outage.
             return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, untilProbe(now));
         }
+        if (ticket.epoch() != openings) {
+            // Sent before the last outage was found and failed only after it ended: that outage's, not the
+            // conflict's, and no sign of a new one.
+            return new Verdict(SynthesisDeferred.Cause.OUTAGE_SUSPECTED, settings.getFirstProbeAfter());
+        }
         Long previous = lastFailure.put(conflict, letOut);
         if (previous != null && lastAnswered > previous) {
             // The provider answered a call let out since this conflict last failed: the failure is its own.

@@ -193,6 +193,26 @@ class ProviderCircuitTest {
     }
 
     @Test
+    void aCallSentBeforeAnOutageThatFailsAfterItEndedCostsNothingAndOpensNothing() throws Exception {
+        UUID conflict = UUID.randomUUID();
+        Ticket sentBefore = circuit.admit();
+        failOnce(conflict);
+        for (int i = 0; i < 4; i++) {
+            failOnce(UUID.randomUUID());
+        }
+        assertThat(circuit.state()).isEqualTo(State.OPEN);
+        clock.advance(Duration.ofSeconds(1));
+        circuit.answered(circuit.admit());
+
+        ProviderCircuit.Verdict late = circuit.failed(sentBefore, conflict, "timeout");
+
+        assertThat(late.counts()).isFalse();
+        assertThat(late.deferral().pausesProvider()).as("the others go on").isFalse();
+        assertThat(circuit.state()).isEqualTo(State.CLOSED);
+        assertThat(circuit.openings()).isEqualTo(1);
+    }
+
+    @Test
     void aFailedCallThatWasSentBeforeTheCircuitOpenedWaitsForTheProbe() throws Exception {
         Ticket early = circuit.admit();
         openIt();

@@ -20,6 +20,7 @@ final class LlmMetrics {
     private final Counter cost;
     private final Counter escalations;
     private final Counter escalationWaits;
+    private final Counter probes;
     private final Histogram duration;
     private final MergeCheckRefusals refusals;
 
@@ -36,6 +37,9 @@ final class LlmMetrics {
         escalationWaits = Counter.build("llm_escalation_waits_total",
                 "Second passes (an escalation or a repair) that waited for their model's pause or pace to end "
                         + "instead of giving up.").register(registry);
+        probes = Counter.build("llm_circuit_probes_total",
+                        "Free requests (the model list) sent to a provider found down, by whether it answered.")
+                .labelNames("provider", "outcome").register(registry);
         duration = Histogram.build("llm_call_duration_seconds", "From sending a request to reading its whole answer.")
                 .labelNames("provider")
                 .buckets(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60)
@@ -52,7 +56,14 @@ final class LlmMetrics {
             tokens.labels(provider, "cache_read");
             tokens.labels(provider, "cache_write");
             cost.labels(provider);
+            probes.labels(provider, "answered");
+            probes.labels(provider, "failed");
         }
+    }
+
+    /** A probe of a provider found down: answered (it is up again) or failed as an outage fails. */
+    void probe(String provider, boolean answered) {
+        probes.labels(provider, answered ? "answered" : "failed").inc();
     }
 
     void call(String provider, CallOutcome outcome, Duration latency) {

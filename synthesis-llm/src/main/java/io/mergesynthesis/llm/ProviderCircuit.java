@@ -16,24 +16,27 @@ import org.slf4j.LoggerFactory;
 /**
  * Tells a provider that is down from a conflict that fails, for one provider on this replica.
  *
- * <p>Only failures an outage produces are looked at here: no connection, no answer in time, a 5xx. When such
- * failures come from {@code openAfter} different conflicts in a row, with no answer of any kind in between, the
- * provider is down: the circuit opens, calls are held back (the conflict is handed back with no attempt counted)
- * and one call at a time probes the provider, the first a second later, then at a doubling interval up to a cap.
- * The probe's answer, whatever it says, closes the circuit at once; so does any answer to a call let out since
- * the circuit opened, but not a late answer to a call sent before it.
+ * <p>Only failures an outage produces are looked at here: no connection, no answer in time, a 5xx. Such a failure
+ * counts against the conflict only when the provider answered a call let out after that conflict's previous such
+ * failure: it answers others, so the failure is the conflict's own. Otherwise nothing says the provider is up. A
+ * conflict's first such failure is handed back uncounted, once; a second one with no answer since opens the
+ * circuit at once, however few conflicts wait, and so do such failures of {@code openAfter} different conflicts
+ * in a row.
  *
- * <p>Before the circuit opens the same failure is ambiguous: it may be the first of an outage, or this conflict's
- * own (a request the provider chokes on). Each conflict gets one uncounted retry for it; a second such failure of
- * the same conflict while the provider has not been found down counts against the conflict as before, so a
- * conflict that always breaks the provider still reaches its marker, one call later than it used to.
+ * <p>While the circuit is open calls are held back (the conflict is handed back with no attempt counted) and the
+ * provider is probed with a request that costs nothing (its model list), never with a conflict: the first probe a
+ * second later, then at a doubling interval up to a cap. Any answer to the probe closes the circuit, and the call
+ * that asked for it goes out next; so does any answer to a call let out since the circuit opened, but not a late
+ * answer to a call sent before it. A conflict the provider always fails while nobody else calls therefore still
+ * reaches its marker: each probe's answer is an answer let out after its previous failure, so every other failure
+ * counts.
  */
 final class ProviderCircuit {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProviderCircuit.class);
 
-    /** Conflicts given their uncounted retry are remembered up to this many; the oldest are forgotten first. */
-    static final int REMEMBERED_RETRIES = 10_000;
+    /** Conflicts' last outage-like failures are remembered up to this many; the oldest are forgotten first. */
+    static final int REMEMBERED_FAILURES = 10_000;
 
     /** How the circuit stands; the gauge {@code llm_circuit_state} reports the ordinal. */
     enum State {
@@ -46,10 +49,10 @@ final class ProviderCircuit {
     }
 
     /**
-     * A call let out: whether it is the probe, and which opening of the circuit it was let out under (calls let
-     * out before an opening carry an older one).
+     * A call let out: whether it is the probe, which opening of the circuit it was let out under (calls let out
+     * before an opening carry an older one), and its place in the order calls were let out.
      */
-    record Ticket(boolean probe, long epoch) {
+    record Ticket(boolean probe, long epoch, long order) {
     }
 
     /** What a failure means for the conflict that met it. */
@@ -69,17 +72,21 @@ final class ProviderCircuit {
 
     private State state = State.CLOSED;
     private final Set<UUID> streak = new LinkedHashSet<>();
-    private final Map<UUID, Boolean> retried = new LinkedHashMap<>(16, 0.75f, false) {
+    /** Per conflict, how many calls had been let out when it last met an outage-like failure. */
+    private final Map<UUID, Long> lastFailure = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<UUID, Boolean> eldest) {
-            return size() > REMEMBERED_RETRIES;
+        protected boolean removeEldestEntry(Map.Entry<UUID, Long> eldest) {
+            return size() > REMEMBERED_FAILURES;
         }
     };
+    private long letOut;
+    private long lastAnswered; // the order of the latest-let-out call that was answered
     private Duration interval;
     private Instant openedAt;
+    private String openedBecause = "";
     private Instant nextProbeAt;
     private int failedProbes;
-    private String lastFailure = "";
+    private String lastFailureText = "";
     private long openings; // also the epoch: each opening starts a new one
 
     ProviderCircuit(String provider, CircuitSettings settings, Clock clock) {
@@ -99,11 +106,11 @@ final class ProviderCircuit {
         Instant now = clock.instant();
         switch (state) {
             case CLOSED:
-                return new Ticket(false, openings);
+                return new Ticket(false, openings, ++letOut);
             case OPEN:
                 if (!now.isBefore(nextProbeAt)) {
                     state = State.PROBING;
-                    return new Ticket(true, openings);
+                    return new Ticket(true, openings, ++letOut);
                 }
                 throw new HeldBack(Duration.between(now, nextProbeAt), describe(now));
             default:
@@ -117,6 +124,7 @@ final class ProviderCircuit {
      * before the circuit opened: a late answer to a request sent before the outage says nothing about now.
      */
     synchronized void answered(Ticket ticket) {
+        lastAnswered = Math.max(lastAnswered, ticket.order());
         if (state == State.CLOSED) {
             streak.clear();
             return;
@@ -140,29 +148,50 @@ final class ProviderCircuit {
      */
     synchronized Verdict failed(Ticket ticket, UUID conflict, String what) {
         Instant now = clock.instant();
-        lastFailure = what;
-        if (state == State.PROBING && ticket.probe() && ticket.epoch() == openings) {
-            failedProbes++;
-            Duration doubled = interval.multipliedBy(2);
-            interval = doubled.compareTo(settings.getMaxProbeInterval()) > 0 ? settings.getMaxProbeInterval() : doubled;
-            nextProbeAt = now.plus(interval);
-            state = State.OPEN;
-            LOG.info("probe of provider '{}' failed ({}); next probe in {} ms", provider, what, interval.toMillis());
-            return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, interval);
+        lastFailureText = what;
+        if (ticket.probe()) {
+            return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, probeFailed(ticket, what));
         }
         if (state != State.CLOSED) {
             // A call sent before the circuit opened: more of the same outage.
             return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, untilProbe(now));
         }
-        streak.add(conflict);
-        if (streak.size() >= settings.getOpenAfter()) {
-            open(now, what);
-            return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, interval);
-        }
-        if (retried.putIfAbsent(conflict, Boolean.TRUE) == null) {
+        if (ticket.epoch() != openings) {
+            // Sent before the last outage was found and failed only after it ended: that outage's, not the
+            // conflict's, and no sign of a new one.
             return new Verdict(SynthesisDeferred.Cause.OUTAGE_SUSPECTED, settings.getFirstProbeAfter());
         }
-        return Verdict.COUNTS;
+        Long previous = lastFailure.put(conflict, letOut);
+        if (previous != null && lastAnswered > previous) {
+            // The provider answered a call let out since this conflict last failed: the failure is its own.
+            return Verdict.COUNTS;
+        }
+        streak.add(conflict);
+        if (previous != null || streak.size() >= settings.getOpenAfter()) {
+            open(now, what, previous != null);
+            return new Verdict(SynthesisDeferred.Cause.PROVIDER_OUTAGE, interval);
+        }
+        return new Verdict(SynthesisDeferred.Cause.OUTAGE_SUSPECTED, settings.getFirstProbeAfter());
+    }
+
+    /**
+     * The probe met a failure an outage produces: the provider is still down, and the next probe waits twice as
+     * long, up to the cap.
+     *
+     * @return how long calls are held back now
+     */
+    synchronized Duration probeFailed(Ticket ticket, String what) {
+        lastFailureText = what;
+        if (state != State.PROBING || ticket.epoch() != openings) {
+            return untilProbe(clock.instant());
+        }
+        failedProbes++;
+        Duration doubled = interval.multipliedBy(2);
+        interval = doubled.compareTo(settings.getMaxProbeInterval()) > 0 ? settings.getMaxProbeInterval() : doubled;
+        nextProbeAt = clock.instant().plus(interval);
+        state = State.OPEN;
+        LOG.info("probe of provider '{}' failed ({}); next probe in {} ms", provider, what, interval.toMillis());
+        return interval;
     }
 
     /** The probe ended without telling anything (the worker gave up on it): the next call probes again. */
@@ -190,19 +219,18 @@ final class ProviderCircuit {
         return new CircuitStatus(provider, true, describe(now));
     }
 
-    private void open(Instant now, String what) {
+    private void open(Instant now, String what, boolean unansweredSince) {
         state = State.OPEN;
         openedAt = now;
+        openedBecause = unansweredSince ? "a conflict failed twice with no call answered in between"
+                : settings.getOpenAfter() + " conflicts in a row failed";
         interval = settings.getFirstProbeAfter();
         nextProbeAt = now.plus(interval);
         failedProbes = 0;
         openings++;
         streak.clear();
-        // The conflicts that met this outage before it was recognised were not at fault: they get a fresh retry.
-        retried.clear();
-        LOG.warn("provider '{}' failed for {} different conflicts in a row (last: {}); its circuit is open: "
-                + "conflicts wait uncounted, the provider is probed from {} ms on", provider, settings.getOpenAfter(),
-                what, interval.toMillis());
+        LOG.warn("provider '{}' is down: {} (last: {}); its circuit is open: conflicts wait uncounted, the provider "
+                + "is probed from {} ms on", provider, openedBecause, what, interval.toMillis());
     }
 
     private Duration untilProbe(Instant now) {
@@ -217,7 +245,7 @@ final class ProviderCircuit {
         String next = state == State.PROBING ? "a probe is out now"
                 : "next probe in " + Math.max(0, Duration.between(now, nextProbeAt).toMillis()) + " ms";
         return "provider '" + provider + "' is down: circuit open since " + openedAt + " after "
-                + settings.getOpenAfter() + " conflicts in a row failed (last: " + lastFailure + "); " + failedProbes
+                + openedBecause + " (last: " + lastFailureText + "); " + failedProbes
                 + " probes failed since; " + next + "; conflicts wait with no attempt counted";
     }
 

@@ -108,6 +108,9 @@ final class ProviderClient {
         }
         deferIfPaused(model, calls);
         ProviderCircuit.Ticket ticket = admit(calls);
+        if (ticket.probe()) {
+            ticket = probe(ticket, calls);
+        }
         try {
             long deadline = ticker.nanos() + slotWait.toNanos();
             if (!gate.limit().acquire(slotWait)) {
@@ -158,6 +161,40 @@ final class ProviderClient {
             throw new SynthesisDeferred(SynthesisDeferred.Cause.PROVIDER_OUTAGE, name, held.retryAfter(),
                     held.getMessage() + "; no call made", calls);
         }
+    }
+
+    /**
+     * Asks a provider found down for its model list, which costs nothing, instead of risking the conflict's
+     * attempt on it. An answer of any kind but a broken server's closes the circuit, and the conflict's call is let
+     * out next; otherwise the conflict is handed back uncounted until the next probe.
+     *
+     * @return the ticket of the conflict's own call
+     */
+    private ProviderCircuit.Ticket probe(ProviderCircuit.Ticket probe, List<ProviderCall> calls)
+            throws SynthesisDeferred, InterruptedException {
+        String what;
+        try {
+            HttpResponse<Void> response = http.send(protocol.probe(settings), HttpResponse.BodyHandlers.discarding());
+            int status = response.statusCode();
+            if (status < 500 || status == 529) {
+                metrics.probe(name, true);
+                gate.circuit().answered(probe);
+                return admit(calls);
+            }
+            what = "HTTP " + status + " to the probe";
+        } catch (HttpTimeoutException e) {
+            what = "no answer to the probe within " + settings.getRequestTimeout().toMillis() + " ms";
+        } catch (IOException e) {
+            what = "could not be reached by the probe (" + e.getClass().getSimpleName() + ")";
+        } catch (InterruptedException | RuntimeException e) {
+            // The probe learned nothing: the next call probes again.
+            gate.circuit().abandoned(probe);
+            throw e;
+        }
+        metrics.probe(name, false);
+        Duration wait = gate.circuit().probeFailed(probe, what);
+        throw new SynthesisDeferred(SynthesisDeferred.Cause.PROVIDER_OUTAGE, name, wait,
+                "provider '" + name + "' is still down: " + what + "; no call made for this conflict", calls);
     }
 
     /**

@@ -39,6 +39,12 @@ public interface WireProtocol {
     HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
                         Repair repair, RequestPlan plan);
 
+    /**
+     * A request that costs nothing and that a provider which is up answers (its model list), key included; it
+     * must never be logged. It tells whether a provider found down answers again without risking a conflict.
+     */
+    HttpRequest probe(ProviderSettings provider);
+
     /** The header that carries the provider's id for a request. */
     String requestIdHeader();
 

@@ -64,12 +64,47 @@ class ProviderCircuitTest {
     }
 
     @Test
-    void oneConflictFailingAgainAndAgainNeverOpensTheCircuit() throws Exception {
-        UUID lonely = UUID.randomUUID();
-        for (int i = 0; i < 20; i++) {
-            failOnce(lonely);
+    void aConflictFailingAgainWithNoAnswerInBetweenOpensTheCircuitWithoutCountingEitherFailure() throws Exception {
+        UUID quiet = UUID.randomUUID();
+
+        ProviderCircuit.Verdict first = failOnce(quiet);
+        ProviderCircuit.Verdict second = failOnce(quiet);
+
+        assertThat(first.deferral()).isEqualTo(Cause.OUTAGE_SUSPECTED);
+        assertThat(second.deferral()).as("nothing answered since its first failure").isEqualTo(Cause.PROVIDER_OUTAGE);
+        assertThat(second.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(circuit.state()).isEqualTo(State.OPEN);
+        assertThat(circuit.status().detail()).contains("a conflict failed twice with no call answered in between");
+    }
+
+    @Test
+    void anAnswerToACallLetOutBeforeTheConflictFailedDoesNotMakeItsNextFailureCount() throws Exception {
+        UUID quiet = UUID.randomUUID();
+        Ticket sentEarlier = circuit.admit();
+        failOnce(quiet);
+
+        circuit.answered(sentEarlier);
+        ProviderCircuit.Verdict second = failOnce(quiet);
+
+        assertThat(second.counts()).isFalse();
+        assertThat(circuit.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void aConflictThatAlwaysFailsWhileOnlyTheProbesAreAnsweredCountsEveryOtherFailure() throws Exception {
+        UUID choking = UUID.randomUUID();
+        List<Boolean> counted = new ArrayList<>();
+        while (counted.stream().filter(c -> c).count() < 3) {
+            assertThat(counted).as("the conflict reaches its third counted failure").hasSizeLessThan(10);
+            if (circuit.state() == State.OPEN) {
+                clock.advance(Duration.ofSeconds(1));
+                circuit.answered(circuit.admit()); // the free probe: the provider answers its model list
+            }
+            counted.add(failOnce(choking).counts());
         }
-        assertThat(circuit.state()).isEqualTo(State.CLOSED);
+
+        assertThat(counted).containsExactly(false, false, true, false, true, false, true);
+        assertThat(circuit.openings()).isEqualTo(3);
     }
 
     @Test
@@ -109,9 +144,9 @@ class ProviderCircuitTest {
         Duration wait = Duration.ofSeconds(1);
         for (int i = 0; i < 6; i++) {
             clock.advance(wait);
-            ProviderCircuit.Verdict verdict = circuit.failed(circuit.admit(), UUID.randomUUID(), "refused");
-            assertThat(verdict.deferral()).isEqualTo(Cause.PROVIDER_OUTAGE);
-            wait = verdict.retryAfter();
+            Ticket probe = circuit.admit();
+            assertThat(probe.probe()).isTrue();
+            wait = circuit.probeFailed(probe, "refused");
             intervals.add(wait);
         }
         assertThat(intervals).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8),
@@ -154,6 +189,26 @@ class ProviderCircuitTest {
         circuit.answered(sentBefore);
 
         assertThat(circuit.state()).isEqualTo(State.OPEN);
+        assertThat(circuit.openings()).isEqualTo(1);
+    }
+
+    @Test
+    void aCallSentBeforeAnOutageThatFailsAfterItEndedCostsNothingAndOpensNothing() throws Exception {
+        UUID conflict = UUID.randomUUID();
+        Ticket sentBefore = circuit.admit();
+        failOnce(conflict);
+        for (int i = 0; i < 4; i++) {
+            failOnce(UUID.randomUUID());
+        }
+        assertThat(circuit.state()).isEqualTo(State.OPEN);
+        clock.advance(Duration.ofSeconds(1));
+        circuit.answered(circuit.admit());
+
+        ProviderCircuit.Verdict late = circuit.failed(sentBefore, conflict, "timeout");
+
+        assertThat(late.counts()).isFalse();
+        assertThat(late.deferral().pausesProvider()).as("the others go on").isFalse();
+        assertThat(circuit.state()).isEqualTo(State.CLOSED);
         assertThat(circuit.openings()).isEqualTo(1);
     }
 

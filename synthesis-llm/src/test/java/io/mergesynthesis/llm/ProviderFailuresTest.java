@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm;
 
+import static io.mergesynthesis.llm.Fixtures.anotherConflict;
 import static io.mergesynthesis.llm.Fixtures.conflict;
 import static io.mergesynthesis.llm.Fixtures.model;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,6 +9,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.Behaviour.Scripted;
 import io.mergesynthesis.standin.Failure;
+import io.mergesynthesis.standin.Outage;
 import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.synthesis.InvalidAnswerException;
 import io.mergesynthesis.synthesis.ProviderCall;
@@ -224,13 +226,22 @@ class ProviderFailuresTest {
         assertThat(synthesizer().concurrencyLimit("openai")).as("a spend limit is not congestion").isEqualTo(16);
     }
 
+    /** Another conflict's call goes out once the circuit lets one through, and is answered: the provider is up. */
+    private void anotherConflictIsAnswered(String provider, SynthesisDeferred handedBack) throws Exception {
+        clock.advance(handedBack.retryAfter());
+        assertThat(synthesizer().synthesizeWithCalls(anotherConflict(), model(provider, "test-model")).merge())
+                .isNotNull();
+    }
+
     @Test
-    void a500IsRetriedUncountedOnceThenCountsAsAFailureWithAFailedCall() throws Exception {
-        standIn.behaviour().failNext(2, Failure.SERVER_ERROR);
+    void a500IsRetriedUncountedOnceAndOnceOthersAreAnsweredItCountsWithAFailedCall() throws Exception {
+        standIn.behaviour().failNext(1, Failure.SERVER_ERROR);
         var conflict = conflict();
 
         SynthesisDeferred suspected = catchThrowableOfType(
                 () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisDeferred.class);
+        anotherConflictIsAnswered("openai", suspected);
+        standIn.behaviour().failNext(1, Failure.SERVER_ERROR);
         SynthesisException failure = catchThrowableOfType(
                 () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisException.class);
 
@@ -246,6 +257,24 @@ class ProviderFailuresTest {
         });
         assertThat(calls("openai", "server_error")).isEqualTo(2);
         assertThat(synthesizer().concurrencyLimit("openai")).isEqualTo(16);
+    }
+
+    @Test
+    void a500AgainWithNoAnswerInBetweenIsTheProvidersAndCostsNothing() throws Exception {
+        standIn.behaviour().failNext(2, Failure.SERVER_ERROR);
+        var conflict = conflict();
+
+        SynthesisDeferred suspected = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisDeferred.class);
+        clock.advance(suspected.retryAfter());
+        SynthesisDeferred outage = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisDeferred.class);
+
+        assertThat(outage.deferral()).isEqualTo(SynthesisDeferred.Cause.PROVIDER_OUTAGE);
+        assertThat(outage.deferral().pausesProvider()).isTrue();
+        assertThat(outage.calls()).singleElement().extracting(ProviderCall::disposition).isEqualTo(Disposition.FAILED);
+        assertThat(synthesizer().circuits()).filteredOn(c -> c.provider().equals("openai"))
+                .singleElement().satisfies(c -> assertThat(c.open()).isTrue());
     }
 
     @ParameterizedTest
@@ -284,15 +313,17 @@ class ProviderFailuresTest {
     }
 
     @Test
-    void aTimeoutIsRetriedUncountedOnceThenCountsWithoutALedgerRow() throws Exception {
+    void aTimeoutIsRetriedUncountedOnceAndOnceOthersAreAnsweredItCountsWithoutALedgerRow() throws Exception {
         settings.getProviders().get("anthropic").setRequestTimeout(Duration.ofMillis(200));
         standIn.behaviour().latency(Duration.ofSeconds(5));
-
         var conflict = conflict();
 
         SynthesisDeferred suspected = catchThrowableOfType(
                 () -> synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model")),
                 SynthesisDeferred.class);
+        standIn.behaviour().latency(Duration.ZERO);
+        anotherConflictIsAnswered("anthropic", suspected);
+        standIn.behaviour().latency(Duration.ofSeconds(5));
         SynthesisException failure = catchThrowableOfType(
                 () -> synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model")),
                 SynthesisException.class);
@@ -307,24 +338,60 @@ class ProviderFailuresTest {
     }
 
     @Test
-    void anUnreachableProviderIsRetriedUncountedOnceThenCountsWithoutALedgerRow() throws Exception {
+    void anUnreachableProviderCostsTheConflictNoAttemptHoweverOftenItIsTriedAndNoLedgerRow() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
         settings.getProviders().get("openai").setBaseUrl("http://127.0.0.1:" + closedPort + "/v1");
-
         var conflict = conflict();
 
-        SynthesisDeferred suspected = catchThrowableOfType(
-                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisDeferred.class);
-        SynthesisException failure = catchThrowableOfType(
-                () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")), SynthesisException.class);
+        for (int i = 0; i < 8; i++) {
+            SynthesisDeferred handedBack = catchThrowableOfType(
+                    () -> synthesizer().synthesizeWithCalls(conflict, model("openai", "test-model")),
+                    SynthesisDeferred.class);
+            assertThat(handedBack).as("hand-back " + i).isNotNull().hasMessageContaining("could not be reached");
+            assertThat(handedBack.calls()).isEmpty();
+            clock.advance(handedBack.retryAfter());
+        }
+        assertThat(probes("openai", "failed")).as("probes while it stays down").isPositive();
+    }
 
-        assertThat(suspected.deferral()).isEqualTo(SynthesisDeferred.Cause.OUTAGE_SUSPECTED);
-        assertThat(suspected).hasMessageContaining("could not be reached");
-        assertThat(failure).isNotInstanceOf(SynthesisDeferred.class).hasMessageContaining("could not be reached");
-        assertThat(failure.calls()).isEmpty();
+    @Test
+    void anOpenCircuitIsProbedWithTheModelListNeverWithAConflictAndTheConflictGoesOutOnceItAnswers()
+            throws Exception {
+        standIn.outage(Outage.STATUS_503);
+        var conflict = conflict();
+        SynthesisDeferred handedBack = catchThrowableOfType(
+                () -> synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model")),
+                SynthesisDeferred.class);
+        for (int i = 0; i < 4; i++) {
+            clock.advance(handedBack.retryAfter());
+            handedBack = catchThrowableOfType(
+                    () -> synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model")),
+                    SynthesisDeferred.class);
+            assertThat(handedBack.deferral()).isIn(SynthesisDeferred.Cause.OUTAGE_SUSPECTED,
+                    SynthesisDeferred.Cause.PROVIDER_OUTAGE);
+        }
+        long conflictCallsWhileDown = standIn.stats().path("/v1/messages");
+        long probesWhileDown = standIn.stats().path("/v1/models");
+        standIn.outage(Outage.NONE);
+        clock.advance(handedBack.retryAfter());
+
+        var merged = synthesizer().synthesizeWithCalls(conflict, model("anthropic", "test-model"));
+
+        assertThat(conflictCallsWhileDown).as("the conflict's own calls: until the circuit opened").isEqualTo(2);
+        assertThat(probesWhileDown).as("the rest were free probes").isEqualTo(3);
+        assertThat(merged.merge()).isNotNull();
+        assertThat(standIn.stats().path("/v1/models")).isEqualTo(probesWhileDown + 1);
+        assertThat(probes("anthropic", "answered")).isEqualTo(1);
+        assertThat(synthesizer().circuits()).allSatisfy(c -> assertThat(c.open()).isFalse());
+    }
+
+    private double probes(String provider, String outcome) {
+        Double value = registry.getSampleValue("llm_circuit_probes_total",
+                new String[] {"provider", "outcome"}, new String[] {provider, outcome});
+        return value == null ? 0 : value;
     }
 
     @Test

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A provider that is down for everyone costs no attempt: the service on the LLM path, a backlog of conflicts,
- * and the stand-in answering 503 to every request for 30 seconds in the middle of it. Beside it, the failures
- * that are one conflict's own still reach the marker.
+ * and the stand-in answering 503 to every request for 30 seconds in the middle of it; and a quiet org's one
+ * conflict while the provider refuses connections. Beside them, the failures that are one conflict's own still
+ * reach the marker.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
@@ -69,6 +70,7 @@ class ProviderOutageTest {
         await("a first few merges", Duration.ofSeconds(30), () -> count(org, "done") >= 10);
 
         long requestsBefore = STAND_IN.stats().requests();
+        double openingsBefore = openings();
         STAND_IN.outage(Outage.STATUS_503);
         await("the circuit to open", Duration.ofSeconds(10), () -> !healthy());
         String health = APP.getAdmin("/healthcheck").body();
@@ -91,8 +93,8 @@ class ProviderOutageTest {
         assertThat(maxAttempts(org)).as("each conflict took exactly its one successful attempt").isEqualTo(1);
         assertThat(deferrals(org, "provider_outage")).isPositive();
         assertThat(healthy()).isTrue();
-        assertThat(APP.getAdmin("/metrics").body()).contains("llm_circuit_openings_total{provider=\"standin\",} 1.0",
-                "llm_circuit_state{provider=\"standin\",} 0.0");
+        assertThat(openings()).as("one outage, one opening").isEqualTo(openingsBefore + 1);
+        assertThat(APP.getAdmin("/metrics").body()).contains("llm_circuit_state{provider=\"standin\",} 0.0");
     }
 
     @Test
@@ -109,7 +111,29 @@ class ProviderOutageTest {
     }
 
     @Test
-    void aConflictThatAloneMeetsServerErrorsIsMarkedAfterOneUncountedRetry() throws Exception {
+    void aQuietOrgsOneConflictWaitsUncountedWhileTheProviderRefusesConnectionsAndIsMergedWhenItReturns()
+            throws Exception {
+        STAND_IN.outage(Outage.REFUSE);
+        UUID org = UUID.randomUUID();
+        UUID id = Seed.conflict(APP, platform, org, "quiet-1", "drive.share");
+
+        // Four hand-backs take longer than three attempts with their backoff would: the marker would come first.
+        await("the conflict handed back more often than its attempts allow", Duration.ofSeconds(60), () -> {
+            assertThat(count(org, "max_attempts_exceeded")).as("marked during an outage").isZero();
+            return deferrals(org, "provider_outage") >= 4;
+        });
+        assertThat(countedFailures(org)).as("no attempt counted").isZero();
+        assertThat(healthy()).as("the circuit is open").isFalse();
+        STAND_IN.outage(Outage.NONE);
+        JsonNode merged = awaitState(org, id, "done");
+
+        assertThat(merged.at("/synthesis/attempts").asInt()).as("only the successful attempt counts").isEqualTo(1);
+        assertThat(merged.at("/synthesis/attempt_history/0/outcome").asText()).isEqualTo("deferred");
+        assertThat(healthy()).isTrue();
+    }
+
+    @Test
+    void aConflictTheProviderAlwaysFailsIsMarkedAfterItsAttemptsWhileTheProviderAnswersItsProbes() throws Exception {
         STAND_IN.behaviour().failureKind(Failure.SERVER_ERROR).failureRate(1.0);
         UUID org = UUID.randomUUID();
         UUID id = Seed.conflict(APP, platform, org, "alone-1", "drive.share");
@@ -118,7 +142,17 @@ class ProviderOutageTest {
 
         assertThat(marked.at("/synthesis/attempts").asInt()).isEqualTo(3);
         assertThat(deferrals(org, "outage_suspected")).isEqualTo(1);
+        assertThat(deferrals(org, "provider_outage")).as("a failure with no answer since costs nothing").isPositive();
         assertThat(countedFailures(org)).isEqualTo(3);
+    }
+
+    private static double openings() {
+        String metrics = APP.getAdmin("/metrics").body();
+        String series = "llm_circuit_openings_total{provider=\"standin\",} ";
+        int at = metrics.indexOf(series);
+        assertThat(at).as("the openings series").isNotNegative();
+        int end = metrics.indexOf('\n', at);
+        return Double.parseDouble(metrics.substring(at + series.length(), end).trim());
     }
 
     private static boolean healthy() {

@@ -77,6 +77,16 @@ public final class AnthropicProtocol implements WireProtocol {
     }
 
     @Override
+    public HttpRequest probe(ProviderSettings provider) {
+        return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/v1/models?limit=1"))
+                .timeout(provider.getRequestTimeout())
+                .header("x-api-key", provider.requireKey())
+                .header("anthropic-version", provider.getAnthropicVersion())
+                .GET()
+                .build();
+    }
+
+    @Override
     public String requestIdHeader() {
         return "request-id";
     }

@@ -81,6 +81,15 @@ public final class OpenAiProtocol implements WireProtocol {
     }
 
     @Override
+    public HttpRequest probe(ProviderSettings provider) {
+        return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/models"))
+                .timeout(provider.getRequestTimeout())
+                .header("authorization", "Bearer " + provider.requireKey())
+                .GET()
+                .build();
+    }
+
+    @Override
     public String requestIdHeader() {
         return "x-request-id";
     }

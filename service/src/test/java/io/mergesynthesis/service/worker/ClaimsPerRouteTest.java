@@ -10,6 +10,7 @@ import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +117,7 @@ class ClaimsPerRouteTest {
                     ROUTER);
             replica.pool().start();
 
-            WorkerFixture.await("the other provider's conflicts merged", Duration.ofSeconds(20),
+            Wait.until("the other provider's conflicts merged", Duration.ofSeconds(20),
                     () -> fixture.count("synthesis_state = 'done'") == served.size());
 
             assertThat(synthesizer.asked("openai")).isEqualTo(served.size());

@@ -3,6 +3,7 @@ package io.mergesynthesis.service.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Handle;
@@ -35,7 +36,7 @@ class LeasesPerWorkerTest {
                 try {
                     blocker.execute("LOCK TABLE conflict_events IN EXCLUSIVE MODE");
                     replica.pool().start();
-                    WorkerFixture.await("a call per worker", Duration.ofSeconds(20),
+                    Wait.until("a call per worker", Duration.ofSeconds(20),
                             () -> counting.total.get() >= WORKERS);
                     // The claim loop looks for free workers every 100 ms (the poll interval) and at once when one
                     // frees up: in a second it has had ample chances to claim more, had it counted a worker free.
@@ -54,11 +55,11 @@ class LeasesPerWorkerTest {
             assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
                     .isEqualTo(WORKERS);
 
-            WorkerFixture.await("every conflict done", Duration.ofSeconds(30),
+            Wait.until("every conflict done", Duration.ofSeconds(30),
                     () -> fixture.count("synthesis_state = 'done'") == CONFLICTS);
             assertThat(counting.total.get()).isEqualTo(CONFLICTS);
             // Counted when each store is reported back, a moment after the commit that shows the row done.
-            WorkerFixture.await("every success counted", Duration.ofSeconds(10),
+            Wait.until("every success counted", Duration.ofSeconds(10),
                     () -> replica.attempts(Outcome.SUCCESS) == CONFLICTS);
         }
     }

@@ -1,5 +1,6 @@
 package io.mergesynthesis.bench;
 
+import io.mergesynthesis.harness.Replica;
 import io.mergesynthesis.llm.standin.Behaviour;
 import io.mergesynthesis.llm.standin.StandInProvider;
 import io.mergesynthesis.llm.standin.Stats;

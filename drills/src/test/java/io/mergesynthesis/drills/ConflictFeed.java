@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * A policy engine reporting conflicts while the drill hurts the replicas: batches of new conflicts, each batch of

@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * More replicas than the database has connections for. PostgreSQL gets {@value #MAX_CONNECTIONS} connection slots
@@ -55,7 +57,7 @@ class ConnectionStarvationDrill {
         try (DrillDatabase database = DrillDatabase.start(NAME, Map.of(
                 "max_connections", Integer.toString(MAX_CONNECTIONS),
                 "superuser_reserved_connections", "0"))) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
             Map<String, String> settings = new LinkedHashMap<>(calls.setting());
             settings.put("synthesis.workers", Integer.toString(WORKERS));
@@ -69,7 +71,7 @@ class ConnectionStarvationDrill {
             settings.put("databaseStartupWait", "120s");
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings));
             }
             report.line(REPLICAS + " replicas x " + WORKERS + " workers, pools of " + POOL_INITIAL + " to "
                     + POOL_MAX + " connections plus a listener each (up to " + REPLICAS * (POOL_MAX + 1)

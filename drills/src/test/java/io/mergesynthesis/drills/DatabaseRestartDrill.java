@@ -15,6 +15,8 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * PostgreSQL goes away for ten seconds while three replicas are busy, then comes back on the same port and data.
@@ -52,7 +54,7 @@ class DatabaseRestartDrill {
     void replicasRideOutADatabaseRestart() throws Exception {
         DrillReport report = new DrillReport(NAME);
         try (DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
             Map<String, String> settings = new LinkedHashMap<>(calls.setting());
             settings.put("synthesis.workers", Integer.toString(WORKERS));
@@ -64,7 +66,7 @@ class DatabaseRestartDrill {
             settings.put("synthesis.faults.latency", LATENCY.toMillis() + "ms");
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings));
             }
             report.line(REPLICAS + " replicas x " + WORKERS + " workers, " + CONFLICTS + " conflicts, synthesizer "
                     + "latency " + LATENCY.toMillis() + " ms, lease 4 s, invoke timeout 2 s, outage "

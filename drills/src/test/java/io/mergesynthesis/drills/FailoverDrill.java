@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * Failover to a standby mid-drain. Replicas run on a multi-host URL that names the primary and its streaming
@@ -95,7 +97,7 @@ class FailoverDrill {
 
     private Outcome drill(String name, boolean synchronous) throws Exception {
         DrillReport report = new DrillReport(name);
-        Path dir = Product.workDirectory().resolve(name);
+        Path dir = Product.workDirectory("drills").resolve(name);
         try (StandbyPair pair = StandbyPair.start(name, synchronous)) {
             DrillDatabase primary = pair.primary();
             DrillDatabase standby = pair.standby();
@@ -109,7 +111,7 @@ class FailoverDrill {
             Map<String, String> environment = Map.of("DATABASE_URL", pair.multiHostUrl(URL_PARAMETERS));
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, primary, dir, settings, environment));
+                replicas.add(DrillReplicas.of("r" + i, primary, dir, settings, environment));
             }
             report.line(REPLICAS + " replicas x " + WORKERS + " workers on " + pair.multiHostUrl(URL_PARAMETERS)
                     + "; " + CONFLICTS + " conflicts fed, synthesizer latency " + LATENCY.toMillis() + " ms");

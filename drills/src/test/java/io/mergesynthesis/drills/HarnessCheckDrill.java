@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 
 /** The harness itself: one replica, a few conflicts over HTTP, every one merged and journaled exactly once. */
 @Tag("drill")
@@ -19,10 +21,10 @@ class HarnessCheckDrill {
     void oneReplicaMergesWhatItIsSent() throws Exception {
         DrillReport report = new DrillReport("harness-check");
         try (DrillDatabase database = DrillDatabase.start("harness-check")) {
-            Path dir = Product.workDirectory().resolve("harness-check");
+            Path dir = Product.workDirectory("drills").resolve("harness-check");
             CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
             Map<String, String> settings = new HashMap<>(calls.setting());
-            Replica replica = new Replica("r1", database, dir, settings).start();
+            Replica replica = DrillReplicas.of("r1", database, dir, settings).start();
             try {
                 UUID org = UUID.randomUUID();
                 String ingest = ApiClient.mintToken(database, "ingest", org);

@@ -10,6 +10,8 @@ import io.mergesynthesis.drills.HostileLedger.Outcome;
 import io.mergesynthesis.drills.HostileProbes.Org;
 import io.mergesynthesis.drills.HostileProbes.Targets;
 import io.mergesynthesis.drills.Probe.Header;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -76,11 +78,11 @@ class HostileInputDrill {
         report.figure("seed", seed + " (replay with -Ddrill.hostile.seed=" + seed + ")");
         List<String> problems = new ArrayList<>();
         try (DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             Map<String, String> settings = Map.of("synthesis.workers", "2");
-            Replica r1 = new Replica("r1", database, dir, settings).start();
+            Replica r1 = DrillReplicas.of("r1", database, dir, settings).start();
             // The second replica starts while the first is seeded; both get half of the fuzz.
-            Replica r2 = new Replica("r2", database, dir, settings).launch();
+            Replica r2 = DrillReplicas.of("r2", database, dir, settings).launch();
             List<Replica> replicas = List.of(r1, r2);
             try {
                 Targets targets = seed(database, r1, report);

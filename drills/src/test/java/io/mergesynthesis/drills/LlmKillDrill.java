@@ -2,6 +2,8 @@ package io.mergesynthesis.drills;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 import io.mergesynthesis.llm.standin.Behaviour;
 import io.mergesynthesis.llm.standin.StandInProvider;
 import io.mergesynthesis.llm.standin.Stats;
@@ -84,7 +86,7 @@ class LlmKillDrill {
                 .confidenceFor(model(ESCALATION), 0.95);
         try (StandInProvider standIn = StandInProvider.start(behaviour);
              DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             Map<String, String> environment = StandInEnvironment.of(standIn, KEY, PRIMARY);
             environment.put("LLM_ESCALATION_MODEL", ESCALATION);
 
@@ -112,7 +114,7 @@ class LlmKillDrill {
 
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings, environment));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings, environment));
             }
             // Replica logs are appended to across runs: only what this run logged counts.
             Map<Replica, Long> logStarts = new HashMap<>();

@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * Replicas behind a real PgBouncer in transaction mode, with fewer server connections than the replicas' pools
@@ -74,7 +76,7 @@ class PgBouncerDrill {
         Assumptions.assumeTrue(installed, "pgbouncer is not installed (apt-get install pgbouncer); the PgBouncer "
                 + "drill is skipped");
         DrillReport report = new DrillReport(NAME);
-        Path dir = Product.workDirectory().resolve(NAME);
+        Path dir = Product.workDirectory("drills").resolve(NAME);
         try (DrillDatabase database = DrillDatabase.start(NAME);
              PgBouncer bouncer = PgBouncer.start(database, SERVER_CONNECTIONS, dir)) {
             Map<String, String> settings = new LinkedHashMap<>();
@@ -87,7 +89,7 @@ class PgBouncerDrill {
                     "DATABASE_LISTEN_URL", database.url());
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings, environment));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings, environment));
             }
             report.line(REPLICAS + " replicas x " + WORKERS + " workers through PgBouncer (transaction mode, "
                     + SERVER_CONNECTIONS + " server connections), LISTEN straight to PostgreSQL");

@@ -44,6 +44,20 @@ public final class Wait {
         forValue(what, timeout, condition::holds, Boolean.TRUE::equals);
     }
 
+    /**
+     * Whether {@code condition} came to hold within {@code timeout}: for a drill that reports how far the product
+     * got instead of failing at the first shortfall. Returns as soon as it holds.
+     */
+    public static boolean holdsWithin(String what, Duration timeout, Condition condition) {
+        Objects.requireNonNull(what, "what is awaited");
+        try {
+            poll(what, timeout).until(condition::holds);
+            return true;
+        } catch (ConditionTimeoutException timedOut) {
+            return false;
+        }
+    }
+
     /** Returns the first reading that is not null; fails naming {@code what} at the timeout. */
     public static <T> T forValue(String what, Duration timeout, Reading<T> reading) {
         return forValue(what, timeout, reading, Objects::nonNull);

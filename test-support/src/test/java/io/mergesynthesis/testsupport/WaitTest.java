@@ -63,4 +63,13 @@ class WaitTest {
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("what is awaited");
     }
+
+    @Test
+    void holdsWithinSaysWhetherTheConditionCameToHoldInsteadOfFailing() {
+        AtomicInteger checks = new AtomicInteger();
+
+        assertThat(Wait.holdsWithin("the second check", Duration.ofSeconds(5), () -> checks.incrementAndGet() >= 2))
+                .isTrue();
+        assertThat(Wait.holdsWithin("a condition that never holds", Duration.ofMillis(30), () -> false)).isFalse();
+    }
 }

@@ -128,7 +128,9 @@ class ClaimsPerRouteTest {
                 assertThat(fixture.column(id, "synthesis_state")).isEqualTo("pending");
                 assertThat(fixture.column(id, "attempts")).isEqualTo("0");
             }
-            Thread.sleep(500);
+            long rounds = replica.pool().claimRounds();
+            Wait.until("five more rounds of the claim loop", Duration.ofSeconds(20),
+                    () -> replica.pool().claimRounds() >= rounds + 5);
             assertThat(synthesizer.asked("anthropic")).as("still held back").isEqualTo(2);
         }
     }

@@ -6,6 +6,7 @@ import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,13 +40,15 @@ class LeasesPerWorkerTest {
                     Wait.until("a call per worker", Duration.ofSeconds(20),
                             () -> counting.total.get() >= WORKERS);
                     // The claim loop looks for free workers every 100 ms (the poll interval) and at once when one
-                    // frees up: in a second it has had ample chances to claim more, had it counted a worker free.
-                    long end = System.nanoTime() + Duration.ofSeconds(1).toNanos();
-                    while (System.nanoTime() < end) {
-                        mostLeases = Math.max(mostLeases, fixture.count(
-                                "lease_owner = 'slow-stores' AND synthesis_state = 'in_progress'"));
-                        Thread.sleep(10);
-                    }
+                    // frees up: in ten rounds it has had ample chances to claim more, had it counted a worker free.
+                    long rounds = replica.pool().claimRounds();
+                    AtomicLong most = new AtomicLong();
+                    Wait.until("ten more rounds of the claim loop", Duration.ofSeconds(20), () -> {
+                        most.accumulateAndGet(fixture.count(
+                                "lease_owner = 'slow-stores' AND synthesis_state = 'in_progress'"), Math::max);
+                        return replica.pool().claimRounds() >= rounds + 10;
+                    });
+                    mostLeases = most.get();
                     assertThat(counting.total.get()).as("calls made while no merge could be stored")
                             .isEqualTo(WORKERS);
                 } finally {

@@ -165,8 +165,10 @@ class UsageLedgerTest {
             Wait.until("the first conflict handed back", Duration.ofSeconds(20),
                     () -> fixture.count("synthesis_state = 'pending' AND not_before > now() + interval '20 seconds'") == 1);
             // Without the pause the one worker would claim the next conflict at once, every poll (100 ms here),
-            // only to hand it back. A second's grace shows that nothing more was claimed.
-            Thread.sleep(1_000);
+            // only to hand it back. Ten more rounds of the claim loop show that nothing more was claimed.
+            long rounds = replica.pool().claimRounds();
+            Wait.until("ten more rounds of the claim loop", Duration.ofSeconds(20),
+                    () -> replica.pool().claimRounds() >= rounds + 10);
             assertThat(synthesizer.asked.get()).isEqualTo(1);
             assertThat(fixture.count("attempts = 0 AND synthesis_state = 'pending'")).isEqualTo(ids.size());
         }

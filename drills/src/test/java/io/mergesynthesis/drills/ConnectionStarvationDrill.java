@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * More replicas than the database has connections for. PostgreSQL gets {@value #MAX_CONNECTIONS} connection slots
@@ -86,15 +87,14 @@ class ConnectionStarvationDrill {
                     fillEverySlot(database, monitor, squatters);
                     report.line("the drill holds " + squatters.size() + " connections; the server is full");
                     replicas.forEach(Replica::launch);
-                    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-                    while (!replicas.stream().allMatch(r -> r.logSinceStart().contains(TOO_MANY))
-                            && System.nanoTime() < deadline) {
+                    Wait.holdsWithin("every replica to meet the full server", Duration.ofSeconds(90), () -> {
                         assertThat(replicas).as("replicas alive while the server is full")
                                 .allMatch(Replica::isAlive);
-                        Thread.sleep(200);
-                    }
+                        return replicas.stream().allMatch(r -> r.logSinceStart().contains(TOO_MANY));
+                    });
                     assertThat(replicas).as("every replica met a full server at its start")
                             .allMatch(r -> r.logSinceStart().contains(TOO_MANY));
+                    // That a replica keeps waiting rather than exits shows only as time passing without an exit.
                     Thread.sleep(2000);
                     assertThat(replicas).as("replicas still waiting, not exited").allMatch(Replica::isAlive);
                     report.line("every replica met 'too many clients' at its start and kept waiting; releasing "
@@ -121,17 +121,18 @@ class ConnectionStarvationDrill {
                     ingestRetries = ingest(platform, replicas);
                     report.line("ingested " + CONFLICTS + " conflicts in " + seconds(System.nanoTime() - startedIngest)
                             + " s, " + done(monitor) + " merged meanwhile");
-                    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-                    long nextProgress = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                    long merged;
-                    while ((merged = done(monitor)) < CONFLICTS && System.nanoTime() < deadline) {
-                        peak = Math.max(peak, clientConnections(monitor));
-                        if (System.nanoTime() > nextProgress) {
+                    long[] nextProgress = {System.nanoTime() + Duration.ofSeconds(10).toNanos()};
+                    long[] most = {0};
+                    Wait.holdsWithin("every conflict merged", Duration.ofSeconds(120), () -> {
+                        long merged = done(monitor);
+                        most[0] = Math.max(most[0], clientConnections(monitor));
+                        if (System.nanoTime() > nextProgress[0]) {
                             report.line("merged so far: " + merged);
-                            nextProgress += Duration.ofSeconds(10).toNanos();
+                            nextProgress[0] += Duration.ofSeconds(10).toNanos();
                         }
-                        Thread.sleep(100);
-                    }
+                        return merged >= CONFLICTS;
+                    });
+                    peak = most[0];
                 } finally {
                     readers.stop();
                 }
@@ -225,6 +226,7 @@ class ConnectionStarvationDrill {
                 assertThat(System.nanoTime()).as("batch at " + start + " still refused: " + response.statusCode()
                         + " " + response.body()).isLessThan(deadline);
                 retries++;
+                // A client's pause before it sends the refused batch again: the drill is that client.
                 Thread.sleep(250);
             }
         }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * Failover to a standby mid-drain. Replicas run on a multi-host URL that names the primary and its streaming
@@ -122,11 +123,12 @@ class FailoverDrill {
                 }
                 ConflictFeed feed = new ConflictFeed(primary, replicas, ORGS, "jira.create_issue")
                         .start(CONFLICTS, BATCH, FEED_PACE);
-                await(LONG_WAIT, () -> merged(primary) >= CONFLICTS / 5
+                Wait.until("a fifth merged and a backlog waiting", LONG_WAIT, () -> merged(primary) >= CONFLICTS / 5
                         && (MergeAudit.waiting(primary) >= BACKLOG_AT_CRASH || feed.sent() == CONFLICTS));
 
                 pair.pauseStreaming();
                 long mergedAtPause = merged(primary);
+                // The standby falls behind for as long as the freeze lasts: the lag is made of real time.
                 Thread.sleep(LAG.toMillis());
                 long mergedAtCrash = merged(primary);
                 long waitingAtCrash = MergeAudit.waiting(primary);
@@ -136,6 +138,7 @@ class FailoverDrill {
                         + " (immediate shutdown) with " + mergedAtCrash + " merged (" + (mergedAtCrash - mergedAtPause)
                         + " of them during the freeze), " + waitingAtCrash + " waiting, " + feed.sent() + " of "
                         + CONFLICTS + " conflicts fed");
+                // The time an operator or a failover manager takes to notice, played out in real time.
                 Thread.sleep(DETECTION.toMillis());
                 pair.promoteStandby();
                 long promoted = System.nanoTime();
@@ -146,19 +149,19 @@ class FailoverDrill {
                         + mergedAtPromotion + " merges");
 
                 Map<Replica, Duration> healthyAfter = new LinkedHashMap<>();
-                long firstMerge = -1;
-                while (System.nanoTime() - promoted < LONG_WAIT.toNanos()
-                        && (healthyAfter.size() < REPLICAS || firstMerge < 0)) {
-                    if (firstMerge < 0 && merged(standby) > mergedAtPromotion) {
-                        firstMerge = System.nanoTime();
+                long[] firstMergeAt = {-1};
+                Wait.holdsWithin("every replica healthy and a merge after the promotion", LONG_WAIT, () -> {
+                    if (firstMergeAt[0] < 0 && merged(standby) > mergedAtPromotion) {
+                        firstMergeAt[0] = System.nanoTime();
                     }
                     for (Replica replica : replicas) {
                         if (!healthyAfter.containsKey(replica) && replica.healthStatus() == 200) {
                             healthyAfter.put(replica, Duration.ofNanos(System.nanoTime() - promoted));
                         }
                     }
-                    Thread.sleep(50);
-                }
+                    return healthyAfter.size() == REPLICAS && firstMergeAt[0] >= 0;
+                });
+                long firstMerge = firstMergeAt[0];
                 report.figure("time to first merge after promotion",
                         firstMerge < 0 ? "none" : seconds(firstMerge - promoted) + " s");
                 report.figure("time to first merge after the crash",
@@ -247,16 +250,6 @@ class FailoverDrill {
                 String.class));
     }
 
-    private static void await(Duration timeout, java.util.function.BooleanSupplier condition)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + timeout.toSeconds() + " s");
-            }
-            Thread.sleep(100);
-        }
-    }
 
     private static String seconds(long nanos) {
         return String.format("%.2f", nanos / 1e9);

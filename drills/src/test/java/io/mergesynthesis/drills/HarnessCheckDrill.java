@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /** The harness itself: one replica, a few conflicts over HTTP, every one merged and journaled exactly once. */
 @Tag("drill")
@@ -33,11 +34,8 @@ class HarnessCheckDrill {
                             ApiClient.conflictJson(org, "jira.create_issue", i));
                     assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
                 }
-                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while (database.count("SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'") < 20
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(50);
-                }
+                Wait.holdsWithin("the twenty conflicts merged", Duration.ofSeconds(30), () -> database.count(
+                        "SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'") >= 20);
                 report.figure("merged", database.count(
                         "SELECT count(*) FROM policy_conflicts WHERE suggested_merge IS NOT NULL"));
                 report.figure("synthesizer calls", calls.calls());

@@ -104,6 +104,8 @@ class KillUnderLoadDrill {
                         TimeUnit.MILLISECONDS);
 
                 for (int k = 1; k <= KILLS; k++) {
+                    // Kills at random moments of a fleet at work: the time between them is the drill's own
+                    // schedule, not a wait for the product, so there is no signal to wait on instead.
                     Thread.sleep(2_000 + random.nextInt(1_500));
                     List<Replica> healthy = awaitHealthy(replicas, HEALTHY_BEFORE_KILL);
                     awaitBacklog(database, k);

@@ -131,6 +131,8 @@ class LlmKillDrill {
                 long feedStarted = System.nanoTime();
 
                 for (int k = 1; k <= KILLS; k++) {
+                    // Kills at random moments of a fleet at work: the time between them is the drill's own
+                    // schedule, not a wait for the product, so there is no signal to wait on instead.
                     Thread.sleep(2_000 + random.nextInt(1_500));
                     Replica victim = awaitBusyVictim(database, replicas, random, k);
                     String owner = victim.owner();

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * Replicas behind a real PgBouncer in transaction mode, with fewer server connections than the replicas' pools
@@ -176,14 +177,9 @@ class PgBouncerDrill {
             HttpResponse<String> response = ApiClient.post(replica.api("/v1/conflicts"), token,
                     ApiClient.conflictJson(org, "jira.create_issue", i));
             assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (database.count("SELECT count(*) FROM policy_conflicts WHERE org_id = ? AND synthesis_state"
-                    + " = 'done'", org) <= i) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("probe " + i + " was not merged within 20 s");
-                }
-                Thread.sleep(5);
-            }
+            int probe = i;
+            Wait.until("probe " + i + " merged", Duration.ofSeconds(20), () -> database.count(
+                    "SELECT count(*) FROM policy_conflicts WHERE org_id = ? AND synthesis_state = 'done'", org) > probe);
             // Idle again between probes, so that each one is a wake-up rather than a claim already under way.
             Thread.sleep(150);
         }

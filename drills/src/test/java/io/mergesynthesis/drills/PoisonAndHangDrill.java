@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * Poison and hang: two replicas whose synthesizer always fails for some targets and hangs on a tenth of all calls.
@@ -168,10 +169,7 @@ class PoisonAndHangDrill {
     private static long awaitSettled(DrillDatabase database, int expected, Duration patience) throws Exception {
         String settled = "SELECT count(*) FROM policy_conflicts "
                 + "WHERE synthesis_state IN ('done', 'max_attempts_exceeded')";
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (database.count(settled) < expected && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
+        Wait.holdsWithin(expected + " conflicts settled", patience, () -> database.count(settled) >= expected);
         return database.count(settled);
     }
 

@@ -180,6 +180,8 @@ class EventStreamTest {
                             transactions.inOrg(org, h -> {
                                 for (int e = random.nextInt(1, 4); e > 0; e--) {
                                     append(h, org);
+                                    // Events of one transaction a moment apart, and some transactions held
+                                    // open for long, so that commits land out of the order of their ids.
                                     Thread.sleep(random.nextInt(3));
                                 }
                                 Thread.sleep(holdMillis);

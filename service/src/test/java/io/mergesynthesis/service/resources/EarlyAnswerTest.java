@@ -145,6 +145,7 @@ class EarlyAnswerTest {
                 for (int at = first; at < body.length; at += 64 * 1024) {
                     out.write(body, at, Math.min(64 * 1024, body.length - at));
                     out.flush();
+                    // The rest trickles in as over a real network while the answer travels back.
                     Thread.sleep(2);
                 }
                 socket.shutdownOutput();

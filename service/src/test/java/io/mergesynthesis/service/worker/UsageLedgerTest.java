@@ -312,6 +312,7 @@ class UsageLedgerTest {
 
     /** Deadlocks the server detected in the test's database, once each backend's figures have reached it. */
     private static long deadlocks(WorkerFixture fixture) throws InterruptedException {
+        // A backend reports its figures at most once a second, and no query can make another backend report.
         Thread.sleep(1_100);
         return fixture.admin.withHandle(h -> h.createQuery(
                 "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()").mapTo(Long.class).one());

@@ -54,6 +54,7 @@ class ListenRouteTest {
         app.extension().before();
         try {
             UUID conflict = ingest(app);
+            // That no notification reaches a pool which never polls shows only as time passing without a merge.
             Thread.sleep(2_000);
             assertThat(listeners(app)).as("listening connections").isZero();
             assertThat(state(app, conflict)).as("no notification reached the pool").isEqualTo("pending");

@@ -1,6 +1,7 @@
 package io.mergesynthesis.bench;
 
 import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * The order of the measurements, and what each needs. Steps that run without the product (the ceilings) come
@@ -517,7 +518,7 @@ final class BenchPlan {
         Replica slow;
         try {
             slow = startReplica("replica-slow", Map.of("synthesis.faults.latency", "200ms"));
-        } catch (Replica.ReplicaRefusedToStart e) {
+        } catch (Replica.RefusedToStart e) {
             results.skipRemaining("the replica refused -Ddw.synthesis.faults.latency=200ms (not in this build)",
                     Metric.SLOW_THROUGHPUT, Metric.SLOW_PEAK_CONNECTIONS, Metric.SLOW_MEAN_CONNECTIONS);
             return;
@@ -556,14 +557,14 @@ final class BenchPlan {
             Map<String, String> all = new java.util.LinkedHashMap<>();
             all.put("synthesis.workers", Integer.toString(options.workers()));
             all.putAll(overrides);
-            return Replica.start(name, options, db, all, environment, REPLICA_HEAP);
+            return BenchReplicas.start(name, options, db, all, environment, REPLICA_HEAP);
         }).run();
     }
 
     /** The LLM synthesizer against a stand-in whose token limits bind: {@link TokenBound}. */
     private void providerTokens() throws Exception {
         new TokenBound(options, db, seeder, results, (name, overrides, environment) ->
-                Replica.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
+                BenchReplicas.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
     }
 
     /** A database of one big org and a fleet of small ones, and one replica's reads on it: {@link BigTenants}. */
@@ -574,7 +575,7 @@ final class BenchPlan {
     /** One replica of 4, 32 and 128 workers against a stand-in that answers after 2 s: {@link WorkerScaling}. */
     private void workerScaling() throws Exception {
         new WorkerScaling(options, db, seeder, results, (name, overrides, environment) ->
-                Replica.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
+                BenchReplicas.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
     }
 
     /**
@@ -629,11 +630,11 @@ final class BenchPlan {
         }
     }
 
-    private Replica startReplica(String name, Map<String, String> extra) throws Replica.ReplicaRefusedToStart {
+    private Replica startReplica(String name, Map<String, String> extra) throws Replica.RefusedToStart {
         Map<String, String> overrides = new java.util.LinkedHashMap<>();
         overrides.put("synthesis.workers", Integer.toString(options.workers()));
         overrides.putAll(extra);
-        return Replica.start(name, options, db, overrides, REPLICA_HEAP);
+        return BenchReplicas.start(name, options, db, overrides, REPLICA_HEAP);
     }
 
     private void step(String name, Step step, Metric... metrics) {

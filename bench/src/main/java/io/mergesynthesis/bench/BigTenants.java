@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * The big-tenants step: builds a database of finished conflicts shaped like a platform with one very large org and
@@ -28,7 +29,7 @@ final class BigTenants {
 
     /** Starts a replica of the product with these settings. */
     interface ReplicaStarter {
-        Replica start(String name, Map<String, String> overrides) throws Replica.ReplicaRefusedToStart;
+        Replica start(String name, Map<String, String> overrides) throws Replica.RefusedToStart;
     }
 
     private final Options options;

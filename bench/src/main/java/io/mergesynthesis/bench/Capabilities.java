@@ -1,5 +1,7 @@
 package io.mergesynthesis.bench;
 
+import io.mergesynthesis.harness.Replica;
+
 /**
  * Which parts of the product the jar under test has, found out the way an operator would: the worker pool
  * exports its {@code synthesis_attempts_total} counter on {@code /metrics}. Measurements of a missing part are

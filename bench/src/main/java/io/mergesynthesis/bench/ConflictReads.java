@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * A busy inbox opening conflicts: {@code GET /v1/conflicts/{id}} on random conflicts of one org from several

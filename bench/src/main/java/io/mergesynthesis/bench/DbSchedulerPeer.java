@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * A well-known peer on the same database: db-scheduler draining the same number of one-time tasks that do

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * Waits for a drain to finish, cheaply: every 50 ms one probe for any row still waiting, which the claim's

@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * A SIEM pulling the whole event stream: {@code GET /v1/events?format=ndjson}, read as a stream line by line,

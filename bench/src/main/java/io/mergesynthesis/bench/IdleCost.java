@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * What an idle replica costs the database: the transactions committed or rolled back on the benchmark database

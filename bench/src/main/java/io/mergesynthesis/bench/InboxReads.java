@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * An admin inbox reading its org's conflicts: {@code GET /v1/conflicts} one request at a time, following

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * How long a new conflict reported to the API waits for its merge: {@code POST /v1/conflicts} with an ingest

@@ -1,5 +1,6 @@
 package io.mergesynthesis.bench;
 
+import io.mergesynthesis.harness.Replica;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

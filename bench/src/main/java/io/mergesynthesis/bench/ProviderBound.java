@@ -3,6 +3,7 @@ package io.mergesynthesis.bench;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.standin.Stats;
+import io.mergesynthesis.harness.Replica;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -40,7 +41,7 @@ final class ProviderBound {
     /** Starts a replica with the plan's settings plus these overrides and environment variables. */
     interface Starter {
         Replica start(String name, Map<String, String> overrides, Map<String, String> environment)
-                throws Replica.ReplicaRefusedToStart;
+                throws Replica.RefusedToStart;
     }
 
     static final String MODEL = "stand-in";
@@ -95,7 +96,7 @@ final class ProviderBound {
                 progress("starting " + name + " (SYNTHESIZER=llm against the stand-in on port " + standIn.port() + ")");
                 try {
                     replicas.add(starter.start(name, overrides(), environment));
-                } catch (Replica.ReplicaRefusedToStart e) {
+                } catch (Replica.RefusedToStart e) {
                     if (count > 1) {
                         throw e;
                     }

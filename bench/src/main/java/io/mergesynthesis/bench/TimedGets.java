@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * Times one page read by one caller at a time, from request sent to body fully read, after a few untimed reads.

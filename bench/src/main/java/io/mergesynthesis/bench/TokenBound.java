@@ -3,6 +3,7 @@ package io.mergesynthesis.bench;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.standin.Stats;
+import io.mergesynthesis.harness.Replica;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

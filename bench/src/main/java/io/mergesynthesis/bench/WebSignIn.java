@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * Signs in to the web pages the way a person does: loads the sign-in form (which sets its one-off cookie), posts

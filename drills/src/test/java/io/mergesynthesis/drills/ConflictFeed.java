@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * A policy engine reporting conflicts while the drill hurts the replicas: batches of new conflicts, each batch of
@@ -107,6 +108,7 @@ final class ConflictFeed {
         for (int first = 0; first < total && !stopRequested; first += batchSize, batch++) {
             long wait = next - System.nanoTime();
             if (wait > 0) {
+                // The feed's pace is the load the drill puts on the fleet: time between batches, on purpose.
                 Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
             }
             next += pace.toNanos();
@@ -152,6 +154,8 @@ final class ConflictFeed {
                 }
                 resent.incrementAndGet();
             }
+            // A client's pause between rounds of retries: the feed acts as a client would, and there is no
+            // signal of a replica's return to wait on that a client would have.
             Thread.sleep(50);
         }
         throw new IllegalStateException("no replica stored a batch within " + GIVE_UP_AFTER.toSeconds()

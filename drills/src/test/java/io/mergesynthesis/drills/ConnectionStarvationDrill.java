@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * More replicas than the database has connections for. PostgreSQL gets {@value #MAX_CONNECTIONS} connection slots
@@ -55,7 +58,7 @@ class ConnectionStarvationDrill {
         try (DrillDatabase database = DrillDatabase.start(NAME, Map.of(
                 "max_connections", Integer.toString(MAX_CONNECTIONS),
                 "superuser_reserved_connections", "0"))) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
             Map<String, String> settings = new LinkedHashMap<>(calls.setting());
             settings.put("synthesis.workers", Integer.toString(WORKERS));
@@ -69,7 +72,7 @@ class ConnectionStarvationDrill {
             settings.put("databaseStartupWait", "120s");
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings));
             }
             report.line(REPLICAS + " replicas x " + WORKERS + " workers, pools of " + POOL_INITIAL + " to "
                     + POOL_MAX + " connections plus a listener each (up to " + REPLICAS * (POOL_MAX + 1)
@@ -84,15 +87,14 @@ class ConnectionStarvationDrill {
                     fillEverySlot(database, monitor, squatters);
                     report.line("the drill holds " + squatters.size() + " connections; the server is full");
                     replicas.forEach(Replica::launch);
-                    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-                    while (!replicas.stream().allMatch(r -> r.logSinceStart().contains(TOO_MANY))
-                            && System.nanoTime() < deadline) {
+                    Wait.holdsWithin("every replica to meet the full server", Duration.ofSeconds(90), () -> {
                         assertThat(replicas).as("replicas alive while the server is full")
                                 .allMatch(Replica::isAlive);
-                        Thread.sleep(200);
-                    }
+                        return replicas.stream().allMatch(r -> r.logSinceStart().contains(TOO_MANY));
+                    });
                     assertThat(replicas).as("every replica met a full server at its start")
                             .allMatch(r -> r.logSinceStart().contains(TOO_MANY));
+                    // That a replica keeps waiting rather than exits shows only as time passing without an exit.
                     Thread.sleep(2000);
                     assertThat(replicas).as("replicas still waiting, not exited").allMatch(Replica::isAlive);
                     report.line("every replica met 'too many clients' at its start and kept waiting; releasing "
@@ -119,17 +121,18 @@ class ConnectionStarvationDrill {
                     ingestRetries = ingest(platform, replicas);
                     report.line("ingested " + CONFLICTS + " conflicts in " + seconds(System.nanoTime() - startedIngest)
                             + " s, " + done(monitor) + " merged meanwhile");
-                    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-                    long nextProgress = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                    long merged;
-                    while ((merged = done(monitor)) < CONFLICTS && System.nanoTime() < deadline) {
-                        peak = Math.max(peak, clientConnections(monitor));
-                        if (System.nanoTime() > nextProgress) {
+                    long[] nextProgress = {System.nanoTime() + Duration.ofSeconds(10).toNanos()};
+                    long[] most = {0};
+                    Wait.holdsWithin("every conflict merged", Duration.ofSeconds(120), () -> {
+                        long merged = done(monitor);
+                        most[0] = Math.max(most[0], clientConnections(monitor));
+                        if (System.nanoTime() > nextProgress[0]) {
                             report.line("merged so far: " + merged);
-                            nextProgress += Duration.ofSeconds(10).toNanos();
+                            nextProgress[0] += Duration.ofSeconds(10).toNanos();
                         }
-                        Thread.sleep(100);
-                    }
+                        return merged >= CONFLICTS;
+                    });
+                    peak = most[0];
                 } finally {
                     readers.stop();
                 }
@@ -223,6 +226,7 @@ class ConnectionStarvationDrill {
                 assertThat(System.nanoTime()).as("batch at " + start + " still refused: " + response.statusCode()
                         + " " + response.body()).isLessThan(deadline);
                 retries++;
+                // A client's pause before it sends the refused batch again: the drill is that client.
                 Thread.sleep(250);
             }
         }

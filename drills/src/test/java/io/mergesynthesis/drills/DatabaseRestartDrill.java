@@ -11,10 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * PostgreSQL goes away for ten seconds while three replicas are busy, then comes back on the same port and data.
@@ -52,7 +54,7 @@ class DatabaseRestartDrill {
     void replicasRideOutADatabaseRestart() throws Exception {
         DrillReport report = new DrillReport(NAME);
         try (DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
             Map<String, String> settings = new LinkedHashMap<>(calls.setting());
             settings.put("synthesis.workers", Integer.toString(WORKERS));
@@ -64,7 +66,7 @@ class DatabaseRestartDrill {
             settings.put("synthesis.faults.latency", LATENCY.toMillis() + "ms");
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings));
             }
             report.line(REPLICAS + " replicas x " + WORKERS + " workers, " + CONFLICTS + " conflicts, synthesizer "
                     + "latency " + LATENCY.toMillis() + " ms, lease 4 s, invoke timeout 2 s, outage "
@@ -77,7 +79,8 @@ class DatabaseRestartDrill {
                 ingest(database, replicas);
                 report.line("ingested " + CONFLICTS + " conflicts over HTTP");
 
-                await(Duration.ofSeconds(60), () -> done(database) >= CONFLICTS / 5);
+                Wait.until("a fifth of the conflicts merged", Duration.ofSeconds(60),
+                        () -> done(database) >= CONFLICTS / 5);
                 Map<Replica, Long> marks = new LinkedHashMap<>();
                 replicas.forEach(replica -> marks.put(replica, replica.logMark()));
                 long doneAtStop = done(database);
@@ -87,7 +90,8 @@ class DatabaseRestartDrill {
                 database.stop();
                 long stopped = System.nanoTime();
                 // A client asking meanwhile is told to come back (503, Retry-After), not that the service broke.
-                Thread.sleep(1000);
+                Wait.until("every replica to find the database gone", Duration.ofSeconds(30),
+                        () -> replicas.stream().allMatch(replica -> replica.healthStatus() != 200));
                 List<String> apiDuringOutage = new ArrayList<>();
                 for (Replica replica : replicas) {
                     HttpResponse<String> answer = ApiClient.get(replica.api("/v1/conflicts"), inboxToken);
@@ -106,19 +110,20 @@ class DatabaseRestartDrill {
                 report.line("database started again after " + seconds(restarted - stopped) + " s");
 
                 Map<Replica, Duration> healthyAfter = new LinkedHashMap<>();
-                long firstMergeSeen = -1;
-                while (System.nanoTime() - restarted < Duration.ofSeconds(60).toNanos()
-                        && (healthyAfter.size() < REPLICAS || firstMergeSeen < 0)) {
-                    for (Replica replica : replicas) {
-                        if (!healthyAfter.containsKey(replica) && replica.healthStatus() == 200) {
-                            healthyAfter.put(replica, Duration.ofNanos(System.nanoTime() - restarted));
-                        }
-                    }
-                    if (firstMergeSeen < 0 && mergedSinceRestart(database) > 0) {
-                        firstMergeSeen = System.nanoTime();
-                    }
-                    Thread.sleep(100);
-                }
+                long[] firstMergeSeenAt = {-1};
+                Wait.holdsWithin("every replica healthy and a merge after the restart", Duration.ofSeconds(60),
+                        () -> {
+                            for (Replica replica : replicas) {
+                                if (!healthyAfter.containsKey(replica) && replica.healthStatus() == 200) {
+                                    healthyAfter.put(replica, Duration.ofNanos(System.nanoTime() - restarted));
+                                }
+                            }
+                            if (firstMergeSeenAt[0] < 0 && mergedSinceRestart(database) > 0) {
+                                firstMergeSeenAt[0] = System.nanoTime();
+                            }
+                            return healthyAfter.size() == REPLICAS && firstMergeSeenAt[0] >= 0;
+                        });
+                long firstMergeSeen = firstMergeSeenAt[0];
                 Double firstMergeByDatabase = firstMergeAfterServerStart(database);
                 report.figure("first merge stored after the restart (by the database clock, from server start)",
                         firstMergeByDatabase == null ? "none" : String.format("%.2f s", firstMergeByDatabase));
@@ -127,10 +132,8 @@ class DatabaseRestartDrill {
                 healthyAfter.forEach((replica, after) -> report.figure(replica.name() + " healthy again after",
                         String.format("%.2f s", after.toMillis() / 1000.0)));
 
-                long drainDeadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-                while (done(database) < CONFLICTS && System.nanoTime() < drainDeadline) {
-                    Thread.sleep(200);
-                }
+                Wait.holdsWithin("every conflict merged after the restart", Duration.ofSeconds(90),
+                        () -> done(database) >= CONFLICTS);
                 report.figure("drained after the restart in", seconds(System.nanoTime() - restarted) + " s");
 
                 List<LogExcerpt> logs = new ArrayList<>();
@@ -221,6 +224,7 @@ class DatabaseRestartDrill {
                     samples.get(replica).add(replica.health());
                 }
             }
+            // Samples taken over the outage's real length: the figures are what a prober would see each half second.
             Thread.sleep(500);
         }
         return samples;
@@ -256,15 +260,6 @@ class DatabaseRestartDrill {
         return micros < 0 ? null : micros / 1e6;
     }
 
-    private static void await(Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + timeout.toSeconds() + " s");
-            }
-            Thread.sleep(100);
-        }
-    }
 
     private static String seconds(long nanos) {
         return String.format("%.2f", nanos / 1e9);

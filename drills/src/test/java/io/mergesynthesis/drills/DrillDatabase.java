@@ -1,5 +1,6 @@
 package io.mergesynthesis.drills;
 
+import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.ServiceProcess;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
 import java.io.IOException;
@@ -39,7 +40,7 @@ final class DrillDatabase implements AutoCloseable {
     /** Starts a fresh server; {@code settings} are extra server settings ({@code max_connections} and the like). */
     static DrillDatabase start(String drill, Map<String, String> settings) {
         try {
-            Path dir = Files.createDirectories(Product.workDirectory().resolve(drill));
+            Path dir = Files.createDirectories(Product.workDirectory("drills").resolve(drill));
             return startOn(Files.createTempDirectory(dir, "pgdata"), settings);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the drill's PostgreSQL", e);

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import io.mergesynthesis.harness.Product;
 
 /**
  * What a drill did and what it found, line by line: printed as it happens and written to
@@ -38,7 +39,7 @@ final class DrillReport {
 
     /** Writes every line so far to the drill's report file. */
     synchronized Path write() {
-        Path file = Product.workDirectory().resolve(drill).resolve("report.txt");
+        Path file = Product.workDirectory("drills").resolve(drill).resolve("report.txt");
         try {
             Files.createDirectories(file.getParent());
             Files.write(file, lines, StandardCharsets.UTF_8);

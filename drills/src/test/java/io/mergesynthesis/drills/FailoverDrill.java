@@ -17,6 +17,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * Failover to a standby mid-drain. Replicas run on a multi-host URL that names the primary and its streaming
@@ -95,7 +98,7 @@ class FailoverDrill {
 
     private Outcome drill(String name, boolean synchronous) throws Exception {
         DrillReport report = new DrillReport(name);
-        Path dir = Product.workDirectory().resolve(name);
+        Path dir = Product.workDirectory("drills").resolve(name);
         try (StandbyPair pair = StandbyPair.start(name, synchronous)) {
             DrillDatabase primary = pair.primary();
             DrillDatabase standby = pair.standby();
@@ -109,7 +112,7 @@ class FailoverDrill {
             Map<String, String> environment = Map.of("DATABASE_URL", pair.multiHostUrl(URL_PARAMETERS));
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, primary, dir, settings, environment));
+                replicas.add(DrillReplicas.of("r" + i, primary, dir, settings, environment));
             }
             report.line(REPLICAS + " replicas x " + WORKERS + " workers on " + pair.multiHostUrl(URL_PARAMETERS)
                     + "; " + CONFLICTS + " conflicts fed, synthesizer latency " + LATENCY.toMillis() + " ms");
@@ -120,11 +123,12 @@ class FailoverDrill {
                 }
                 ConflictFeed feed = new ConflictFeed(primary, replicas, ORGS, "jira.create_issue")
                         .start(CONFLICTS, BATCH, FEED_PACE);
-                await(LONG_WAIT, () -> merged(primary) >= CONFLICTS / 5
+                Wait.until("a fifth merged and a backlog waiting", LONG_WAIT, () -> merged(primary) >= CONFLICTS / 5
                         && (MergeAudit.waiting(primary) >= BACKLOG_AT_CRASH || feed.sent() == CONFLICTS));
 
                 pair.pauseStreaming();
                 long mergedAtPause = merged(primary);
+                // The standby falls behind for as long as the freeze lasts: the lag is made of real time.
                 Thread.sleep(LAG.toMillis());
                 long mergedAtCrash = merged(primary);
                 long waitingAtCrash = MergeAudit.waiting(primary);
@@ -134,6 +138,7 @@ class FailoverDrill {
                         + " (immediate shutdown) with " + mergedAtCrash + " merged (" + (mergedAtCrash - mergedAtPause)
                         + " of them during the freeze), " + waitingAtCrash + " waiting, " + feed.sent() + " of "
                         + CONFLICTS + " conflicts fed");
+                // The time an operator or a failover manager takes to notice, played out in real time.
                 Thread.sleep(DETECTION.toMillis());
                 pair.promoteStandby();
                 long promoted = System.nanoTime();
@@ -144,19 +149,19 @@ class FailoverDrill {
                         + mergedAtPromotion + " merges");
 
                 Map<Replica, Duration> healthyAfter = new LinkedHashMap<>();
-                long firstMerge = -1;
-                while (System.nanoTime() - promoted < LONG_WAIT.toNanos()
-                        && (healthyAfter.size() < REPLICAS || firstMerge < 0)) {
-                    if (firstMerge < 0 && merged(standby) > mergedAtPromotion) {
-                        firstMerge = System.nanoTime();
+                long[] firstMergeAt = {-1};
+                Wait.holdsWithin("every replica healthy and a merge after the promotion", LONG_WAIT, () -> {
+                    if (firstMergeAt[0] < 0 && merged(standby) > mergedAtPromotion) {
+                        firstMergeAt[0] = System.nanoTime();
                     }
                     for (Replica replica : replicas) {
                         if (!healthyAfter.containsKey(replica) && replica.healthStatus() == 200) {
                             healthyAfter.put(replica, Duration.ofNanos(System.nanoTime() - promoted));
                         }
                     }
-                    Thread.sleep(50);
-                }
+                    return healthyAfter.size() == REPLICAS && firstMergeAt[0] >= 0;
+                });
+                long firstMerge = firstMergeAt[0];
                 report.figure("time to first merge after promotion",
                         firstMerge < 0 ? "none" : seconds(firstMerge - promoted) + " s");
                 report.figure("time to first merge after the crash",
@@ -245,16 +250,6 @@ class FailoverDrill {
                 String.class));
     }
 
-    private static void await(Duration timeout, java.util.function.BooleanSupplier condition)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + timeout.toSeconds() + " s");
-            }
-            Thread.sleep(100);
-        }
-    }
 
     private static String seconds(long nanos) {
         return String.format("%.2f", nanos / 1e9);

@@ -13,6 +13,8 @@ import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * A rolling deploy under load. Three replicas work on slow calls while conflicts keep arriving; each replica in
@@ -50,7 +52,7 @@ class GracefulDeployDrill {
     void aRollingRestartLosesAndRepeatsNothing() throws Exception {
         DrillReport report = new DrillReport(NAME);
         try (DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
             Map<String, String> settings = new LinkedHashMap<>(calls.setting());
             settings.put("synthesis.workers", Integer.toString(WORKERS));
@@ -66,7 +68,7 @@ class GracefulDeployDrill {
 
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings));
             }
             List<Step> steps = new ArrayList<>();
             try {

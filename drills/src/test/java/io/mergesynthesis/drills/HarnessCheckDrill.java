@@ -10,6 +10,9 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /** The harness itself: one replica, a few conflicts over HTTP, every one merged and journaled exactly once. */
 @Tag("drill")
@@ -19,10 +22,10 @@ class HarnessCheckDrill {
     void oneReplicaMergesWhatItIsSent() throws Exception {
         DrillReport report = new DrillReport("harness-check");
         try (DrillDatabase database = DrillDatabase.start("harness-check")) {
-            Path dir = Product.workDirectory().resolve("harness-check");
+            Path dir = Product.workDirectory("drills").resolve("harness-check");
             CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
             Map<String, String> settings = new HashMap<>(calls.setting());
-            Replica replica = new Replica("r1", database, dir, settings).start();
+            Replica replica = DrillReplicas.of("r1", database, dir, settings).start();
             try {
                 UUID org = UUID.randomUUID();
                 String ingest = ApiClient.mintToken(database, "ingest", org);
@@ -31,11 +34,8 @@ class HarnessCheckDrill {
                             ApiClient.conflictJson(org, "jira.create_issue", i));
                     assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
                 }
-                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while (database.count("SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'") < 20
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(50);
-                }
+                Wait.holdsWithin("the twenty conflicts merged", Duration.ofSeconds(30), () -> database.count(
+                        "SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'") >= 20);
                 report.figure("merged", database.count(
                         "SELECT count(*) FROM policy_conflicts WHERE suggested_merge IS NOT NULL"));
                 report.figure("synthesizer calls", calls.calls());

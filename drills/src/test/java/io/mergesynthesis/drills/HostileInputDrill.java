@@ -10,6 +10,9 @@ import io.mergesynthesis.drills.HostileLedger.Outcome;
 import io.mergesynthesis.drills.HostileProbes.Org;
 import io.mergesynthesis.drills.HostileProbes.Targets;
 import io.mergesynthesis.drills.Probe.Header;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -76,11 +79,11 @@ class HostileInputDrill {
         report.figure("seed", seed + " (replay with -Ddrill.hostile.seed=" + seed + ")");
         List<String> problems = new ArrayList<>();
         try (DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             Map<String, String> settings = Map.of("synthesis.workers", "2");
-            Replica r1 = new Replica("r1", database, dir, settings).start();
+            Replica r1 = DrillReplicas.of("r1", database, dir, settings).start();
             // The second replica starts while the first is seeded; both get half of the fuzz.
-            Replica r2 = new Replica("r2", database, dir, settings).launch();
+            Replica r2 = DrillReplicas.of("r2", database, dir, settings).launch();
             List<Replica> replicas = List.of(r1, r2);
             try {
                 Targets targets = seed(database, r1, report);
@@ -149,11 +152,8 @@ class HostileInputDrill {
         String platform = ApiClient.mintToken(database, "platform", null);
         String revokedPlatform = ApiClient.mintToken(database, "platform", null);
         ApiClient.revokeToken(database, revokedPlatform);
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (database.count("SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'") < 2L * SEEDED_PER_ORG
-                && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Wait.holdsWithin("both orgs' seeded conflicts merged", Duration.ofSeconds(120), () -> database.count(
+                "SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'") >= 2L * SEEDED_PER_ORG);
         a = withInboxHistory(a, replica);
         b = withInboxHistory(b, replica);
         String platformCursor = eventCursor(replica, platform, null);
@@ -401,11 +401,9 @@ class HostileInputDrill {
 
     /** The workers finish what the fuzz stored, so that the event counts below are final. */
     private static void awaitSynthesisSettled(DrillDatabase database, DrillReport report) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         String open = "SELECT count(*) FROM policy_conflicts WHERE synthesis_state IN ('pending', 'in_progress')";
-        while (database.count(open) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
+        Wait.holdsWithin("no conflict pending or in progress", Duration.ofSeconds(120),
+                () -> database.count(open) == 0);
         report.figure("synthesis", database.count("SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'")
                 + " done, " + database.count("SELECT count(*) FROM policy_conflicts WHERE synthesis_state = "
                 + "'max_attempts_exceeded'") + " gave up, " + database.count(open) + " still open");

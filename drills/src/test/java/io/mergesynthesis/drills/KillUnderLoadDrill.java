@@ -17,6 +17,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * kill -9 under load. Three replicas work on one database while 5,000 conflicts arrive over HTTP, and every few
@@ -71,7 +73,7 @@ class KillUnderLoadDrill {
         long seed = System.nanoTime();
         Random random = new Random(seed);
         try (DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
             Map<String, String> settings = new LinkedHashMap<>(calls.setting());
             settings.put("synthesis.workers", Integer.toString(WORKERS));
@@ -86,7 +88,7 @@ class KillUnderLoadDrill {
 
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings));
             }
             List<Kill> kills = new CopyOnWriteArrayList<>();
             ScheduledExecutorService recoveryWatch = Executors.newSingleThreadScheduledExecutor();
@@ -102,6 +104,8 @@ class KillUnderLoadDrill {
                         TimeUnit.MILLISECONDS);
 
                 for (int k = 1; k <= KILLS; k++) {
+                    // Kills at random moments of a fleet at work: the time between them is the drill's own
+                    // schedule, not a wait for the product, so there is no signal to wait on instead.
                     Thread.sleep(2_000 + random.nextInt(1_500));
                     List<Replica> healthy = awaitHealthy(replicas, HEALTHY_BEFORE_KILL);
                     awaitBacklog(database, k);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.standin.Stats;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -84,7 +86,7 @@ class LlmKillDrill {
                 .confidenceFor(model(ESCALATION), 0.95);
         try (StandInProvider standIn = StandInProvider.start(behaviour);
              DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             Map<String, String> environment = StandInEnvironment.of(standIn, KEY, PRIMARY);
             environment.put("LLM_ESCALATION_MODEL", ESCALATION);
 
@@ -112,7 +114,7 @@ class LlmKillDrill {
 
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings, environment));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings, environment));
             }
             // Replica logs are appended to across runs: only what this run logged counts.
             Map<Replica, Long> logStarts = new HashMap<>();
@@ -129,6 +131,8 @@ class LlmKillDrill {
                 long feedStarted = System.nanoTime();
 
                 for (int k = 1; k <= KILLS; k++) {
+                    // Kills at random moments of a fleet at work: the time between them is the drill's own
+                    // schedule, not a wait for the product, so there is no signal to wait on instead.
                     Thread.sleep(2_000 + random.nextInt(1_500));
                     Replica victim = awaitBusyVictim(database, replicas, random, k);
                     String owner = victim.owner();

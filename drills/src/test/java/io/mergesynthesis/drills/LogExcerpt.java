@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * A stretch of a replica's log (see {@link Replica#logMark()}), counted the way an operator paging through it

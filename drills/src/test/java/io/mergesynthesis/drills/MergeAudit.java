@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * What the database says about the pool's work, read as the superuser (row-level security does not hold it, so

@@ -1,5 +1,6 @@
 package io.mergesynthesis.drills;
 
+import io.mergesynthesis.harness.Replica;
 import io.mergesynthesis.harness.ServiceProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -27,6 +27,9 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * Replicas behind a real PgBouncer in transaction mode, with fewer server connections than the replicas' pools
@@ -74,7 +77,7 @@ class PgBouncerDrill {
         Assumptions.assumeTrue(installed, "pgbouncer is not installed (apt-get install pgbouncer); the PgBouncer "
                 + "drill is skipped");
         DrillReport report = new DrillReport(NAME);
-        Path dir = Product.workDirectory().resolve(NAME);
+        Path dir = Product.workDirectory("drills").resolve(NAME);
         try (DrillDatabase database = DrillDatabase.start(NAME);
              PgBouncer bouncer = PgBouncer.start(database, SERVER_CONNECTIONS, dir)) {
             Map<String, String> settings = new LinkedHashMap<>();
@@ -87,7 +90,7 @@ class PgBouncerDrill {
                     "DATABASE_LISTEN_URL", database.url());
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings, environment));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings, environment));
             }
             report.line(REPLICAS + " replicas x " + WORKERS + " workers through PgBouncer (transaction mode, "
                     + SERVER_CONNECTIONS + " server connections), LISTEN straight to PostgreSQL");
@@ -174,14 +177,9 @@ class PgBouncerDrill {
             HttpResponse<String> response = ApiClient.post(replica.api("/v1/conflicts"), token,
                     ApiClient.conflictJson(org, "jira.create_issue", i));
             assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (database.count("SELECT count(*) FROM policy_conflicts WHERE org_id = ? AND synthesis_state"
-                    + " = 'done'", org) <= i) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("probe " + i + " was not merged within 20 s");
-                }
-                Thread.sleep(5);
-            }
+            int probe = i;
+            Wait.until("probe " + i + " merged", Duration.ofSeconds(20), () -> database.count(
+                    "SELECT count(*) FROM policy_conflicts WHERE org_id = ? AND synthesis_state = 'done'", org) > probe);
             // Idle again between probes, so that each one is a wake-up rather than a claim already under way.
             Thread.sleep(150);
         }

@@ -19,6 +19,9 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 
 /**
  * Poison and hang: two replicas whose synthesizer always fails for some targets and hangs on a tenth of all calls.
@@ -39,7 +42,7 @@ class PoisonAndHangDrill {
     @Test
     void poisonEndsWithTheMarkerAndHangsAreCutAtTheTimeout() throws Exception {
         DrillReport report = new DrillReport(DRILL);
-        Path dir = Product.workDirectory().resolve(DRILL);
+        Path dir = Product.workDirectory("drills").resolve(DRILL);
         CallLog calls = new CallLog(dir.resolve("calls-" + UUID.randomUUID() + ".log"));
         Map<String, String> settings = new HashMap<>(calls.setting());
         settings.put("synthesis.maxAttempts", Integer.toString(MAX_ATTEMPTS));
@@ -52,8 +55,8 @@ class PoisonAndHangDrill {
                 + " ms, hangRate 0.1, alwaysFailTargets ^poison\\.");
 
         try (DrillDatabase database = DrillDatabase.start(DRILL)) {
-            List<Replica> replicas = List.of(new Replica("r1", database, dir, settings),
-                    new Replica("r2", database, dir, settings));
+            List<Replica> replicas = List.of(DrillReplicas.of("r1", database, dir, settings),
+                    DrillReplicas.of("r2", database, dir, settings));
             try {
                 replicas.forEach(Replica::start);
                 UUID org = UUID.randomUUID();
@@ -166,10 +169,7 @@ class PoisonAndHangDrill {
     private static long awaitSettled(DrillDatabase database, int expected, Duration patience) throws Exception {
         String settled = "SELECT count(*) FROM policy_conflicts "
                 + "WHERE synthesis_state IN ('done', 'max_attempts_exceeded')";
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (database.count(settled) < expected && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
+        Wait.holdsWithin(expected + " conflicts settled", patience, () -> database.count(settled) >= expected);
         return database.count(settled);
     }
 

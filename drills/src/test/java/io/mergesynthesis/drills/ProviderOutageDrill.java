@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.Outage;
 import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.harness.Product;
+import io.mergesynthesis.harness.Replica;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -56,7 +58,7 @@ class ProviderOutageDrill {
         Behaviour behaviour = new Behaviour().latency(LATENCY).expectedKey(KEY).confidence(0.9);
         try (StandInProvider standIn = StandInProvider.start(behaviour);
              DrillDatabase database = DrillDatabase.start(NAME)) {
-            Path dir = Product.workDirectory().resolve(NAME);
+            Path dir = Product.workDirectory("drills").resolve(NAME);
             Map<String, String> environment = StandInEnvironment.of(standIn, KEY, "local/stand-in");
 
             Map<String, String> settings = new LinkedHashMap<>();
@@ -73,7 +75,7 @@ class ProviderOutageDrill {
 
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= REPLICAS; i++) {
-                replicas.add(new Replica("r" + i, database, dir, settings, environment));
+                replicas.add(DrillReplicas.of("r" + i, database, dir, settings, environment));
             }
             try {
                 replicas.forEach(Replica::launch);

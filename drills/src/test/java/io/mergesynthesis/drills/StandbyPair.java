@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import io.mergesynthesis.harness.Replica;
 
 /**
  * A primary and a streaming standby of it, two real PostgreSQL servers on loopback, with what a failover needs:

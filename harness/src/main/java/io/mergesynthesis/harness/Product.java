@@ -38,6 +38,16 @@ public final class Product {
                 + "it before the benchmark and the drills run)");
     }
 
+    /** The checkout found from the current directory, as {@link #findRoot} finds it. */
+    public static Path root() {
+        return findRoot(null);
+    }
+
+    /** Where a module that runs the product keeps its logs and reports: {@code MODULE/target/MODULE}. */
+    public static Path workDirectory(String module) {
+        return root().resolve(module).resolve("target").resolve(module);
+    }
+
     public static Path jar(Path root) {
         return root.resolve(JAR);
     }

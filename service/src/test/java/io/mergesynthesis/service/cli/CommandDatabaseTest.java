@@ -33,6 +33,7 @@ class CommandDatabaseTest {
         // Nothing listens on the port yet: each command's first tries are refused connections.
         CompletableFuture<CommandRun> migrate = CompletableFuture.supplyAsync(() ->
                 CommandRun.run((out, err) -> new DatabaseCommand(err), "db", "migrate", config.toString()));
+        // That the command keeps waiting, rather than gives up, shows only as time passing while it runs on.
         Thread.sleep(1500);
         assertThat(migrate).isNotDone();
         try (EmbeddedDatabase pg = start(data, port)) {
@@ -44,6 +45,7 @@ class CommandDatabaseTest {
         // The same for token create, against the now migrated database while it is down.
         CompletableFuture<CommandRun> create = CompletableFuture.supplyAsync(() -> CommandRun.run(TokenCommand::new,
                 "token", "create", "--role", "platform", config.toString()));
+        // As above: only time shows that the command waits.
         Thread.sleep(1500);
         assertThat(create).isNotDone();
         try (EmbeddedDatabase pg = start(data, port)) {

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,15 +99,20 @@ class DatabaseWaitTest {
         execute(database, "CREATE ROLE " + role + " LOGIN CONNECTION LIMIT 0");
         DataSourceFactory login = database.dataSourceFactory();
         login.setUser(role);
-        CompletableFuture<Void> freed = CompletableFuture.runAsync(() -> {
-            try {
-                Thread.sleep(1500);
-                execute(database, "ALTER ROLE " + role + " CONNECTION LIMIT -1");
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
+        // The server makes room at the wait's first pause, which only a refused login leads to: the wait has
+        // met the full server before it gets in.
+        CompletableFuture<Void> freed = new CompletableFuture<>();
+        DatabaseWait wait = new DatabaseWait(Duration.ofSeconds(30), Clock.systemUTC(), pause -> {
+            if (!freed.isDone()) {
+                try {
+                    execute(database, "ALTER ROLE " + role + " CONNECTION LIMIT -1");
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+                freed.complete(null);
             }
         });
-        DatabaseWait.upTo(Duration.ofSeconds(30)).run("connect to the database", () -> Databases.ping(login));
+        wait.run("connect to the database", () -> Databases.ping(login));
         assertThat(freed).isDone();
     }
 

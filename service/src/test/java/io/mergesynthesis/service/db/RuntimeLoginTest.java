@@ -15,6 +15,7 @@ import io.mergesynthesis.service.retention.PartitionUpkeep;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.service.testing.TestDatabase;
 import io.mergesynthesis.service.worker.WorkerFixture;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
@@ -87,7 +88,7 @@ class RuntimeLoginTest {
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         String id = json.readTree(created.body()).get("id").asText();
 
-        WorkerFixture.await("a worker to merge the conflict", Duration.ofSeconds(30), () -> {
+        Wait.until("a worker to merge the conflict", Duration.ofSeconds(30), () -> {
             JsonNode conflict;
             try {
                 conflict = json.readTree(APP.get(admin.secret(), "/v1/conflicts/" + id).body());

@@ -14,8 +14,10 @@ import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.Outage;
 import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.testsupport.Wait;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -76,10 +78,8 @@ class DeployQueriesTest {
             for (int i = 0; i < 20; i++) {
                 Seed.conflict(APP, platform, org, "readiness-" + i, "jira.create_issue");
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (APP.getAdmin("/healthcheck").statusCode() == 200 && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
+            Wait.until("the provider's circuit to open", Duration.ofSeconds(30),
+                    () -> APP.getAdmin("/healthcheck").statusCode() != 200);
             assertThat(APP.getAdmin("/healthcheck").body()).contains("llm-standin", "circuit open");
             assertThat(APP.getAdmin("/ready").statusCode()).isEqualTo(200);
             assertThat(APP.getAdmin("/ready").body()).contains("\"postgresql\":{\"healthy\":true}", "\"ready\":true");

@@ -6,6 +6,7 @@ import com.codahale.metrics.health.HealthCheck.Result;
 import io.mergesynthesis.service.worker.WorkerFixture;
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.synthesis.Router;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class PoolHealthCheckTest {
             assertThat(check.execute().isHealthy()).isTrue();
 
             fixture.insertConflict("jira.create_issue");
-            WorkerFixture.await("the dead worker reported", Duration.ofSeconds(20),
+            Wait.until("the dead worker reported", Duration.ofSeconds(20),
                     () -> !check.execute().isHealthy());
             assertThat(check.execute().getMessage()).contains("worker thread(s) died");
 

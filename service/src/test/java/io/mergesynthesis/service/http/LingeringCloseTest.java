@@ -83,6 +83,7 @@ class LingeringCloseTest {
             Thread.sleep(200);
             out.write("{\"a\":1}".getBytes(StandardCharsets.US_ASCII));
             out.flush();
+            // And again, as a client still sending what it had in flight.
             Thread.sleep(200);
             out.write("more the client had in flight".getBytes(StandardCharsets.US_ASCII));
             out.flush();
@@ -107,6 +108,7 @@ class LingeringCloseTest {
                 try {
                     out.write(piece);
                     out.flush();
+                    // A slow, endless sender: the server must cut it off by time, not by the bytes read.
                     Thread.sleep(20);
                 } catch (IOException e) {
                     cutOff = true;

@@ -13,6 +13,7 @@ import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.testsupport.Wait;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -21,13 +22,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -118,18 +119,18 @@ class SecretsInLogsTest {
 
         // One merge the provider writes, and one call it refuses, quoting the key back as providers do.
         UUID merged = Seed.conflict(APP, platform, org, "logs-1", "jira.create_issue");
-        await("the first conflict merged", () -> state(admin, merged).equals("done"));
+        Wait.until("the first conflict merged", Duration.ofSeconds(60), () -> state(admin, merged).equals("done"));
         STAND_IN.behaviour().script(Behaviour.Scripted.raw(400, Map.of("Content-Type", "application/json"),
                 "{\"error\":{\"type\":\"invalid_request_error\",\"message\":\"Incorrect API key provided: "
                         + PROVIDER_KEY + "\"}}"));
         UUID refused = Seed.conflict(APP, platform, org, "logs-2", "jira.create_issue");
-        await("the refused call counted", () -> state(admin, refused).equals("max_attempts_exceeded"));
+        Wait.until("the refused call counted", Duration.ofSeconds(60), () -> state(admin, refused).equals("max_attempts_exceeded"));
 
         String marker = "end of the logged run " + UUID.randomUUID();
         LoggerFactory.getLogger(SecretsInLogsTest.class).warn(marker);
-        await("the application log flushed", () -> read("app.log").contains(marker));
+        Wait.until("the application log flushed", Duration.ofSeconds(60), () -> read("app.log").contains(marker));
         String lastRequest = "/v1/conflicts/" + refused;
-        await("the request logs flushed", () -> read("requests.log").contains(lastRequest)
+        Wait.until("the request logs flushed", Duration.ofSeconds(60), () -> read("requests.log").contains(lastRequest)
                 && read("requests-verbose.log").contains(lastRequest));
 
         String appLog = read("app.log");
@@ -200,13 +201,6 @@ class SecretsInLogsTest {
         }
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
-            Thread.sleep(100);
-        }
-    }
 
     private static String random(int bytes) {
         byte[] raw = new byte[bytes];

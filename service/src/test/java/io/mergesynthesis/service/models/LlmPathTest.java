@@ -13,13 +13,13 @@ import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.Failure;
 import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.testsupport.Wait;
 import java.math.BigDecimal;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -163,22 +163,9 @@ class LlmPathTest {
                 .mapTo(Long.class).one());
     }
 
-    private static JsonNode awaitState(String admin, UUID id, String state) throws InterruptedException {
-        JsonNode[] last = new JsonNode[1];
-        await("conflict " + id + " in state " + state, () -> {
-            last[0] = Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body());
-            return state.equals(last[0].at("/synthesis/state").asText());
-        });
-        return last[0];
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(50);
-        }
+    private static JsonNode awaitState(String admin, UUID id, String state) {
+        return Wait.forValue("conflict " + id + " in state " + state, Duration.ofSeconds(30),
+                () -> Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body()),
+                conflict -> state.equals(conflict.at("/synthesis/state").asText()));
     }
 }

@@ -19,6 +19,7 @@ import io.mergesynthesis.service.testing.WebPages;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.Behaviour.Scripted;
 import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.testsupport.Wait;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -88,7 +89,7 @@ class ProviderErrorTextTest {
         String admin = APP.token(Role.ORG_ADMIN, org);
         UUID id = Seed.conflict(APP, platform, org, "refused-1", "jira.create_issue");
 
-        JsonNode conflict = await(admin, id, c -> "max_attempts_exceeded".equals(c.at("/synthesis/state").asText()));
+        JsonNode conflict = awaitConflict(admin, id, c -> "max_attempts_exceeded".equals(c.at("/synthesis/state").asText()));
         JsonNode history = conflict.at("/synthesis/attempt_history");
         assertThat(history).extracting(line -> line.get("detail").asText()).containsExactly(
                 "the model provider refused the request (HTTP 400) (provider request id req_refused_1)",
@@ -115,14 +116,14 @@ class ProviderErrorTextTest {
         STAND_IN.behaviour().script(Scripted.raw(503, Map.of("x-request-id", "req_down_1"),
                 "{\"error\":{\"message\":\"upstream " + KEY + " " + RAW + "\",\"type\":\"server_error\"}}"));
         UUID down = Seed.conflict(APP, platform, org, "down-1", "jira.create_issue");
-        JsonNode afterOutage = await(admin, down, c -> "done".equals(c.at("/synthesis/state").asText()));
+        JsonNode afterOutage = awaitConflict(admin, down, c -> "done".equals(c.at("/synthesis/state").asText()));
         assertThat(afterOutage.at("/synthesis/attempt_history/0/detail").asText())
                 .startsWith("the model provider was unavailable (HTTP 503)").endsWith("(provider request id req_down_1)");
 
         String prose = "Sure! " + RAW + " ".repeat(3) + "x".repeat(600);
         STAND_IN.behaviour().script(Scripted.answer(prose));
         UUID invalid = Seed.conflict(APP, platform, org, "invalid-1", "drive.share");
-        JsonNode afterInvalid = await(admin, invalid, c -> "done".equals(c.at("/synthesis/state").asText()));
+        JsonNode afterInvalid = awaitConflict(admin, invalid, c -> "done".equals(c.at("/synthesis/state").asText()));
         String detail = afterInvalid.at("/synthesis/attempt_history/0/detail").asText();
         assertThat(afterInvalid.at("/synthesis/attempt_history/0/reason").asText()).isEqualTo("invalid_json");
         assertThat(detail).startsWith("the answer was not a valid merge: ").contains("(provider request id ");
@@ -137,18 +138,6 @@ class ProviderErrorTextTest {
         assertThat(LOG.texts()).allSatisfy(text -> assertThat(text).doesNotContain("sk-ant"));
     }
 
-    private static JsonNode await(String admin, UUID id, Predicate<JsonNode> condition) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(40).toNanos();
-        JsonNode last = null;
-        while (System.nanoTime() < end) {
-            last = Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body());
-            if (condition.test(last)) {
-                return last;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("timed out waiting on conflict " + id + ": " + last);
-    }
 
     private static StandInProvider standIn() {
         try {
@@ -175,5 +164,10 @@ class ProviderErrorTextTest {
         List<String> texts() {
             return new ArrayList<>(texts);
         }
+    }
+
+    private static JsonNode awaitConflict(String admin, UUID id, Predicate<JsonNode> condition) {
+        return Wait.forValue("conflict " + id + " to reach the state this test expects", Duration.ofSeconds(40),
+                () -> Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body()), condition);
     }
 }

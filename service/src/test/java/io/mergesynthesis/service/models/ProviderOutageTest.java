@@ -3,6 +3,7 @@ package io.mergesynthesis.service.models;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
@@ -13,13 +14,13 @@ import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.Failure;
 import io.mergesynthesis.standin.Outage;
 import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.testsupport.Wait;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,16 +30,24 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A provider that is down for everyone costs no attempt: the service on the LLM path, a backlog of conflicts,
- * and the stand-in answering 503 to every request for 30 seconds in the middle of it; and a quiet org's one
- * conflict while the provider refuses connections. Beside them, the failures that are one conflict's own still
- * reach the marker.
+ * and the stand-in answering 503 to every request in the middle of it, for as long as the circuit takes to send
+ * the five probes it sends in thirty seconds under its default settings. The probe waits here are a tenth of the
+ * defaults, so that the same outage passes in a few seconds; the outage ends on that signal, not on a timer. Then
+ * a quiet org's one conflict while the provider refuses connections. Beside them, the failures that are one
+ * conflict's own still reach the marker.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class ProviderOutageTest {
 
     static final StandInProvider STAND_IN = TestApp.standIn(new Behaviour().latency(Duration.ofMillis(200)));
-    static final TestApp APP = TestApp.onStandIn(STAND_IN);
+    /** What the circuit sends to a provider that stays down for thirty seconds under its default settings. */
+    static final int PROBES_IN_THIRTY_SECONDS = 5;
+    /** The calls the four workers may have had in flight when the circuit opened, answered after it. */
+    static final int IN_FLIGHT_AT_OPENING = 4;
+    static final TestApp APP = TestApp.onStandIn(STAND_IN,
+            ConfigOverride.config("llm.circuit.firstProbeAfter", "100ms"),
+            ConfigOverride.config("llm.circuit.maxProbeInterval", "1500ms"));
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
 
     static String platform;
@@ -60,31 +69,34 @@ class ProviderOutageTest {
     }
 
     @Test
-    void aThirtySecondOutageDuringABacklogCostsNoAttemptAndEveryConflictIsStoredAfterIt() throws Exception {
+    void anOutageDuringABacklogCostsNoAttemptAndEveryConflictIsStoredAfterIt() throws Exception {
         UUID org = UUID.randomUUID();
         List<UUID> ids = new ArrayList<>();
         // 4 workers at 200 ms a call merge about 20 a second: the backlog outlasts the start of the outage.
         for (int i = 0; i < 300; i++) {
             ids.add(Seed.conflict(APP, platform, org, "outage-" + i, "jira.create_issue"));
         }
-        await("a first few merges", Duration.ofSeconds(30), () -> count(org, "done") >= 10);
+        Wait.until("a first few merges", Duration.ofSeconds(30), () -> count(org, "done") >= 10);
 
         long requestsBefore = STAND_IN.stats().requests();
         double openingsBefore = openings();
         STAND_IN.outage(Outage.STATUS_503);
-        await("the circuit to open", Duration.ofSeconds(10), () -> !healthy());
+        Wait.until("the circuit to open", Duration.ofSeconds(10), () -> !healthy());
         String health = APP.getAdmin("/healthcheck").body();
-        Thread.sleep(30_000);
+        long requestsAtOpening = STAND_IN.stats().requests();
+        Wait.until(PROBES_IN_THIRTY_SECONDS + " probes of the open circuit", Duration.ofSeconds(30),
+                () -> STAND_IN.stats().requests() - requestsAtOpening
+                        >= PROBES_IN_THIRTY_SECONDS + IN_FLIGHT_AT_OPENING);
         long callsDuringOutage = STAND_IN.stats().requests() - requestsBefore;
         long doneAtRecovery = count(org, "done");
         STAND_IN.outage(Outage.NONE);
         long recovered = System.nanoTime();
-        await("a merge after the recovery", Duration.ofSeconds(30), () -> count(org, "done") > doneAtRecovery);
+        Wait.until("a merge after the recovery", Duration.ofSeconds(30), () -> count(org, "done") > doneAtRecovery);
         long firstMergeMillis = (System.nanoTime() - recovered) / 1_000_000;
-        await("the whole backlog", Duration.ofSeconds(60), () -> count(org, "done") == ids.size());
+        Wait.until("the whole backlog", Duration.ofSeconds(60), () -> count(org, "done") == ids.size());
 
-        System.out.printf("provider outage of 30 s: %d calls made during it, first merge %d ms after recovery%n",
-                callsDuringOutage, firstMergeMillis);
+        System.out.printf("provider outage of %d probes: %d calls made during it, first merge %d ms after recovery%n",
+                PROBES_IN_THIRTY_SECONDS, callsDuringOutage, firstMergeMillis);
         assertThat(health).contains("llm-standin", "is down", "circuit open");
         assertThat(callsDuringOutage).as("the provider is probed, not hammered").isLessThan(100);
         assertThat(doneAtRecovery).as("the outage held the backlog").isLessThan(ids.size());
@@ -118,7 +130,7 @@ class ProviderOutageTest {
         UUID id = Seed.conflict(APP, platform, org, "quiet-1", "drive.share");
 
         // Four hand-backs take longer than three attempts with their backoff would: the marker would come first.
-        await("the conflict handed back more often than its attempts allow", Duration.ofSeconds(60), () -> {
+        Wait.until("the conflict handed back more often than its attempts allow", Duration.ofSeconds(60), () -> {
             assertThat(count(org, "max_attempts_exceeded")).as("marked during an outage").isZero();
             return deferrals(org, "provider_outage") >= 4;
         });
@@ -183,23 +195,10 @@ class ProviderOutageTest {
                 .bind("org", org).mapTo(Integer.class).one());
     }
 
-    private static JsonNode awaitState(UUID org, UUID id, String state) throws InterruptedException {
+    private static JsonNode awaitState(UUID org, UUID id, String state) {
         String admin = APP.token(Role.ORG_ADMIN, org);
-        JsonNode[] last = new JsonNode[1];
-        await("conflict " + id + " in state " + state, Duration.ofSeconds(30), () -> {
-            last[0] = Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body());
-            return state.equals(last[0].at("/synthesis/state").asText());
-        });
-        return last[0];
-    }
-
-    private static void await(String what, Duration limit, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+        return Wait.forValue("conflict " + id + " in state " + state, Duration.ofSeconds(30),
+                () -> Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body()),
+                conflict -> state.equals(conflict.at("/synthesis/state").asText()));
     }
 }

@@ -13,6 +13,7 @@ import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.standin.UnsafeMerge;
+import io.mergesynthesis.testsupport.Wait;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +22,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -231,22 +231,9 @@ class UnsafeMergeEndToEndTest {
         return Seed.eventCount(APP.database().jdbi(), conflictId, type);
     }
 
-    private static JsonNode awaitState(String admin, UUID id, String state) throws InterruptedException {
-        JsonNode[] last = new JsonNode[1];
-        await("conflict " + id + " in state " + state, () -> {
-            last[0] = Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body());
-            return state.equals(last[0].at("/synthesis/state").asText());
-        });
-        return last[0];
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(50);
-        }
+    private static JsonNode awaitState(String admin, UUID id, String state) {
+        return Wait.forValue("conflict " + id + " in state " + state, Duration.ofSeconds(60),
+                () -> Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body()),
+                conflict -> state.equals(conflict.at("/synthesis/state").asText()));
     }
 }

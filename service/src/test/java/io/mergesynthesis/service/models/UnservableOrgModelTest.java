@@ -12,6 +12,7 @@ import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
+import io.mergesynthesis.testsupport.Wait;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
@@ -112,29 +113,17 @@ class UnservableOrgModelTest {
         return APP.getAdmin("/healthcheck");
     }
 
-    private static JsonNode awaitHistory(UUID org, UUID id) throws InterruptedException {
+    private static JsonNode awaitHistory(UUID org, UUID id) {
         String admin = APP.token(Role.ORG_ADMIN, org);
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            JsonNode conflict = Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body());
-            if (conflict.at("/synthesis/attempt_history").size() > 0) {
-                return conflict;
-            }
-            if (System.nanoTime() > end) {
-                throw new AssertionError("no attempt history for " + id + ": " + conflict);
-            }
-            Thread.sleep(50);
-        }
+        return Wait.forValue("an attempt history for conflict " + id, Duration.ofSeconds(30),
+                () -> Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body()),
+                conflict -> conflict.at("/synthesis/attempt_history").size() > 0);
     }
 
-    private static void awaitState(UUID org, UUID id, String state) throws InterruptedException {
+    private static void awaitState(UUID org, UUID id, String state) {
         String admin = APP.token(Role.ORG_ADMIN, org);
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!state.equals(Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body()).at("/synthesis/state").asText())) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("conflict " + id + " never reached " + state);
-            }
-            Thread.sleep(50);
-        }
+        Wait.forValue("conflict " + id + " in state " + state, Duration.ofSeconds(30),
+                () -> Seed.parse(APP.get(admin, "/v1/conflicts/" + id).body()).at("/synthesis/state").asText(),
+                state::equals);
     }
 }

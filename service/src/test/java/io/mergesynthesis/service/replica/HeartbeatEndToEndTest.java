@@ -10,6 +10,7 @@ import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.service.worker.WorkerFixture;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -36,11 +37,11 @@ class HeartbeatEndToEndTest {
         Jdbi db = APP.database().jdbi();
         UUID org = UUID.randomUUID();
         UUID conflict = Seed.conflict(APP, APP.token(Role.INGEST, org), org, "beat-1", "jira.create_issue");
-        WorkerFixture.await("the merge", Duration.ofSeconds(30), () -> "done".equals(db.withHandle(h -> h.createQuery(
+        Wait.until("the merge", Duration.ofSeconds(30), () -> "done".equals(db.withHandle(h -> h.createQuery(
                 "SELECT synthesis_state FROM policy_conflicts WHERE id = :id").bind("id", conflict)
                 .mapTo(String.class).one())));
 
-        WorkerFixture.await("a beat after the claim", Duration.ofSeconds(30), () -> db.withHandle(h -> h.createQuery(
+        Wait.until("a beat after the claim", Duration.ofSeconds(30), () -> db.withHandle(h -> h.createQuery(
                 "SELECT count(*) FROM replica_heartbeats WHERE last_claim_at IS NOT NULL").mapTo(Long.class).one()) == 1);
         Map<String, Object> row = db.withHandle(h -> h.createQuery("""
                         SELECT replica_id, workers, in_flight, interval_ms, stopped_at IS NULL AS running,

@@ -7,12 +7,14 @@ import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.TestApp;
+import io.mergesynthesis.testsupport.Wait;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -137,10 +139,13 @@ class EarlyAnswerTest {
                 int first = Math.min(16 * 1024, body.length);
                 out.write(body, 0, first);
                 out.flush();
-                Thread.sleep(300);
+                InputStream answer = socket.getInputStream();
+                Wait.until("the server's answer to the first 16 KB", Duration.ofSeconds(20),
+                        () -> answer.available() > 0);
                 for (int at = first; at < body.length; at += 64 * 1024) {
                     out.write(body, at, Math.min(64 * 1024, body.length - at));
                     out.flush();
+                    // The rest trickles in as over a real network while the answer travels back.
                     Thread.sleep(2);
                 }
                 socket.shutdownOutput();

@@ -12,6 +12,7 @@ import io.mergesynthesis.service.replica.ReplicaReadings;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.ProviderState;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -357,13 +358,14 @@ class OperatorConsoleBrowserTest {
         }
     }
 
-    private static void refreshUntil(Supplier<Boolean> condition, Duration patience) throws InterruptedException {
-        long until = System.nanoTime() + patience.toNanos();
-        while (!condition.get()) {
-            assertThat(System.nanoTime()).as("waited %s for the replica list to change", patience).isLessThan(until);
-            Thread.sleep(200);
+    private static void refreshUntil(Supplier<Boolean> condition, Duration patience) {
+        Wait.until("the replica list to change", patience, () -> {
+            if (condition.get()) {
+                return true;
+            }
             driver.navigate().refresh();
-        }
+            return false;
+        });
     }
 
     private static void signIn(String token) {

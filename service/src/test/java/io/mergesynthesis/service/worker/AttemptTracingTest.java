@@ -19,6 +19,7 @@ import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.synthesis.Ticker;
+import io.mergesynthesis.testsupport.Wait;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -81,9 +82,9 @@ class AttemptTracingTest {
             Replica replica = fixture.replica(WorkerFixture.settings("traced"), synthesizer(telemetry), router(),
                     builder -> builder.telemetry(telemetry));
             replica.pool().start();
-            WorkerFixture.await("the merge stored", Duration.ofSeconds(30),
+            Wait.until("the merge stored", Duration.ofSeconds(30),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
-            WorkerFixture.await("the attempt's span ended", Duration.ofSeconds(10), () -> attempts().size() == 1);
+            Wait.until("the attempt's span ended", Duration.ofSeconds(10), () -> attempts().size() == 1);
 
             SpanData attempt = attempts().get(0);
             assertThat(attempt.getKind()).isEqualTo(SpanKind.INTERNAL);
@@ -114,9 +115,9 @@ class AttemptTracingTest {
             Replica replica = fixture.replica(WorkerFixture.settings("traced"), synthesizer(telemetry), router(),
                     builder -> builder.telemetry(telemetry));
             replica.pool().start();
-            WorkerFixture.await("the merge stored", Duration.ofSeconds(30),
+            Wait.until("the merge stored", Duration.ofSeconds(30),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
-            WorkerFixture.await("both attempts' spans ended", Duration.ofSeconds(10), () -> attempts().size() == 2);
+            Wait.until("both attempts' spans ended", Duration.ofSeconds(10), () -> attempts().size() == 2);
 
             List<SpanData> attempts = attempts();
             assertThat(attempts).extracting(span -> number(span, "merge_synthesis.attempt.number"))
@@ -147,7 +148,7 @@ class AttemptTracingTest {
             Replica replica = fixture.replica(WorkerFixture.settings("untraced"), new ForwardingToStub(seen),
                     builder -> builder.telemetry(off.telemetry()));
             replica.pool().start();
-            WorkerFixture.await("the merge stored", Duration.ofSeconds(30),
+            Wait.until("the merge stored", Duration.ofSeconds(30),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
         }
         assertThat(seen).as("whether a span was current in the synthesizer").containsExactly(false);
@@ -161,7 +162,7 @@ class AttemptTracingTest {
             Replica replica = fixture.replica(WorkerFixture.settings("traced"), new ForwardingToStub(seen),
                     builder -> builder.telemetry(telemetry));
             replica.pool().start();
-            WorkerFixture.await("the merge stored", Duration.ofSeconds(30),
+            Wait.until("the merge stored", Duration.ofSeconds(30),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
         }
         assertThat(seen).containsExactly(true);

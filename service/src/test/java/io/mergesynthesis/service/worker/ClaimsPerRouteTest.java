@@ -10,6 +10,7 @@ import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +117,7 @@ class ClaimsPerRouteTest {
                     ROUTER);
             replica.pool().start();
 
-            WorkerFixture.await("the other provider's conflicts merged", Duration.ofSeconds(20),
+            Wait.until("the other provider's conflicts merged", Duration.ofSeconds(20),
                     () -> fixture.count("synthesis_state = 'done'") == served.size());
 
             assertThat(synthesizer.asked("openai")).isEqualTo(served.size());
@@ -127,7 +128,9 @@ class ClaimsPerRouteTest {
                 assertThat(fixture.column(id, "synthesis_state")).isEqualTo("pending");
                 assertThat(fixture.column(id, "attempts")).isEqualTo("0");
             }
-            Thread.sleep(500);
+            long rounds = replica.pool().claimRounds();
+            Wait.until("five more rounds of the claim loop", Duration.ofSeconds(20),
+                    () -> replica.pool().claimRounds() >= rounds + 5);
             assertThat(synthesizer.asked("anthropic")).as("still held back").isEqualTo(2);
         }
     }

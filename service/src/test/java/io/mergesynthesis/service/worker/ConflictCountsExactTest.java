@@ -24,6 +24,7 @@ import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Scope;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -141,7 +142,7 @@ class ConflictCountsExactTest {
                 }));
                 work.get(0).get(60, TimeUnit.SECONDS);
                 work.get(1).get(60, TimeUnit.SECONDS);
-                WorkerFixture.await("every conflict merged or marked", Duration.ofSeconds(60),
+                Wait.until("every conflict merged or marked", Duration.ofSeconds(60),
                         () -> fixture.count("synthesis_state IN ('pending', 'in_progress')") == 0);
                 ingesting.set(false);
                 for (Future<?> each : work) {

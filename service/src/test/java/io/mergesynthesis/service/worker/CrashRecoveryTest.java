@@ -6,6 +6,7 @@ import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -60,18 +61,18 @@ class CrashRecoveryTest {
             Replica rescuer = fixture.replica(WorkerFixture.settings("rescuer")
                     .leaseDuration(Duration.ofSeconds(2)).invokeTimeout(Duration.ofMillis(500)), calls);
             rescuer.pool().start();
-            WorkerFixture.await("the rescuer finishing all three", Duration.ofSeconds(30),
+            Wait.until("the rescuer finishing all three", Duration.ofSeconds(30),
                     () -> fixture.count("synthesis_state = 'done'") == ids.size());
             // The rows show as done at the commit; each outcome is counted a moment later, when the store is
             // reported back to its worker.
-            WorkerFixture.await("the rescuer's three successes counted", Duration.ofSeconds(10),
+            Wait.until("the rescuer's three successes counted", Duration.ofSeconds(10),
                     () -> rescuer.attempts(Outcome.SUCCESS) == 3);
             assertThat(rescuer.registry().getSampleValue("synthesis_lease_recoveries_total")).isEqualTo(3.0);
             // The abandoned claim counted as an attempt: the rescuer's claim was the second.
             assertThat(fixture.count("attempts = 2")).isEqualTo(3);
 
             frozen.thaw.countDown();
-            WorkerFixture.await("the frozen replica's late attempts to end", Duration.ofSeconds(20),
+            Wait.until("the frozen replica's late attempts to end", Duration.ofSeconds(20),
                     () -> dead.attempts(Outcome.SKIPPED) == 3);
             assertThat(dead.attempts(Outcome.SUCCESS)).isZero();
             assertThat(fixture.events("merge_synthesized")).isEqualTo(3);

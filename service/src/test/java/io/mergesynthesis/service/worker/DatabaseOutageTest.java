@@ -10,6 +10,7 @@ import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.synthesis.StubRouter;
 import io.mergesynthesis.synthesis.Ticker;
+import io.mergesynthesis.testsupport.Wait;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -66,7 +67,7 @@ class DatabaseOutageTest {
                     calls);
             replica.pool().start();
             try {
-                WorkerFixture.await("the merge", Duration.ofSeconds(30),
+                Wait.until("the merge", Duration.ofSeconds(30),
                         () -> "done".equals(fixture.column(id, "synthesis_state")));
             } finally {
                 replica.pool().stop();
@@ -96,7 +97,7 @@ class DatabaseOutageTest {
             FlakyReplica replica = replica(connections, WorkerFixture.settings("refused-store"), calls);
             replica.pool().start();
             try {
-                WorkerFixture.await("the merge", Duration.ofSeconds(30),
+                Wait.until("the merge", Duration.ofSeconds(30),
                         () -> "done".equals(fixture.column(id, "synthesis_state")));
             } finally {
                 replica.pool().stop();
@@ -128,11 +129,11 @@ class DatabaseOutageTest {
             replica.pool().start();
             try {
                 connections.down();
-                WorkerFixture.await("claims refused for a while", Duration.ofSeconds(20),
+                Wait.until("claims refused for a while", Duration.ofSeconds(20),
                         () -> connections.refused() >= 5);
                 connections.up();
                 long back = System.nanoTime();
-                WorkerFixture.await("the merge after the outage", Duration.ofSeconds(10),
+                Wait.until("the merge after the outage", Duration.ofSeconds(10),
                         () -> "done".equals(fixture.column(id, "synthesis_state")));
                 // The loop pauses at most two seconds between failed claims; allow for slow shared machines.
                 assertThat(Duration.ofNanos(System.nanoTime() - back)).isLessThan(Duration.ofSeconds(8));
@@ -172,7 +173,7 @@ class DatabaseOutageTest {
             CountingSynthesizer calls = new CountingSynthesizer(WorkerFixture.stub());
             WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("rescuer").maxAttempts(1), calls);
             replica.pool().start();
-            WorkerFixture.await("both settled", Duration.ofSeconds(30),
+            Wait.until("both settled", Duration.ofSeconds(30),
                     () -> "done".equals(fixture.column(cutByRestart, "synthesis_state"))
                             && "max_attempts_exceeded".equals(fixture.column(crashed, "synthesis_state")));
 

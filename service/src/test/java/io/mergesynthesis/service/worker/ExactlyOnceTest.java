@@ -10,6 +10,7 @@ import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -36,7 +37,7 @@ class ExactlyOnceTest {
                     fixture.replica(WorkerFixture.settings("replica-c"), counting));
             replicas.forEach(replica -> replica.pool().start());
 
-            WorkerFixture.await("every conflict done", Duration.ofSeconds(100),
+            Wait.until("every conflict done", Duration.ofSeconds(100),
                     () -> fixture.count("synthesis_state = 'done'") == CONFLICTS);
 
             assertThat(counting.total.get()).isEqualTo(CONFLICTS);
@@ -72,7 +73,7 @@ class ExactlyOnceTest {
             UUID id = fixture.insertConflict("jira.create_issue");
             Replica replica = fixture.replica(WorkerFixture.settings("canonical"), WorkerFixture.stub());
             replica.pool().start();
-            WorkerFixture.await("the conflict done", Duration.ofSeconds(20),
+            Wait.until("the conflict done", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
 
             ObjectMapper mapper = new ObjectMapper();

@@ -8,6 +8,7 @@ import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -57,9 +58,9 @@ class HangAndInvalidOutputTest {
                     .baseBackoff(Duration.ofMinutes(1)), synthesizer);
             replica.pool().start();
 
-            WorkerFixture.await("the later conflict done", Duration.ofSeconds(20),
+            Wait.until("the later conflict done", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(next, "synthesis_state")));
-            WorkerFixture.await("the hung call interrupted", Duration.ofSeconds(20),
+            Wait.until("the hung call interrupted", Duration.ofSeconds(20),
                     () -> synthesizer.interrupted.get() == 1);
             assertThat(fixture.column(hung, "synthesis_state")).isEqualTo("pending");
             assertThat(fixture.column(hung, "last_failure_reason")).isEqualTo("synthesizer");
@@ -126,7 +127,7 @@ class HangAndInvalidOutputTest {
                     synthesizer);
             replica.pool().start();
 
-            WorkerFixture.await("the failed attempt recorded", Duration.ofSeconds(20),
+            Wait.until("the failed attempt recorded", Duration.ofSeconds(20),
                     () -> fixture.column(id, "last_failure_reason") != null);
             assertThat(fixture.column(id, "last_failure_reason")).isEqualTo("invalid_json");
             assertThat(fixture.column(id, "synthesis_state")).isEqualTo("pending");

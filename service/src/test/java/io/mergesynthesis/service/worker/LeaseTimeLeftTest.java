@@ -7,6 +7,7 @@ import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Router;
 import io.mergesynthesis.synthesis.StubRouter;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -46,7 +47,7 @@ class LeaseTimeLeftTest {
             Replica replica = fixture.replica(WorkerFixture.settings("ticked").leaseDuration(Duration.ofSeconds(10))
                     .invokeTimeout(Duration.ofSeconds(2)), calls, slowRouter, builder -> builder.ticker(ticker));
             replica.pool().start();
-            WorkerFixture.await("the merge", Duration.ofSeconds(20),
+            Wait.until("the merge", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
             replica.pool().stop();
 

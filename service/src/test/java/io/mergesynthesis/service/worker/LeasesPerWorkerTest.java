@@ -3,8 +3,10 @@ package io.mergesynthesis.service.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,16 +37,18 @@ class LeasesPerWorkerTest {
                 try {
                     blocker.execute("LOCK TABLE conflict_events IN EXCLUSIVE MODE");
                     replica.pool().start();
-                    WorkerFixture.await("a call per worker", Duration.ofSeconds(20),
+                    Wait.until("a call per worker", Duration.ofSeconds(20),
                             () -> counting.total.get() >= WORKERS);
                     // The claim loop looks for free workers every 100 ms (the poll interval) and at once when one
-                    // frees up: in a second it has had ample chances to claim more, had it counted a worker free.
-                    long end = System.nanoTime() + Duration.ofSeconds(1).toNanos();
-                    while (System.nanoTime() < end) {
-                        mostLeases = Math.max(mostLeases, fixture.count(
-                                "lease_owner = 'slow-stores' AND synthesis_state = 'in_progress'"));
-                        Thread.sleep(10);
-                    }
+                    // frees up: in ten rounds it has had ample chances to claim more, had it counted a worker free.
+                    long rounds = replica.pool().claimRounds();
+                    AtomicLong most = new AtomicLong();
+                    Wait.until("ten more rounds of the claim loop", Duration.ofSeconds(20), () -> {
+                        most.accumulateAndGet(fixture.count(
+                                "lease_owner = 'slow-stores' AND synthesis_state = 'in_progress'"), Math::max);
+                        return replica.pool().claimRounds() >= rounds + 10;
+                    });
+                    mostLeases = most.get();
                     assertThat(counting.total.get()).as("calls made while no merge could be stored")
                             .isEqualTo(WORKERS);
                 } finally {
@@ -54,11 +58,11 @@ class LeasesPerWorkerTest {
             assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
                     .isEqualTo(WORKERS);
 
-            WorkerFixture.await("every conflict done", Duration.ofSeconds(30),
+            Wait.until("every conflict done", Duration.ofSeconds(30),
                     () -> fixture.count("synthesis_state = 'done'") == CONFLICTS);
             assertThat(counting.total.get()).isEqualTo(CONFLICTS);
             // Counted when each store is reported back, a moment after the commit that shows the row done.
-            WorkerFixture.await("every success counted", Duration.ofSeconds(10),
+            Wait.until("every success counted", Duration.ofSeconds(10),
                     () -> replica.attempts(Outcome.SUCCESS) == CONFLICTS);
         }
     }

@@ -6,6 +6,7 @@ import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.worker.config.WorkerWiring;
 import io.mergesynthesis.service.worker.pool.SynthesisPool;
 import io.mergesynthesis.synthesis.StubRouter;
+import io.mergesynthesis.testsupport.Wait;
 import io.prometheus.client.CollectorRegistry;
 import java.sql.DriverManager;
 import java.time.Duration;
@@ -34,20 +35,20 @@ class ListenerAfterOutageTest {
             SynthesisPool pool = pool(fixture, connections, "held-through");
             pool.start();
             try {
-                WorkerFixture.await("listening", Duration.ofSeconds(10), () -> pool.listenConnectionsMade() == 1);
+                Wait.until("listening", Duration.ofSeconds(10), () -> pool.listenConnectionsMade() == 1);
 
                 connections.down();
                 UUID during = insertAndNotify(fixture);
-                WorkerFixture.await("a claim refused", Duration.ofSeconds(10), () -> connections.refused() > 0);
+                Wait.until("a claim refused", Duration.ofSeconds(10), () -> connections.refused() > 0);
                 assertThat(pool.listenConnectionsMade()).as("connections while the claims fail").isEqualTo(1);
                 connections.up();
 
-                WorkerFixture.await("the conflict of the outage done", Duration.ofSeconds(15),
+                Wait.until("the conflict of the outage done", Duration.ofSeconds(15),
                         () -> "done".equals(fixture.column(during, "synthesis_state")));
-                WorkerFixture.await("listening on a new connection", Duration.ofSeconds(10),
+                Wait.until("listening on a new connection", Duration.ofSeconds(10),
                         () -> pool.listenConnectionsMade() == 2);
                 UUID after = insertAndNotify(fixture);
-                WorkerFixture.await("a conflict after the outage done", Duration.ofSeconds(15),
+                Wait.until("a conflict after the outage done", Duration.ofSeconds(15),
                         () -> "done".equals(fixture.column(after, "synthesis_state")));
                 assertThat(pool.listenConnectionsMade()).as("connections made in all").isEqualTo(2);
             } finally {
@@ -64,11 +65,11 @@ class ListenerAfterOutageTest {
             SynthesisPool pool = pool(fixture, connections, "made-during");
             pool.start();
             try {
-                WorkerFixture.await("listening", Duration.ofSeconds(10), () -> pool.listenConnectionsMade() == 1);
+                Wait.until("listening", Duration.ofSeconds(10), () -> pool.listenConnectionsMade() == 1);
 
                 connections.down();
                 UUID during = insertAndNotify(fixture);
-                WorkerFixture.await("a claim refused", Duration.ofSeconds(10), () -> connections.refused() > 0);
+                Wait.until("a claim refused", Duration.ofSeconds(10), () -> connections.refused() > 0);
                 // The listener's own connection drops during the outage, and it reconnects by itself.
                 int killed = fixture.admin.withHandle(handle -> handle.createQuery("""
                                 SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
@@ -76,18 +77,21 @@ class ListenerAfterOutageTest {
                                 .formatted(ConflictStore.PENDING_CHANNEL))
                         .mapTo(Integer.class).one());
                 assertThat(killed).isEqualTo(1);
-                WorkerFixture.await("listening again", Duration.ofSeconds(15),
+                Wait.until("listening again", Duration.ofSeconds(15),
                         () -> pool.listenConnectionsMade() == 2);
                 connections.up();
 
-                WorkerFixture.await("the conflict of the outage done", Duration.ofSeconds(15),
+                Wait.until("the conflict of the outage done", Duration.ofSeconds(15),
                         () -> "done".equals(fixture.column(during, "synthesis_state")));
-                Thread.sleep(1_000);
                 assertThat(pool.listenConnectionsMade()).as("the connection made during the outage kept")
                         .isEqualTo(2);
+                // Only a notification can wake a pool that never polls: the next conflict done shows the kept
+                // connection still delivers, and that nothing replaced it meanwhile.
                 UUID after = insertAndNotify(fixture);
-                WorkerFixture.await("a conflict after the outage done", Duration.ofSeconds(15),
+                Wait.until("a conflict after the outage done", Duration.ofSeconds(15),
                         () -> "done".equals(fixture.column(after, "synthesis_state")));
+                assertThat(pool.listenConnectionsMade()).as("the connection made during the outage still kept")
+                        .isEqualTo(2);
             } finally {
                 pool.stop();
             }

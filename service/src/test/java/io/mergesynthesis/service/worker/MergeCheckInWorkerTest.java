@@ -10,6 +10,7 @@ import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SuggestedMerge.MergedRule;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -44,7 +45,7 @@ class MergeCheckInWorkerTest {
                     synthesizer);
             replica.pool().start();
 
-            WorkerFixture.await("the failed attempt recorded", Duration.ofSeconds(20),
+            Wait.until("the failed attempt recorded", Duration.ofSeconds(20),
                     () -> fixture.column(id, "last_failure_reason") != null);
             assertThat(fixture.column(id, "last_failure_reason")).isEqualTo("invalid_json");
             assertThat(fixture.column(id, "synthesis_state")).isEqualTo("pending");
@@ -78,7 +79,7 @@ class MergeCheckInWorkerTest {
             Replica replica = fixture.replica(WorkerFixture.settings("checked"), WorkerFixture.stub());
             replica.pool().start();
 
-            WorkerFixture.await("the merge stored", Duration.ofSeconds(20),
+            Wait.until("the merge stored", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
             assertThat(replica.failures(FailureReason.INVALID_JSON)).isZero();
             assertThat(refusals(replica, "resolved_effect_changed")).isZero();

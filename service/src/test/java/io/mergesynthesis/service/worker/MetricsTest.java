@@ -9,6 +9,7 @@ import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import io.prometheus.client.Collector.MetricFamilySamples;
 import io.prometheus.client.Collector.MetricFamilySamples.Sample;
 import io.prometheus.client.CollectorRegistry;
@@ -96,7 +97,7 @@ class MetricsTest {
             fixture.insertConflicts(2, "fail.always");
             Replica replica = fixture.replica(WorkerFixture.settings("metered").maxAttempts(2), new FailsSome());
             replica.pool().start();
-            WorkerFixture.await("all conflicts settled", Duration.ofSeconds(30), () -> fixture.count(
+            Wait.until("all conflicts settled", Duration.ofSeconds(30), () -> fixture.count(
                     "synthesis_state IN ('done', 'max_attempts_exceeded')") == 7);
             replica.pool().stop();
 

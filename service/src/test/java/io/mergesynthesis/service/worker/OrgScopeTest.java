@@ -3,6 +3,7 @@ package io.mergesynthesis.service.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -85,7 +86,7 @@ class OrgScopeTest {
             installScopeProbe(fixture);
             Replica replica = fixture.replica(WorkerFixture.settings("scoped"), WorkerFixture.stub());
             replica.pool().start();
-            WorkerFixture.await("the conflict done", Duration.ofSeconds(20),
+            Wait.until("the conflict done", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
             replica.pool().stop();
 
@@ -116,7 +117,7 @@ class OrgScopeTest {
             Replica replica = fixture.replica(WorkerFixture.settings("misscoped"), calls);
             replica.pool().start();
 
-            WorkerFixture.await("the failed load", Duration.ofSeconds(20),
+            Wait.until("the failed load", Duration.ofSeconds(20),
                     () -> replica.failures(FailureReason.LOAD_ROW) >= 1);
             replica.pool().stop();
 

@@ -11,6 +11,7 @@ import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.synthesis.Ticker;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -49,7 +50,7 @@ class PoisonRowTest {
                     builder -> builder.onRetryScheduled(retries::add));
             replica.pool().start();
 
-            WorkerFixture.await("the marker", Duration.ofSeconds(30),
+            Wait.until("the marker", Duration.ofSeconds(30),
                     () -> "max_attempts_exceeded".equals(fixture.column(id, "synthesis_state")));
 
             assertThat(calls.callsFor(id)).isEqualTo(3);
@@ -85,7 +86,7 @@ class PoisonRowTest {
                     fixture.replica(WorkerFixture.settings("r3").baseBackoff(BASE), calls.get(2)));
             replicas.forEach(replica -> replica.pool().start());
 
-            WorkerFixture.await("all three marked", Duration.ofSeconds(30),
+            Wait.until("all three marked", Duration.ofSeconds(30),
                     () -> fixture.count("synthesis_state = 'max_attempts_exceeded'") == ids.size());
 
             for (UUID id : ids) {
@@ -112,7 +113,7 @@ class PoisonRowTest {
             Replica replica = fixture.replica(WorkerFixture.settings("fresh-replica"), calls);
             replica.pool().start();
 
-            WorkerFixture.await("the marker", Duration.ofSeconds(30),
+            Wait.until("the marker", Duration.ofSeconds(30),
                     () -> "max_attempts_exceeded".equals(fixture.column(id, "synthesis_state")));
             assertThat(calls.callsFor(id)).isZero();
             assertMarked(fixture, id, FailureReason.MAX_ATTEMPTS_EXCEEDED);

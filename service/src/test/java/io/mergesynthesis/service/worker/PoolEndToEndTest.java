@@ -11,6 +11,7 @@ import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.synthesis.MergeCheck;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +46,7 @@ class PoolEndToEndTest {
 
         String admin = APP.token(Role.ORG_ADMIN, org);
         JsonNode[] conflict = new JsonNode[1];
-        WorkerFixture.await("the merge to appear over HTTP", Duration.ofSeconds(30), () -> {
+        Wait.until("the merge to appear over HTTP", Duration.ofSeconds(30), () -> {
             var response = APP.get(admin, "/v1/conflicts/" + id);
             try {
                 conflict[0] = json.readTree(response.body());

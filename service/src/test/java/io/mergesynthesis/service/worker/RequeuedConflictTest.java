@@ -11,6 +11,7 @@ import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -55,12 +56,12 @@ class RequeuedConflictTest {
             Replica replica = fixture.replica(WorkerFixture.settings("only").listen(true).pollInterval(NEVER_POLLS),
                     calls);
             replica.pool().start();
-            WorkerFixture.await("listening", Duration.ofSeconds(10),
+            Wait.until("listening", Duration.ofSeconds(10),
                     () -> replica.pool().listenConnectionsMade() == 1);
             UUID id = fixture.insertConflict("jira.later");
             // Inserted without a notification: the pool finds it when its first backoff ends, or on a wake-up.
             fixture.admin.useHandle(handle -> handle.execute("SELECT pg_notify('policy_conflicts_pending', '')"));
-            WorkerFixture.await("the marker", Duration.ofSeconds(30),
+            Wait.until("the marker", Duration.ofSeconds(30),
                     () -> "max_attempts_exceeded".equals(fixture.column(id, "synthesis_state")));
             assertThat(calls.callsFor(id)).isEqualTo(3);
 
@@ -70,7 +71,7 @@ class RequeuedConflictTest {
             assertThat(requeued.kind()).isEqualTo(ConflictRequeue.Kind.REQUEUED);
 
             // The pool never polls: only the re-queue's notification can get this done in time.
-            WorkerFixture.await("the merge", Duration.ofSeconds(15),
+            Wait.until("the merge", Duration.ofSeconds(15),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
             assertThat(calls.callsFor(id)).isEqualTo(4);
             assertThat(fixture.column(id, "attempts")).isEqualTo("1");
@@ -97,7 +98,7 @@ class RequeuedConflictTest {
                     .baseBackoff(Duration.ofSeconds(1)).listen(true), calls);
             UUID id = fixture.insertConflict("jira.flaky");
             replica.pool().start();
-            WorkerFixture.await("two failed attempts", Duration.ofSeconds(30),
+            Wait.until("two failed attempts", Duration.ofSeconds(30),
                     () -> Marked.historyLines(fixture.admin, id) == 2);
             assertThat(calls.callsFor(id)).isEqualTo(2);
 
@@ -115,7 +116,7 @@ class RequeuedConflictTest {
                     new io.mergesynthesis.service.requeue.RequeueFilter(null, "synthesizer"));
             assertThat(requeued).isEqualTo(1);
 
-            WorkerFixture.await("marked again", Duration.ofSeconds(45),
+            Wait.until("marked again", Duration.ofSeconds(45),
                     () -> "max_attempts_exceeded".equals(fixture.column(id, "synthesis_state")));
             // Three calls after the re-queue: with the old memory counted, it would have been one.
             assertThat(calls.callsFor(id)).isEqualTo(2 + 3);

@@ -13,6 +13,7 @@ import io.mergesynthesis.synthesis.StubRouter;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.synthesis.Ticker;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -93,11 +94,11 @@ class ShutdownTest {
                     throw new IllegalStateException(e);
                 }
             });
-            WorkerFixture.await("the pool stopping", Duration.ofSeconds(10),
+            Wait.until("the pool stopping", Duration.ofSeconds(10),
                     () -> replica.pool().problem().equals(Optional.of("the pool is stopping")));
 
             router.release.countDown();
-            WorkerFixture.await("the unstarted lease handed back", Duration.ofSeconds(10),
+            Wait.until("the unstarted lease handed back", Duration.ofSeconds(10),
                     () -> "pending".equals(fixture.column(unstarted, "synthesis_state")));
             assertThat(stopped).as("stop waits for the conflict still in the synthesizer").isNotDone();
 

@@ -17,6 +17,7 @@ import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -44,7 +45,7 @@ class UsageLedgerTest {
                     call(Pass.ESCALATION, "large", 300, 60, "0.002100", Disposition.ANSWER)));
             WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1"), synthesizer);
             replica.pool().start();
-            WorkerFixture.await("the merge stored", Duration.ofSeconds(20),
+            Wait.until("the merge stored", Duration.ofSeconds(20),
                     () -> fixture.count("synthesis_state = 'done'") == 1);
 
             List<Map<String, Object>> rows = ledger(fixture, id);
@@ -105,11 +106,11 @@ class UsageLedgerTest {
             fixture.replica(WorkerFixture.settings("r1"), escalating).pool().start();
             assertThat(recorded.await(20, TimeUnit.SECONDS)).isTrue();
             // While the second call runs, the first is on record already, as not stored: a kill now loses one.
-            WorkerFixture.await("the primary call on record", Duration.ofSeconds(5), () -> ledger(fixture, id).size() == 1);
+            Wait.until("the primary call on record", Duration.ofSeconds(5), () -> ledger(fixture, id).size() == 1);
             assertThat(ledger(fixture, id).get(0).get("outcome")).isEqualTo("discarded");
 
             escalationAnswered.countDown();
-            WorkerFixture.await("the merge stored", Duration.ofSeconds(20),
+            Wait.until("the merge stored", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
             List<Map<String, Object>> rows = ledger(fixture, id);
             assertThat(rows).extracting(r -> r.get("pass") + ":" + r.get("outcome"))
@@ -130,9 +131,9 @@ class UsageLedgerTest {
             });
             WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1").maxAttempts(1), synthesizer);
             replica.pool().start();
-            WorkerFixture.await("the rate-limited call recorded", Duration.ofSeconds(20),
+            Wait.until("the rate-limited call recorded", Duration.ofSeconds(20),
                     () -> ledger(fixture, id).size() == 1);
-            WorkerFixture.await("the conflict handed back", Duration.ofSeconds(20),
+            Wait.until("the conflict handed back", Duration.ofSeconds(20),
                     () -> "pending".equals(fixture.column(id, "synthesis_state")));
 
             assertThat(ledger(fixture, id).get(0).get("outcome")).isEqualTo("rate_limited");
@@ -161,11 +162,13 @@ class UsageLedgerTest {
             });
             WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1").workers(1), synthesizer);
             replica.pool().start();
-            WorkerFixture.await("the first conflict handed back", Duration.ofSeconds(20),
+            Wait.until("the first conflict handed back", Duration.ofSeconds(20),
                     () -> fixture.count("synthesis_state = 'pending' AND not_before > now() + interval '20 seconds'") == 1);
             // Without the pause the one worker would claim the next conflict at once, every poll (100 ms here),
-            // only to hand it back. A second's grace shows that nothing more was claimed.
-            Thread.sleep(1_000);
+            // only to hand it back. Ten more rounds of the claim loop show that nothing more was claimed.
+            long rounds = replica.pool().claimRounds();
+            Wait.until("ten more rounds of the claim loop", Duration.ofSeconds(20),
+                    () -> replica.pool().claimRounds() >= rounds + 10);
             assertThat(synthesizer.asked.get()).isEqualTo(1);
             assertThat(fixture.count("attempts = 0 AND synthesis_state = 'pending'")).isEqualTo(ids.size());
         }
@@ -181,7 +184,7 @@ class UsageLedgerTest {
             });
             WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1").maxAttempts(2), synthesizer);
             replica.pool().start();
-            WorkerFixture.await("the marker after two attempts", Duration.ofSeconds(20),
+            Wait.until("the marker after two attempts", Duration.ofSeconds(20),
                     () -> fixture.count("synthesis_state = 'max_attempts_exceeded'") == 1);
 
             assertThat(fixture.column(id, "last_failure_reason")).isEqualTo("invalid_json");
@@ -212,7 +215,7 @@ class UsageLedgerTest {
                     call(Pass.PRIMARY, "small", 100, 20, "0.000400", Disposition.ANSWER)));
             WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("r1"), synthesizer);
             replica.pool().start();
-            WorkerFixture.await("the conflict waiting for budget", Duration.ofSeconds(20),
+            Wait.until("the conflict waiting for budget", Duration.ofSeconds(20),
                     () -> "waiting_budget".equals(fixture.column(id, "synthesis_state")));
             assertThat(synthesizer.asked.get()).isZero();
             assertThat(fixture.column(id, "attempts")).isEqualTo("0");
@@ -223,7 +226,7 @@ class UsageLedgerTest {
                     .bind("org", org).execute());
             // The budget was raised by hand, not through the API: the waker's pass lets the conflict out.
             assertThat(new BudgetWaker(replica.transactions(), Duration.ofHours(1)).wake()).isEqualTo(1);
-            WorkerFixture.await("the merge stored once the budget rose", Duration.ofSeconds(20),
+            Wait.until("the merge stored once the budget rose", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(id, "synthesis_state")));
             assertThat(synthesizer.asked.get()).isEqualTo(1);
         }
@@ -238,7 +241,7 @@ class UsageLedgerTest {
                     WHERE id = :id""").bind("id", id).execute());
             PayingSynthesizer synthesizer = new PayingSynthesizer(merge -> paid(merge));
             fixture.replica(WorkerFixture.settings("r1"), synthesizer).pool().start();
-            WorkerFixture.await("the conflict marked not needed", Duration.ofSeconds(20),
+            Wait.until("the conflict marked not needed", Duration.ofSeconds(20),
                     () -> "not_needed".equals(fixture.column(id, "synthesis_state")));
             assertThat(synthesizer.asked.get()).isZero();
             assertThat(fixture.column(id, "lease_owner")).isNull();
@@ -264,7 +267,7 @@ class UsageLedgerTest {
                     call(Pass.ESCALATION, "large", 300, 60, "0.002100009", Disposition.ANSWER)));
             fixture.replica(WorkerFixture.settings("r1").workers(8), synthesizer).pool().start();
             fixture.replica(WorkerFixture.settings("r2").workers(8), synthesizer).pool().start();
-            WorkerFixture.await("every merge stored", Duration.ofSeconds(50),
+            Wait.until("every merge stored", Duration.ofSeconds(50),
                     () -> fixture.count("synthesis_state = 'done'") == 601);
 
             List<Map<String, Object>> totals = fixture.admin.withHandle(h -> h.createQuery("""
@@ -309,6 +312,7 @@ class UsageLedgerTest {
 
     /** Deadlocks the server detected in the test's database, once each backend's figures have reached it. */
     private static long deadlocks(WorkerFixture fixture) throws InterruptedException {
+        // A backend reports its figures at most once a second, and no query can make another backend report.
         Thread.sleep(1_100);
         return fixture.admin.withHandle(h -> h.createQuery(
                 "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()").mapTo(Long.class).one());

@@ -9,6 +9,7 @@ import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -32,11 +33,11 @@ class WakeUpTest {
             Replica replica = fixture.replica(WorkerFixture.settings("listener").listen(true)
                     .pollInterval(NEVER_POLLS), WorkerFixture.stub());
             replica.pool().start();
-            WorkerFixture.await("listening", Duration.ofSeconds(10),
+            Wait.until("listening", Duration.ofSeconds(10),
                     () -> replica.pool().listenConnectionsMade() == 1);
 
             UUID first = insertAndNotify(fixture);
-            WorkerFixture.await("the first conflict done", Duration.ofSeconds(15),
+            Wait.until("the first conflict done", Duration.ofSeconds(15),
                     () -> "done".equals(fixture.column(first, "synthesis_state")));
 
             int killed = fixture.admin.withHandle(handle -> handle.createQuery("""
@@ -45,11 +46,11 @@ class WakeUpTest {
                             .formatted(ConflictStore.PENDING_CHANNEL))
                     .mapTo(Integer.class).one());
             assertThat(killed).isEqualTo(1);
-            WorkerFixture.await("listening again", Duration.ofSeconds(15),
+            Wait.until("listening again", Duration.ofSeconds(15),
                     () -> replica.pool().listenConnectionsMade() == 2);
 
             UUID second = insertAndNotify(fixture);
-            WorkerFixture.await("the second conflict done", Duration.ofSeconds(15),
+            Wait.until("the second conflict done", Duration.ofSeconds(15),
                     () -> "done".equals(fixture.column(second, "synthesis_state")));
             assertThat(replica.pool().problem()).isEmpty();
         }
@@ -78,13 +79,13 @@ class WakeUpTest {
             Replica replica = fixture.replica(WorkerFixture.settings("sleeper").listen(true)
                     .pollInterval(NEVER_POLLS).baseBackoff(Duration.ofMillis(300)), failsOnce);
             replica.pool().start();
-            WorkerFixture.await("listening", Duration.ofSeconds(10),
+            Wait.until("listening", Duration.ofSeconds(10),
                     () -> replica.pool().listenConnectionsMade() == 1);
 
             // The release after the failure sends no NOTIFY; only the claim's knowledge of when the backoff
             // ends can bring the pool back before its ten-minute poll.
             UUID conflict = insertAndNotify(fixture);
-            WorkerFixture.await("the retry done", Duration.ofSeconds(20),
+            Wait.until("the retry done", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(conflict, "synthesis_state")));
             assertThat(calls.get()).isEqualTo(2);
         }

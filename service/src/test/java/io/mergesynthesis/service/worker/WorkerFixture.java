@@ -227,17 +227,6 @@ public final class WorkerFixture implements AutoCloseable {
                 .mapTo(String.class).findOne().orElse(null));
     }
 
-    /** Polls {@code condition} until it holds; fails the test at the deadline. */
-    public static void await(String what, Duration deadline, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out after " + deadline + " waiting for: " + what);
-            }
-            Thread.sleep(20);
-        }
-    }
-
     @Override
     public void close() throws Exception {
         for (SynthesisPool pool : pools) {

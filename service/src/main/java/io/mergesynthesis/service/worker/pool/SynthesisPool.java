@@ -39,6 +39,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,8 @@ public final class SynthesisPool implements Managed {
     private final AtomicInteger lostWorkers = new AtomicInteger();
     /** Permits that finished workers hand straight on to the leases their store claimed, instead of releasing. */
     private final AtomicInteger handedOver = new AtomicInteger();
+    /** Rounds of the claim loop so far, for {@link #claimRounds()}. */
+    private final AtomicLong claimRounds = new AtomicLong();
     private volatile boolean saturated;
     private volatile Thread loop;
     private ExecutorService workers;
@@ -218,9 +221,19 @@ public final class SynthesisPool implements Managed {
         return listener.map(PendingListener::connectionsMade).orElse(0);
     }
 
+    /**
+     * How many rounds the claim loop has begun: in each it looks for free workers and claims for them if there
+     * are any. Whoever must know that the loop had its chances to claim (and claimed nothing it should not have)
+     * waits for a few more rounds instead of for a stretch of time.
+     */
+    public long claimRounds() {
+        return claimRounds.get();
+    }
+
     private void claimUntilStopped() {
         RetryPause errorPause = new RetryPause(CLAIM_RETRY_FIRST, CLAIM_RETRY_LAST);
         while (!hold.stopping()) {
+            claimRounds.incrementAndGet();
             try {
                 int free = freeWorkers.availablePermits();
                 if (free == 0) {

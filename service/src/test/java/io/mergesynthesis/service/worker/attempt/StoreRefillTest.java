@@ -9,6 +9,7 @@ import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
 import io.mergesynthesis.synthesis.Ticker;
+import io.mergesynthesis.testsupport.Wait;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -60,7 +61,7 @@ class StoreRefillTest {
             }
             Replica replica = fixture.replica(WorkerFixture.settings("refill").workers(1), WorkerFixture.stub());
             replica.pool().start();
-            WorkerFixture.await("all three done", Duration.ofSeconds(20),
+            Wait.until("all three done", Duration.ofSeconds(20),
                     () -> fixture.count("synthesis_state = 'done'") == 3);
             replica.pool().stop();
 

@@ -6,12 +6,12 @@ import io.dropwizard.testing.ConfigOverride;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.testing.ConflictJson;
 import io.mergesynthesis.service.testing.TestApp;
+import io.mergesynthesis.testsupport.Wait;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,9 +37,9 @@ class ListenRouteTest {
         listenUrl.set(app.database().url());
         app.extension().before();
         try {
-            await("a listening connection", () -> listeners(app) == 1);
+            Wait.until("a listening connection", Duration.ofSeconds(20), () -> listeners(app) == 1);
             UUID conflict = ingest(app);
-            await("the new conflict merged", () -> "done".equals(state(app, conflict)));
+            Wait.until("the new conflict merged", Duration.ofSeconds(20), () -> "done".equals(state(app, conflict)));
         } finally {
             app.extension().after();
         }
@@ -54,6 +54,7 @@ class ListenRouteTest {
         app.extension().before();
         try {
             UUID conflict = ingest(app);
+            // That no notification reaches a pool which never polls shows only as time passing without a merge.
             Thread.sleep(2_000);
             assertThat(listeners(app)).as("listening connections").isZero();
             assertThat(state(app, conflict)).as("no notification reached the pool").isEqualTo("pending");
@@ -68,9 +69,9 @@ class ListenRouteTest {
         TestApp app = TestApp.create(ConfigOverride.config("synthesis.pollInterval", NEVER_POLLS));
         app.extension().before();
         try {
-            await("a listening connection", () -> listeners(app) == 1);
+            Wait.until("a listening connection", Duration.ofSeconds(20), () -> listeners(app) == 1);
             UUID conflict = ingest(app);
-            await("the new conflict merged", () -> "done".equals(state(app, conflict)));
+            Wait.until("the new conflict merged", Duration.ofSeconds(20), () -> "done".equals(state(app, conflict)));
         } finally {
             app.extension().after();
         }
@@ -99,13 +100,4 @@ class ListenRouteTest {
                 .bind("name", LISTENER).mapTo(Integer.class).one());
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + " did not happen within 20 s");
-            }
-            Thread.sleep(50);
-        }
-    }
 }

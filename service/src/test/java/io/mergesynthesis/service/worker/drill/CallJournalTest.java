@@ -11,10 +11,12 @@ import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Scope;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -82,9 +84,8 @@ class CallJournalTest {
             }
         });
         caller.start();
-        while (Files.notExists(log) || Files.readAllLines(log).isEmpty()) {
-            Thread.sleep(5);
-        }
+        Wait.until("the hung call's line in the journal", Duration.ofSeconds(20),
+                () -> Files.exists(log) && !Files.readAllLines(log).isEmpty());
         caller.interrupt();
         caller.join(5_000);
         assertThat(caller.isAlive()).isFalse();

@@ -11,6 +11,7 @@ import io.mergesynthesis.synthesis.PolicyRule;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Scope;
 import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -87,7 +88,7 @@ class FaultInjectingSynthesizerTest {
             }
         });
         runner[0].start();
-        await("the call to block", java.time.Duration.ofSeconds(10),
+        Wait.until("the call to block", java.time.Duration.ofSeconds(10),
                 () -> runner[0].getState() == Thread.State.WAITING);
         assertThat(ended).isNotDone();
         runner[0].interrupt();
@@ -99,14 +100,4 @@ class FaultInjectingSynthesizerTest {
                 java.time.Clock.fixed(java.time.Instant.parse("2026-11-20T12:00:00Z"), java.time.ZoneOffset.UTC));
     }
 
-    private static void await(String what, java.time.Duration deadline, java.util.function.BooleanSupplier condition)
-            throws InterruptedException {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out after " + deadline + " waiting for: " + what);
-            }
-            Thread.sleep(20);
-        }
-    }
 }

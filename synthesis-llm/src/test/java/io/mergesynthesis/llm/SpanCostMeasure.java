@@ -18,38 +18,32 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
 
 /**
- * What tracing costs a worker's thread per attempt, without the provider: {@code java -cp
- * bench/target/merge-synthesis-bench.jar io.mergesynthesis.llm.SpanCost [--attempts 1000000] [--rounds 5]}. One
- * attempt here is what the worker and the synthesizer do for tracing around one provider call: the attempt's span,
+ * What tracing costs a worker's thread per attempt, without the provider. A measurement, not a test: it asserts
+ * nothing and is not part of {@code mvn verify} (its name does not end in Test). Run it with {@code mvn -B test -pl
+ * synthesis-llm -am -Dtest=SpanCostMeasure -Dsurefire.failIfNoSpecifiedTests=false}, and {@code
+ * -DspanCost.attempts=1000000 -DspanCost.rounds=5} to change how much it times. One attempt here is what the worker and the synthesizer do for tracing around one provider call: the attempt's span,
  * made current, and the call's client span from {@link ProviderCallSpans}, started and ended with an answer
  * (docs/adr/0048). Measured in the thread's CPU time, best of {@code rounds}, two ways: tracing off (the
  * no-op API the service uses without an exporter) and tracing on (the SDK, each span handed to an exporter that
  * only counts, synchronously: an upper bound of what the batch processor, which only queues the span on this
  * thread, costs).
  *
- * <p>In the synthesizer's package so that it times the span classes themselves, which are not public.
+ * <p>Among the synthesizer's tests, in its package, so that it times the span classes themselves, which are not
+ * public.
  */
-public final class SpanCost {
+class SpanCostMeasure {
 
     private static final ProviderReply REPLY = new ProviderReply(200, HttpHeaders.of(Map.of(), (a, b) -> true),
             new Usage(1000, 200, 4000, 0), "req_bench", "{}", null, ProviderReply.ProviderError.NONE, false,
             "bench-model-2026");
 
-    private SpanCost() {
-    }
-
-    public static void main(String[] args) {
-        int attempts = 1_000_000;
-        int rounds = 5;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--attempts" -> attempts = Integer.parseInt(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown flag " + args[i]);
-            }
-        }
+    @Test
+    void measure() {
+        int attempts = Integer.getInteger("spanCost.attempts", 1_000_000);
+        int rounds = Integer.getInteger("spanCost.rounds", 5);
         AtomicLong exported = new AtomicLong();
         OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
                 .setTracerProvider(SdkTracerProvider.builder()

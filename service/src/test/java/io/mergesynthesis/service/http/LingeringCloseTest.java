@@ -84,7 +84,8 @@ class LingeringCloseTest {
             out.flush();
             String answer = readOneAnswer(socket.getInputStream());
             assertThat(answer).startsWith("HTTP/1.1 431").contains("Connection: close").contains("\"message\"");
-            // Time for a reset to arrive, had the server closed with the rest of the head unread.
+            // Time for a reset to arrive, had the server closed with the rest of the head unread. A reset that
+            // does not come sends no signal: the client on the real network can only give it time to come.
             Thread.sleep(200);
             out.write("{\"a\":1}".getBytes(StandardCharsets.US_ASCII));
             out.flush();

@@ -10,6 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import io.mergesynthesis.harness.Replica;
 
@@ -33,7 +37,11 @@ final class ConflictFeed {
     private final AtomicLong resent = new AtomicLong();
     private volatile boolean stopRequested;
     private volatile Throwable failure;
-    private Thread thread;
+    private final CountDownLatch ended = new CountDownLatch(1);
+    private ScheduledExecutorService schedule;
+    // Read and written on the schedule's one thread only.
+    private int nextFirst;
+    private int batches;
     private int nextReplica;
 
     /** A feed for {@code orgs} new orgs, minting an ingest token for each. */
@@ -49,20 +57,35 @@ final class ConflictFeed {
     /**
      * Starts sending {@code total} conflicts, {@code batchSize} to a POST, one POST every {@code pace} (a POST
      * that takes longer delays the next one, nothing more), until all are stored or {@link #stop()} is called.
+     * The pace is the load the drill puts on the fleet, so a schedule at that fixed rate sends the batches.
      */
     ConflictFeed start(int total, int batchSize, Duration pace) {
-        if (thread != null) {
+        if (schedule != null) {
             throw new IllegalStateException("the feed was already started");
         }
-        thread = new Thread(() -> {
+        schedule = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "conflict-feed");
+            thread.setDaemon(true);
+            return thread;
+        });
+        List<UUID> orgs = new ArrayList<>(tokens.keySet());
+        schedule.scheduleAtFixedRate(() -> {
             try {
-                feed(total, batchSize, pace);
+                if (nextFirst >= total || stopRequested) {
+                    end();
+                    return;
+                }
+                sendBatch(orgs.get(batches % orgs.size()), nextFirst, Math.min(batchSize, total - nextFirst));
+                nextFirst += batchSize;
+                batches++;
+                if (nextFirst >= total) {
+                    end();
+                }
             } catch (Throwable e) {
                 failure = e;
+                end();
             }
-        }, "conflict-feed");
-        thread.setDaemon(true);
-        thread.start();
+        }, 0, pace.toNanos(), TimeUnit.NANOSECONDS);
         return this;
     }
 
@@ -73,8 +96,7 @@ final class ConflictFeed {
 
     /** Waits for the feed to end (all sent, or stopped); how many conflicts were stored. */
     long awaitEnd(Duration timeout) throws InterruptedException {
-        thread.join(timeout.toMillis());
-        if (thread.isAlive()) {
+        if (!ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             stop();
             throw new IllegalStateException("the conflict feed had not ended after " + timeout.toSeconds()
                     + " s; " + sent.get() + " conflicts stored so far");
@@ -101,27 +123,20 @@ final class ConflictFeed {
         return resent.get();
     }
 
-    private void feed(int total, int batchSize, Duration pace) throws InterruptedException {
-        List<UUID> orgs = new ArrayList<>(tokens.keySet());
-        long next = System.nanoTime();
-        int batch = 0;
-        for (int first = 0; first < total && !stopRequested; first += batchSize, batch++) {
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-                // The feed's pace is the load the drill puts on the fleet: time between batches, on purpose.
-                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-            }
-            next += pace.toNanos();
-            UUID org = orgs.get(batch % orgs.size());
-            int size = Math.min(batchSize, total - first);
-            StringBuilder body = new StringBuilder("{\"conflicts\": [");
-            for (int i = 0; i < size; i++) {
-                body.append(i == 0 ? "" : ",").append(ApiClient.conflictJson(org, target, first + i));
-            }
-            body.append("]}");
-            post(tokens.get(org), body.toString(), size);
-            sent.addAndGet(size);
+    private void sendBatch(UUID org, int first, int size) throws InterruptedException {
+        StringBuilder body = new StringBuilder("{\"conflicts\": [");
+        for (int i = 0; i < size; i++) {
+            body.append(i == 0 ? "" : ",").append(ApiClient.conflictJson(org, target, first + i));
         }
+        body.append("]}");
+        post(tokens.get(org), body.toString(), size);
+        sent.addAndGet(size);
+    }
+
+    /** Ends the schedule, from its own thread; the batch that called this was the last. */
+    private void end() {
+        ended.countDown();
+        schedule.shutdown();
     }
 
     /** Sends one batch until a replica stores it: to each replica in turn, pausing after a round that failed. */

@@ -94,8 +94,10 @@ class ConnectionStarvationDrill {
                     });
                     assertThat(replicas).as("every replica met a full server at its start")
                             .allMatch(r -> r.logSinceStart().contains(TOO_MANY));
-                    // That a replica keeps waiting rather than exits shows only as time passing without an exit.
-                    Thread.sleep(2000);
+                    // That a replica keeps waiting rather than exits shows in its log: it tries again, and meets
+                    // the full server again, while it lives on.
+                    Wait.until("every replica to meet the full server twice more", Duration.ofSeconds(60),
+                            () -> replicas.stream().allMatch(r -> meetings(r.logSinceStart()) >= 3));
                     assertThat(replicas).as("replicas still waiting, not exited").allMatch(Replica::isAlive);
                     report.line("every replica met 'too many clients' at its start and kept waiting; releasing "
                             + "the drill's connections after " + seconds(System.nanoTime() - startedLaunching)
@@ -301,5 +303,10 @@ class ConnectionStarvationDrill {
 
     private static String seconds(long nanos) {
         return String.format("%.2f", nanos / 1e9);
+    }
+
+    /** How many times a replica's log says it met the full server. */
+    private static long meetings(String log) {
+        return log.lines().filter(line -> line.contains(TOO_MANY)).count();
     }
 }

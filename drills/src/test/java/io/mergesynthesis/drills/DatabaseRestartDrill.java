@@ -10,7 +10,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -211,21 +216,46 @@ class DatabaseRestartDrill {
         }
     }
 
-    /** Each replica's health every half second for {@code span}, leaving out the first second after {@code from}. */
+    /**
+     * Each replica's health every half second for {@code span}, leaving out the first second after {@code from}.
+     * The samples are taken over the outage's real length, as a prober would see them each half second, so a
+     * schedule at that rate takes them; the outage lasts until it has run its span.
+     */
     private static Map<Replica, List<Replica.Health>> sampleHealth(List<Replica> replicas, long from, Duration span)
             throws InterruptedException {
         Map<Replica, List<Replica.Health>> samples = new LinkedHashMap<>();
         replicas.forEach(replica -> samples.put(replica, new ArrayList<>()));
         long settle = from + Duration.ofSeconds(1).toNanos();
         long end = from + span.toNanos();
-        while (System.nanoTime() < end) {
-            if (System.nanoTime() >= settle) {
-                for (Replica replica : replicas) {
-                    samples.get(replica).add(replica.health());
+        CountDownLatch over = new CountDownLatch(1);
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor();
+        try {
+            prober.scheduleAtFixedRate(() -> {
+                long now = System.nanoTime();
+                if (now >= end) {
+                    over.countDown();
+                    throw new CancellationException("the span is over"); // ends the schedule
                 }
+                if (now >= settle) {
+                    try {
+                        for (Replica replica : replicas) {
+                            samples.get(replica).add(replica.health());
+                        }
+                    } catch (RuntimeException e) {
+                        failure.set(e);
+                        over.countDown();
+                        throw e;
+                    }
+                }
+            }, 0, 500, TimeUnit.MILLISECONDS);
+            Wait.forLatch("health samples over " + span.toMillis() + " ms", span.plusSeconds(30), over);
+            if (failure.get() != null) {
+                throw failure.get();
             }
-            // Samples taken over the outage's real length: the figures are what a prober would see each half second.
-            Thread.sleep(500);
+        } finally {
+            prober.shutdownNow();
+            prober.awaitTermination(10, TimeUnit.SECONDS);
         }
         return samples;
     }

@@ -103,23 +103,22 @@ class KillUnderLoadDrill {
                 recoveryWatch.scheduleWithFixedDelay(() -> watchRecovery(database, kills), 200, 200,
                         TimeUnit.MILLISECONDS);
 
-                for (int k = 1; k <= KILLS; k++) {
-                    // Kills at random moments of a fleet at work: the time between them is the drill's own
-                    // schedule, not a wait for the product, so there is no signal to wait on instead.
-                    Thread.sleep(2_000 + random.nextInt(1_500));
-                    List<Replica> healthy = awaitHealthy(replicas, HEALTHY_BEFORE_KILL);
-                    awaitBacklog(database, k);
-                    Replica victim = healthy.get(random.nextInt(healthy.size()));
-                    String owner = victim.owner();
-                    Kill kill = new Kill(k, victim.name(), owner, MergeAudit.pending(database));
-                    victim.kill();
-                    kill.leasesOrphaned = MergeAudit.leasesHeldBy(database, owner);
-                    kills.add(kill);
-                    victim.launch();
-                    report.line("kill " + k + ": SIGKILL " + victim.name() + " (" + owner + ") with "
-                            + kill.pendingAtKill + " conflicts pending, " + feed.sent() + " of " + CONFLICTS
-                            + " sent; it held " + kill.leasesOrphaned + " leases; restarting it");
-                }
+                // Kills at random moments of a fleet at work, 2 to 3.5 s apart: the drill's own schedule.
+                new KillSchedule(KILLS, random, Duration.ofMillis(2_000), Duration.ofMillis(1_500))
+                        .run(LONG_WAIT.multipliedBy(KILLS), k -> {
+                            List<Replica> healthy = awaitHealthy(replicas, HEALTHY_BEFORE_KILL);
+                            awaitBacklog(database, k);
+                            Replica victim = healthy.get(random.nextInt(healthy.size()));
+                            String owner = victim.owner();
+                            Kill kill = new Kill(k, victim.name(), owner, MergeAudit.pending(database));
+                            victim.kill();
+                            kill.leasesOrphaned = MergeAudit.leasesHeldBy(database, owner);
+                            kills.add(kill);
+                            victim.launch();
+                            report.line("kill " + k + ": SIGKILL " + victim.name() + " (" + owner + ") with "
+                                    + kill.pendingAtKill + " conflicts pending, " + feed.sent() + " of " + CONFLICTS
+                                    + " sent; it held " + kill.leasesOrphaned + " leases; restarting it");
+                        });
 
                 long sent = feed.awaitEnd(LONG_WAIT);
                 long fedAfter = System.nanoTime() - feedStarted;

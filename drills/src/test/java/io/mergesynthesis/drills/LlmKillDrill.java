@@ -130,23 +130,22 @@ class LlmKillDrill {
                 feed.start(CONFLICTS, BATCH, FEED_PACE);
                 long feedStarted = System.nanoTime();
 
-                for (int k = 1; k <= KILLS; k++) {
-                    // Kills at random moments of a fleet at work: the time between them is the drill's own
-                    // schedule, not a wait for the product, so there is no signal to wait on instead.
-                    Thread.sleep(2_000 + random.nextInt(1_500));
-                    Replica victim = awaitBusyVictim(database, replicas, random, k);
-                    String owner = victim.owner();
-                    long leasesHeld = MergeAudit.leasesHeldBy(database, owner);
-                    Stats.Snapshot before = standIn.stats();
-                    victim.kill();
-                    Kill kill = new Kill(k, victim.name(), owner, leasesHeld, standIn.stats().requests());
-                    kills.add(kill);
-                    victim.launch();
-                    report.line("kill " + k + ": SIGKILL " + victim.name() + " (" + owner + ") holding " + leasesHeld
-                            + " leases, with " + MergeAudit.pending(database) + " conflicts pending and "
-                            + (before.requests() - answered(before)) + " requests awaiting the stand-in's answer; "
-                            + feed.sent() + " of " + CONFLICTS + " sent; restarting it");
-                }
+                // Kills at random moments of a fleet at work, 2 to 3.5 s apart: the drill's own schedule.
+                new KillSchedule(KILLS, random, Duration.ofMillis(2_000), Duration.ofMillis(1_500))
+                        .run(LONG_WAIT.multipliedBy(KILLS), k -> {
+                            Replica victim = awaitBusyVictim(database, replicas, random, k);
+                            String owner = victim.owner();
+                            long leasesHeld = MergeAudit.leasesHeldBy(database, owner);
+                            Stats.Snapshot before = standIn.stats();
+                            victim.kill();
+                            Kill kill = new Kill(k, victim.name(), owner, leasesHeld, standIn.stats().requests());
+                            kills.add(kill);
+                            victim.launch();
+                            report.line("kill " + k + ": SIGKILL " + victim.name() + " (" + owner + ") holding " + leasesHeld
+                                    + " leases, with " + MergeAudit.pending(database) + " conflicts pending and "
+                                    + (before.requests() - answered(before)) + " requests awaiting the stand-in's answer; "
+                                    + feed.sent() + " of " + CONFLICTS + " sent; restarting it");
+                        });
 
                 long sent = feed.awaitEnd(LONG_WAIT);
                 report.figure("conflicts sent", sent + " in " + seconds(System.nanoTime() - feedStarted) + " ("

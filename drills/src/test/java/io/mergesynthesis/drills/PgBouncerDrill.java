@@ -180,7 +180,9 @@ class PgBouncerDrill {
             int probe = i;
             Wait.until("probe " + i + " merged", Duration.ofSeconds(20), () -> database.count(
                     "SELECT count(*) FROM policy_conflicts WHERE org_id = ? AND synthesis_state = 'done'", org) > probe);
-            // Idle again between probes, so that each one is a wake-up rather than a claim already under way.
+            // Idle again between probes, so that each one is a wake-up rather than a claim already under way. The
+            // replicas run in processes of their own and tell nothing of their claim loop going quiet, so the
+            // drill lets a moment of idleness pass instead.
             Thread.sleep(150);
         }
         for (String[] row : database.rows("SELECT (extract(epoch FROM synthesized_at - received_at) * 1000000)"

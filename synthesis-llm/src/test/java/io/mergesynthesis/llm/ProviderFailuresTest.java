@@ -17,13 +17,13 @@ import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.synthesis.Ticker;
+import io.mergesynthesis.testsupport.Wait;
 import io.prometheus.client.CollectorRegistry;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -407,7 +407,8 @@ class ProviderFailuresTest {
                 return t;
             }
         });
-        awaitTrue(() -> standIn.stats().path("/v1/messages") == 1);
+        Wait.until("the stand-in to receive the call", Duration.ofSeconds(10),
+                () -> standIn.stats().path("/v1/messages") == 1);
 
         worker.get().interrupt();
 
@@ -429,7 +430,8 @@ class ProviderFailuresTest {
                 // interrupted below
             }
         });
-        awaitTrue(() -> standIn.stats().requests() == 1);
+        Wait.until("the stand-in to receive the first call", Duration.ofSeconds(10),
+                () -> standIn.stats().requests() == 1);
 
         SynthesisDeferred deferred = catchThrowableOfType(
                 () -> synthesizer.synthesizeWithCalls(conflict(), model("anthropic", "test-model")), SynthesisDeferred.class);
@@ -459,17 +461,5 @@ class ProviderFailuresTest {
                 SynthesisException.class);
 
         assertThat(failure).hasMessageContaining("provider 'elsewhere', which is not configured");
-    }
-
-    /** Waits for a condition another thread makes true; a signal, not a guessed sleep. */
-    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            Thread.onSpinWait();
-            Thread.sleep(5);
-        }
     }
 }

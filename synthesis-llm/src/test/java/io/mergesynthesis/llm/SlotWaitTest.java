@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.SynthesisDeferred;
+import io.mergesynthesis.testsupport.Wait;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,9 +55,8 @@ class SlotWaitTest {
             }
         }, "slot-waiter");
         caller.start();
-        while (caller.getState() != Thread.State.TIMED_WAITING) {
-            Thread.sleep(5);
-        }
+        Wait.until("the call to wait for its slot", Duration.ofSeconds(10),
+                () -> caller.getState() == Thread.State.TIMED_WAITING);
 
         // All but a millisecond of the wait goes by while the call waits for its slot, then the slot frees.
         ticker.advance(SLOT_WAIT.minusMillis(1));

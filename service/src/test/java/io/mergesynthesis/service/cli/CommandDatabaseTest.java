@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.db.DatabaseWait;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.testing.CommandRun;
 import io.mergesynthesis.service.testing.TestDatabase;
+import io.mergesynthesis.testsupport.Wait;
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.Callable;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,10 +36,9 @@ class CommandDatabaseTest {
         Path config = CommandRun.config(dir, url, "databaseStartupWait: 60s");
 
         // Nothing listens on the port yet: each command's first tries are refused connections.
-        CompletableFuture<CommandRun> migrate = CompletableFuture.supplyAsync(() ->
+        FutureTask<CommandRun> migrate = inThreadOfItsOwn("db-migrate", () ->
                 CommandRun.run((out, err) -> new DatabaseCommand(err), "db", "migrate", config.toString()));
-        // That the command keeps waiting, rather than gives up, shows only as time passing while it runs on.
-        Thread.sleep(1500);
+        awaitPauseForTheDatabase("db-migrate");
         assertThat(migrate).isNotDone();
         try (EmbeddedDatabase pg = start(data, port)) {
             CommandRun migrated = migrate.get(60, TimeUnit.SECONDS);
@@ -43,10 +47,9 @@ class CommandDatabaseTest {
         }
 
         // The same for token create, against the now migrated database while it is down.
-        CompletableFuture<CommandRun> create = CompletableFuture.supplyAsync(() -> CommandRun.run(TokenCommand::new,
+        FutureTask<CommandRun> create = inThreadOfItsOwn("token-create", () -> CommandRun.run(TokenCommand::new,
                 "token", "create", "--role", "platform", config.toString()));
-        // As above: only time shows that the command waits.
-        Thread.sleep(1500);
+        awaitPauseForTheDatabase("token-create");
         assertThat(create).isNotDone();
         try (EmbeddedDatabase pg = start(data, port)) {
             CommandRun created = create.get(60, TimeUnit.SECONDS);
@@ -101,6 +104,28 @@ class CommandDatabaseTest {
     private static String schemaVersion(TestDatabase database) {
         return database.jdbi().withHandle(h -> h.createQuery("SELECT version FROM flyway_schema_history "
                 + "WHERE success ORDER BY installed_rank DESC LIMIT 1").mapTo(String.class).one());
+    }
+
+    /** Runs {@code command} in a thread of its own named {@code name}, whose state the test can look at. */
+    private static FutureTask<CommandRun> inThreadOfItsOwn(String name, Callable<CommandRun> command) {
+        FutureTask<CommandRun> run = new FutureTask<>(command);
+        Thread thread = new Thread(run, name);
+        thread.setDaemon(true);
+        thread.start();
+        return run;
+    }
+
+    /**
+     * Waits until the command's thread pauses in {@link DatabaseWait} after a refused connection: it met the
+     * database away and waits for it, where a command that gave up would have ended.
+     */
+    private static void awaitPauseForTheDatabase(String name) {
+        Wait.until(name + " pausing for the database after a refused connection", Duration.ofSeconds(20), () ->
+                Thread.getAllStackTraces().entrySet().stream()
+                        .filter(thread -> thread.getKey().getName().equals(name))
+                        .anyMatch(thread -> thread.getKey().getState() == Thread.State.TIMED_WAITING
+                                && Arrays.stream(thread.getValue()).anyMatch(frame ->
+                                        frame.getClassName().equals(DatabaseWait.class.getName()))));
     }
 
     private static EmbeddedDatabase start(Path data, int port) throws Exception {

@@ -8,6 +8,8 @@ import io.mergesynthesis.service.db.EventLog.EventType;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.testing.StreamReader;
 import io.mergesynthesis.service.testing.TestDatabase;
+import io.mergesynthesis.testsupport.Wait;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -22,6 +24,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,6 +32,9 @@ import org.junit.jupiter.api.Timeout;
 
 /** The cursor's promise: every committed event exactly once, in cursor order, however commits interleave. */
 class EventStreamTest {
+
+    /** How many other writers' transactions end while a held transaction stays open. */
+    private static final int HELD_OPEN_FOR = 3;
 
     private TestDatabase database;
     private ScopedTransactions transactions;
@@ -166,6 +172,7 @@ class EventStreamTest {
         int transactionsPerWriter = 25;
         ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
         AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicInteger ended = new AtomicInteger();
         try {
             List<Future<?>> writes = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
@@ -175,16 +182,20 @@ class EventStreamTest {
                     for (int t = 0; t < transactionsPerWriter; t++) {
                         UUID org = random.nextBoolean() ? orgA : orgB;
                         boolean rollBack = random.nextInt(8) == 0;
-                        long holdMillis = (writer % 3 == 0 && t % 5 == 0) ? 300 : random.nextInt(15);
+                        boolean heldOpen = writer % 3 == 0 && t % 5 == 0;
                         try {
                             transactions.inOrg(org, h -> {
                                 for (int e = random.nextInt(1, 4); e > 0; e--) {
                                     append(h, org);
-                                    // Events of one transaction a moment apart, and some transactions held
-                                    // open for long, so that commits land out of the order of their ids.
-                                    Thread.sleep(random.nextInt(3));
                                 }
-                                Thread.sleep(holdMillis);
+                                if (heldOpen) {
+                                    // Held open while other writers commit events with later ids, so that
+                                    // commits land out of the order of their ids. Near the end of the run
+                                    // fewer writers are left to commit: then the hold gives up after a while.
+                                    int seen = ended.get();
+                                    Wait.holdsWithin("other transactions to end while this one is open",
+                                            Duration.ofMillis(300), () -> ended.get() >= seen + HELD_OPEN_FOR);
+                                }
                                 if (rollBack) {
                                     throw new IllegalStateException("roll back");
                                 }
@@ -192,6 +203,8 @@ class EventStreamTest {
                             });
                         } catch (IllegalStateException expected) {
                             // a rolled-back transaction's events must never be exported
+                        } finally {
+                            ended.incrementAndGet();
                         }
                     }
                     return null;

@@ -145,7 +145,8 @@ class EarlyAnswerTest {
                 for (int at = first; at < body.length; at += 64 * 1024) {
                     out.write(body, at, Math.min(64 * 1024, body.length - at));
                     out.flush();
-                    // The rest trickles in as over a real network while the answer travels back.
+                    // The rest trickles in as over a real network while the answer travels back: the pause is
+                    // the client's own pacing, not a wait for the server, so there is nothing to wait on instead.
                     Thread.sleep(2);
                 }
                 socket.shutdownOutput();

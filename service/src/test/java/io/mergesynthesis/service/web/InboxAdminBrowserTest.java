@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,6 +39,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class InboxAdminBrowserTest {
 
     static final TestApp APP = TestApp.apiOnly();
+    private static final Pattern LIVE_AGE = Pattern.compile("updated (\\d+) s ago");
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
 
     // A fixed org keeps the screenshots the same from run to run.
@@ -170,12 +173,15 @@ class InboxAdminBrowserTest {
         assertThat(text("section[aria-labelledby='merge-heading']")).doesNotContain("No suggestion yet");
         assertThat(driver.executeScript("return window.loadedOnce")).isEqualTo("yes");
 
-        // A hidden tab stops asking and says so; shown again, it asks at once. Absence can only be seen by waiting:
-        // two poll intervals pass with at most the one request that was already on its way.
+        // A hidden tab stops asking and says so; shown again, it asks at once. While hidden, the page's own age
+        // line goes on counting the seconds on the browser's clock: once it has counted two poll intervals (5 s
+        // each), at most the one request that was already on its way has been made.
         visibility("hidden");
         waitFor(ExpectedConditions.textToBePresentInElementLocated(By.id("live-status"), "(paused)"));
         long hiddenAt = liveRequests();
-        sleep(Duration.ofSeconds(11));
+        long ageWhenHidden = liveAgeSeconds();
+        new WebDriverWait(driver, Duration.ofSeconds(30)).ignoring(WebDriverException.class)
+                .until(d -> liveAgeSeconds() >= ageWhenHidden + 11);
         long whileHidden = liveRequests();
         assertThat(whileHidden).isLessThanOrEqualTo(hiddenAt + 1);
         visibility("visible");
@@ -194,14 +200,15 @@ class InboxAdminBrowserTest {
                 + ".filter(e => e.name.indexOf('/live/') >= 0).length");
     }
 
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+    /** The seconds the live line says have passed since the page last heard from the server. */
+    private static long liveAgeSeconds() {
+        Matcher age = LIVE_AGE.matcher(text("#live-status"));
+        if (!age.find()) {
+            throw new IllegalStateException("no age in the live line: " + text("#live-status"));
         }
+        return Long.parseLong(age.group(1));
     }
+
 
     @Test
     void searchFindsByTargetPolicyIdAndEngineKeyAndPagesBothWays() {

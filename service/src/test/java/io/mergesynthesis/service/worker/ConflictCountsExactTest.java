@@ -33,10 +33,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -74,12 +77,13 @@ class ConflictCountsExactTest {
                     fixture.replica(WorkerFixture.settings("counts-b"), synthesizer));
             replicas.forEach(replica -> replica.pool().start());
 
-            ConcurrentLinkedQueue<UUID[]> ingested = new ConcurrentLinkedQueue<>();
+            BlockingQueue<UUID[]> ingested = new LinkedBlockingQueue<>();
             AtomicBoolean ingesting = new AtomicBoolean(true);
             AtomicInteger looks = new AtomicInteger();
             AtomicInteger resolutions = new AtomicInteger();
             List<List<ConflictCounts.Drift>> drifts = new ArrayList<>();
-            ExecutorService threads = Executors.newFixedThreadPool(5);
+            ExecutorService threads = Executors.newFixedThreadPool(4);
+            ScheduledExecutorService upkeepSchedule = Executors.newSingleThreadScheduledExecutor();
             try {
                 List<Future<?>> work = new ArrayList<>();
                 for (int t = 0; t < 2; t++) {
@@ -99,9 +103,8 @@ class ConflictCountsExactTest {
                 work.add(threads.submit(() -> {
                     Random random = new Random(7);
                     while (ingesting.get() || !ingested.isEmpty()) {
-                        UUID[] one = ingested.poll();
+                        UUID[] one = ingested.poll(50, TimeUnit.MILLISECONDS);
                         if (one == null) {
-                            Thread.sleep(2);
                             continue;
                         }
                         Caller admin = new Caller(UUID.randomUUID(), Role.ORG_ADMIN, one[0]);
@@ -116,18 +119,16 @@ class ConflictCountsExactTest {
                     }
                     return null;
                 }));
-                work.add(threads.submit(() -> {
-                    // Folds, and now and then a recount, both while conflicts change.
-                    for (int turn = 1; ingesting.get(); turn++) {
-                        if (turn % 20 == 0) {
-                            upkeep.recount();
-                        } else {
-                            upkeep.fold();
-                        }
-                        Thread.sleep(5);
+                // Folds, and every twentieth turn a recount, both while conflicts change: a turn every few
+                // milliseconds, as the upkeep runs on a schedule of its own beside the traffic.
+                AtomicInteger turns = new AtomicInteger();
+                ScheduledFuture<?> folding = upkeepSchedule.scheduleWithFixedDelay(() -> {
+                    if (turns.incrementAndGet() % 20 == 0) {
+                        upkeep.recount();
+                    } else {
+                        upkeep.fold();
                     }
-                    return null;
-                }));
+                }, 0, 5, TimeUnit.MILLISECONDS);
                 work.add(threads.submit(() -> {
                     while (ingesting.get()) {
                         List<ConflictCounts.Drift> drift = upkeep.drift();
@@ -148,8 +149,14 @@ class ConflictCountsExactTest {
                 for (Future<?> each : work) {
                     each.get(30, TimeUnit.SECONDS);
                 }
+                if (folding.isDone()) {
+                    folding.get(); // a fold or recount that threw ended the schedule: fail with what it threw
+                }
+                folding.cancel(false);
+                assertThat(turns.get()).as("folds and recounts while the conflicts changed").isGreaterThan(20);
             } finally {
                 threads.shutdownNow();
+                upkeepSchedule.shutdownNow();
             }
 
             assertThat(drifts).as("kept counts that differed from the conflicts in one snapshot").isEmpty();

@@ -22,6 +22,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +74,7 @@ public final class AttemptCompleter {
     private final BlockingQueue<Pending> queue;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopped;
+    private final AtomicInteger heldWhileGathering = new AtomicInteger();
 
     /**
      * How a writer fills a batch: when fewer than {@code size} results are queued, it waits up to {@code atMost}
@@ -239,6 +241,8 @@ public final class AttemptCompleter {
             return;
         }
         long deadline = ticker.nanos() + gathering.atMost().toNanos();
+        int held = batch.size();
+        heldWhileGathering.addAndGet(held);
         try {
             while (batch.size() < gathering.size() && batch.size() < maxBatch) {
                 long left = deadline - ticker.nanos();
@@ -248,10 +252,22 @@ public final class AttemptCompleter {
                 }
                 batch.add(next);
                 queue.drainTo(batch, maxBatch - batch.size());
+                heldWhileGathering.addAndGet(batch.size() - held);
+                held = batch.size();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            heldWhileGathering.addAndGet(-held);
         }
+    }
+
+    /**
+     * Results the writers have taken and hold back while they wait for more to share the commit: how a test
+     * sees that a result is gathering, rather than written at once or not yet taken.
+     */
+    int heldWhileGathering() {
+        return heldWhileGathering.get();
     }
 
     private void writeLeftovers() {

@@ -13,6 +13,7 @@ import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
 import io.mergesynthesis.synthesis.Ticker;
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -154,7 +155,8 @@ class AttemptCompleterTest {
             completer.start("gather", NO_REFILL);
             CompletableFuture<AttemptCompleter.Written> firstStore = completer.complete(new AttemptResult.Stored(
                     lease(leases, first), orgOf(leases, first), MERGE, "{\"attempt\": 1}"));
-            Thread.sleep(200);
+            Wait.until("the writer to hold the first result while it gathers", Duration.ofSeconds(10),
+                    () -> completer.heldWhileGathering() == 1);
             assertThat(firstStore).as("the first result waits for a second").isNotDone();
             CompletableFuture<AttemptCompleter.Written> secondStore = completer.complete(new AttemptResult.Stored(
                     lease(leases, second), orgOf(leases, second), MERGE, "{\"attempt\": 1}"));
@@ -189,7 +191,8 @@ class AttemptCompleterTest {
             completer.start("ticked", NO_REFILL);
             CompletableFuture<AttemptCompleter.Written> firstStore = completer.complete(new AttemptResult.Stored(
                     lease(leases, first), orgOf(leases, first), MERGE, "{\"attempt\": 1}"));
-            Thread.sleep(200);
+            Wait.until("the writer to hold the first result while it gathers", Duration.ofSeconds(10),
+                    () -> completer.heldWhileGathering() == 1);
             assertThat(firstStore).as("the first result waits for more").isNotDone();
 
             ticker.advance(Duration.ofHours(1));

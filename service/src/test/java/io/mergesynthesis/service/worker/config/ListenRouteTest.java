@@ -54,7 +54,8 @@ class ListenRouteTest {
         app.extension().before();
         try {
             UUID conflict = ingest(app);
-            // That no notification reaches a pool which never polls shows only as time passing without a merge.
+            // That no notification reaches a pool which never polls shows only as time passing without a merge:
+            // with no notification and no poll, its claim loop makes no rounds whose count a test could wait for.
             Thread.sleep(2_000);
             assertThat(listeners(app)).as("listening connections").isZero();
             assertThat(state(app, conflict)).as("no notification reached the pool").isEqualTo("pending");

@@ -14,9 +14,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Everything that limits this replica's calls to one model of one provider: a {@link ProviderPace} for each kind
- * of limit the provider may state (both protocols limit each model on its own), the pause a 429 from this model
- * asked for, and the token counts of its last answers, from which a call is charged before it is sent. A call
+ * Everything that limits this replica's calls to one model of one provider: a {@link Pace} for each kind of limit
+ * the provider may state (both protocols limit each model on its own; requests in periods, tokens as buckets),
+ * the rate learnt from 429s when it states none ({@link UnstatedRate}), the pause a 429 from this model asked for, and the token counts of its last answers, from which a call is charged before it is sent. A call
  * starts when every stated limit has room for it; waiting calls take their turns first come, first served.
  */
 final class ModelLimits {
@@ -26,11 +26,13 @@ final class ModelLimits {
 
     private final Clock clock;
     private final Ticker ticker;
-    private final Map<Kind, ProviderPace> paces;
+    private final Map<Kind, Pace> paces;
+    private final UnstatedRate unstated;
     private final RecentTokens input = new RecentTokens();
     private final RecentTokens output = new RecentTokens();
     private final ArrayDeque<Object> waiting = new ArrayDeque<>(); // guarded by this; calls waiting, in order
     private Instant pausedUntil = Instant.MIN; // guarded by this
+    private Instant lastRefusedSentAt; // guarded by this; when the last call the provider did not take was sent
 
     /** A call's place under every limit: its number and charge in each pace. */
     record Turn(Map<Kind, Long> calls, Map<Kind, Charge> charges) {
@@ -39,13 +41,14 @@ final class ModelLimits {
     ModelLimits(Clock clock, Ticker ticker) {
         this.clock = clock;
         this.ticker = ticker;
-        Map<Kind, ProviderPace> paces = new EnumMap<>(Kind.class);
+        Map<Kind, Pace> paces = new EnumMap<>(Kind.class);
         paces.put(Kind.REQUESTS, new ProviderPace(clock));
         // Both providers' token limits are buckets that refill continuously.
-        paces.put(Kind.INPUT_TOKENS, new ProviderPace(clock, true));
-        paces.put(Kind.OUTPUT_TOKENS, new ProviderPace(clock, true));
-        paces.put(Kind.TOKENS, new ProviderPace(clock, true));
+        paces.put(Kind.INPUT_TOKENS, new BucketPace(clock));
+        paces.put(Kind.OUTPUT_TOKENS, new BucketPace(clock));
+        paces.put(Kind.TOKENS, new BucketPace(clock));
         this.paces = Collections.unmodifiableMap(paces);
+        this.unstated = new UnstatedRate(clock);
     }
 
     /**
@@ -107,8 +110,9 @@ final class ModelLimits {
 
     /** The longest of the waits the limits ask of a call with {@code ahead} calls waiting before it. */
     private Duration untilTurn(int ahead, Map<Kind, Charge> charges) {
-        Duration longest = Duration.ZERO;
-        for (Map.Entry<Kind, ProviderPace> pace : paces.entrySet()) {
+        // The learnt rate stands in for a request limit only while the provider states none.
+        Duration longest = paces.get(Kind.REQUESTS).pacing() ? Duration.ZERO : unstated.untilStart(ahead);
+        for (Map.Entry<Kind, Pace> pace : paces.entrySet()) {
             Duration wait = pace.getValue().untilStart(charges.get(pace.getKey()), ahead);
             if (wait.compareTo(longest) > 0) {
                 longest = wait;
@@ -120,13 +124,14 @@ final class ModelLimits {
     private Turn start(Map<Kind, Charge> charges) {
         Map<Kind, Long> calls = new EnumMap<>(Kind.class);
         paces.forEach((kind, pace) -> calls.put(kind, pace.start(charges.get(kind))));
+        unstated.started();
         return new Turn(calls, charges);
     }
 
     /** How long until the next call like the last one may start under every limit; zero for now. */
     synchronized Duration untilNextStart() {
-        return paces.values().stream().map(ProviderPace::untilNextStart).max(Duration::compareTo)
-                .orElse(Duration.ZERO);
+        Duration learnt = paces.get(Kind.REQUESTS).pacing() ? Duration.ZERO : unstated.untilStart(0);
+        return paces.values().stream().map(Pace::untilNextStart).reduce(learnt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
     }
 
     /**
@@ -145,10 +150,13 @@ final class ModelLimits {
                     case INPUT_TOKENS -> uncachedInput;
                     case OUTPUT_TOKENS -> usage.outputTokens();
                     case TOKENS -> uncachedInput + usage.outputTokens();
-                }));
+                }, counted));
         if (counted) {
             input.record(uncachedInput);
             output.record(usage.outputTokens());
+            unstated.answered(sentAt);
+        } else {
+            lastRefusedSentAt = sentAt;
         }
         notifyAll();
     }
@@ -159,8 +167,14 @@ final class ModelLimits {
         notifyAll();
     }
 
-    /** What this replica allows itself per second now under the limit of {@code kind}; zero when not pacing. */
+    /**
+     * What this replica allows itself per second now under the limit of {@code kind}; for requests, the rate
+     * learnt from 429s while the provider states no limit; zero when not pacing.
+     */
     double perSecond(Kind kind) {
+        if (kind == Kind.REQUESTS && !paces.get(kind).pacing()) {
+            return unstated.perSecond();
+        }
         return paces.get(kind).perSecond();
     }
 
@@ -171,7 +185,13 @@ final class ModelLimits {
 
     /** The model answered 429: no call to it starts for {@code wait}. */
     synchronized void pause(Duration wait) {
-        Instant until = clock.instant().plus(wait);
+        Instant now = clock.instant();
+        if (!now.isBefore(pausedUntil) && paces.values().stream().noneMatch(Pace::pacing)) {
+            // The first 429 of an episode from a provider that states no limit at all: the rate it let through
+            // is learnt from the answers before the refused call.
+            unstated.throttled(lastRefusedSentAt == null ? now : lastRefusedSentAt);
+        }
+        Instant until = now.plus(wait);
         if (until.isAfter(pausedUntil)) {
             pausedUntil = until;
         }

@@ -47,11 +47,16 @@ final class BucketPace implements Pace {
     private boolean mayBeRounded = true; // guarded by this; every stated value so far was a whole thousand
     private long newestAnswered; // guarded by this
     private Instant boundsAt; // guarded by this; null while nothing is paced
+    private long boundsFrom; // guarded by this; the call whose statement the bounds were last set or narrowed by
     private double low; // guarded by this; the bounds of the frame's level at boundsAt
     private double high; // guarded by this
 
     /** A call started and not yet answered: its charge and what this replica's calls had taken with it. */
     private record InFlight(Charge charge, double netThrough) {
+
+        InFlight without(double refused) {
+            return new InFlight(charge, netThrough - refused);
+        }
     }
 
     BucketPace(Clock clock) {
@@ -93,6 +98,9 @@ final class BucketPace implements Pace {
         Charge charge = was == null ? new Charge(0, 0) : was.charge();
         // The hold is given back as soon as the call ends: what it wrote stays taken, the rest is free again.
         net -= charge.held() - (counted ? spent : 0);
+        if (!counted && charge.held() > 0) {
+            forgetRefused(call, charge.held());
+        }
         boolean newest = call > newestAnswered;
         newestAnswered = Math.max(newestAnswered, call);
         if (stated.isEmpty() || stated.get().limit().isEmpty() || stated.get().limit().getAsLong() <= 0) {
@@ -104,14 +112,26 @@ final class BucketPace implements Pace {
         if (!newest && boundsAt != null) {
             return; // what an older call found is older than what the bounds know
         }
-        read(stated.get(), sentAt, (was == null ? net : was.netThrough()) - (counted ? 0 : charge.held()));
+        read(call, stated.get(), sentAt, (was == null ? net : was.netThrough()) - (counted ? 0 : charge.held()));
+    }
+
+    /**
+     * Call {@code call} was refused: the provider never took its hold, which every statement about a later call
+     * was read as if it had. The bounds read from such statements, and the calls in flight after it, drop it.
+     */
+    private void forgetRefused(long call, double held) {
+        inFlight.replaceAll((later, flying) -> later > call ? flying.without(held) : flying);
+        if (boundsAt != null && boundsFrom > call) {
+            low -= held;
+            high -= held;
+        }
     }
 
     /**
      * A statement about a call counted at about {@code at}, when this replica's calls had taken {@code netThen}
      * (a refused call is not among them).
      */
-    private void read(RateLimitHeaders.Stated stated, Instant at, double netThen) {
+    private void read(long call, RateLimitHeaders.Stated stated, Instant at, double netThen) {
         long statedLimit = stated.limit().getAsLong();
         if (statedLimit != limit) {
             limit = statedLimit;
@@ -134,12 +154,14 @@ final class BucketPace implements Pace {
                 low = Math.max(carriedLow, statedLow);
                 high = Math.min(carriedHigh, statedHigh);
                 boundsAt = at.isAfter(boundsAt) ? at : boundsAt;
+                boundsFrom = Math.max(boundsFrom, call);
                 return;
             }
         }
         low = statedLow;
         high = statedHigh;
         boundsAt = at;
+        boundsFrom = call;
     }
 
     /**

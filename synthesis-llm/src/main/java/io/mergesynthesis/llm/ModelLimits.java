@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class ModelLimits {
 
+    /** What a call waiting for the first answer expects to wait; the answer wakes it. */
+    static final Duration FIRST_ANSWER_WAIT = Duration.ofMillis(50);
     /** Waiters behind others look again at least this often, besides being woken. */
     private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -33,6 +35,8 @@ final class ModelLimits {
     private final ArrayDeque<Object> waiting = new ArrayDeque<>(); // guarded by this; calls waiting, in order
     private Instant pausedUntil = Instant.MIN; // guarded by this
     private Instant lastRefusedSentAt; // guarded by this; when the last call the provider did not take was sent
+    private boolean heard; // guarded by this; whether any call to the model has ended
+    private int firstCalls; // guarded by this; calls in flight before any ended
 
     /** A call's place under every limit: its number and charge in each pace. */
     record Turn(Map<Kind, Long> calls, Map<Kind, Charge> charges) {
@@ -108,8 +112,15 @@ final class ModelLimits {
         return n;
     }
 
-    /** The longest of the waits the limits ask of a call with {@code ahead} calls waiting before it. */
+    /**
+     * The longest of the waits the limits ask of a call with {@code ahead} calls waiting before it. Until a call
+     * to the model has ended, one goes alone: its answer states the limits and how much of them someone else has
+     * already spent, which a burst sent before it would meet unread.
+     */
     private Duration untilTurn(int ahead, Map<Kind, Charge> charges) {
+        if (!heard && firstCalls > 0) {
+            return FIRST_ANSWER_WAIT;
+        }
         // The learnt rate stands in for a request limit only while the provider states none.
         Duration longest = paces.get(Kind.REQUESTS).pacing() ? Duration.ZERO : unstated.untilStart(ahead);
         for (Map.Entry<Kind, Pace> pace : paces.entrySet()) {
@@ -125,6 +136,9 @@ final class ModelLimits {
         Map<Kind, Long> calls = new EnumMap<>(Kind.class);
         paces.forEach((kind, pace) -> calls.put(kind, pace.start(charges.get(kind))));
         unstated.started();
+        if (!heard) {
+            firstCalls++;
+        }
         return new Turn(calls, charges);
     }
 
@@ -143,6 +157,7 @@ final class ModelLimits {
      */
     synchronized void answered(Turn turn, Instant sentAt, Map<Kind, RateLimitHeaders.Stated> stated, Usage usage,
                                boolean counted) {
+        heard = true;
         long uncachedInput = usage.inputTokens() + usage.cacheWriteTokens();
         paces.forEach((kind, pace) -> pace.answered(turn.calls().get(kind), sentAt,
                 Optional.ofNullable(stated.get(kind)), switch (kind) {
@@ -163,6 +178,7 @@ final class ModelLimits {
 
     /** The call of {@code turn} got no answer. */
     synchronized void unanswered(Turn turn) {
+        heard = true;
         paces.forEach((kind, pace) -> pace.unanswered(turn.calls().get(kind)));
         notifyAll();
     }

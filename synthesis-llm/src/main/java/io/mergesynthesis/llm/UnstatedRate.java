@@ -8,7 +8,7 @@ import java.util.ArrayDeque;
 /**
  * Paces the starts of this replica's calls to one model whose provider states no request limit and only answers
  * 429 beyond it. Nothing is paced until the first 429. Then the rate the provider let through is read from the
- * answers: the calls answered well that started in the second before the refused one. The pace drops a tenth
+ * answers: the calls answered well that started in the second before the refused one. The pace drops a twentieth
  * below it, climbs back quickly at first and flattens as it nears it, then probes beyond it, slowly at first
  * and faster as time passes without a 429 (the shape of TCP's CUBIC window). Most of the time is so spent just
  * under the limit, and a 429 comes once per climb rather than once per step, as a pace that adds a little after
@@ -17,11 +17,16 @@ import java.util.ArrayDeque;
 final class UnstatedRate {
 
     /** How far below the rate that met a 429 the pace starts again. */
-    static final double BACK_OFF = 0.1;
-    /** How long the climb back to the rate that met the 429 takes; beyond it, the probing mirrors the climb. */
-    static final Duration CLIMB = Duration.ofSeconds(10);
+    static final double BACK_OFF = 0.05;
+    /**
+     * How long the climb back to the rate that met the 429 takes; beyond it, the probing mirrors the climb. Each
+     * 429 costs the pause the provider asks for (a second or so) besides the climb, so climbs are long.
+     */
+    static final Duration CLIMB = Duration.ofSeconds(20);
     /** The stretch of answers before a 429 that tells the rate the provider let through. */
     static final Duration MEASURED_OVER = Duration.ofSeconds(1);
+    /** The shortest stretch a rate is read over, at the very start. */
+    static final Duration MIN_STRETCH = Duration.ofMillis(100);
 
     private final Clock clock;
     private final ArrayDeque<Instant> answeredStarts = new ArrayDeque<>(); // guarded by this; oldest first
@@ -57,14 +62,25 @@ final class UnstatedRate {
         }
     }
 
-    /** The call that started at {@code sentAt} met a 429: the first of its episode. */
+    /**
+     * The call that started at {@code sentAt} met a 429, the first of its episode. A call sent before the last
+     * 429 was read went out at the old pace and teaches nothing new.
+     */
     synchronized void throttled(Instant sentAt) {
+        if (throttledAt != null && sentAt.isBefore(throttledAt)) {
+            return;
+        }
         Instant from = sentAt.minus(MEASURED_OVER);
-        long through = answeredStarts.stream().filter(at -> at.isAfter(from) && !at.isAfter(sentAt)).count();
-        double measured = through / (MEASURED_OVER.toNanos() / 1e9);
+        long through = answeredStarts.stream().filter(at -> !at.isBefore(from) && at.isBefore(sentAt)).count();
+        // Before a whole stretch of answers, the rate is read over the time there has been: the next 429, if it
+        // was too fast, reads it again over a whole stretch.
+        Instant first = answeredStarts.isEmpty() ? sentAt : answeredStarts.peekFirst();
+        Duration over = first.isAfter(from) ? Duration.between(first, sentAt) : MEASURED_OVER;
+        double seconds = Math.max(over.toNanos(), MIN_STRETCH.toNanos()) / 1e9;
+        double measured = through / seconds;
         double was = ceiling > 0 ? perSecond(clock.instant()) : Double.POSITIVE_INFINITY;
-        // One answer in the stretch is the least a rate can be read from; a pace already below what was let
-        // through (the 429 came from another replica's share) is the better reading.
+        // A pace already below what was let through (the 429 came from another replica's share) is the better
+        // reading; one call per stretch is the least a rate is read as.
         ceiling = Math.max(1 / (MEASURED_OVER.toNanos() / 1e9), Math.min(measured, was));
         throttledAt = clock.instant();
     }

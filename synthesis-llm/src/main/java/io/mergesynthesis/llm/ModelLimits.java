@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ModelLimits {
 
-    /** What a call waiting for the first answer expects to wait; the answer wakes it. */
+    /** What a call waiting for an answer before it may go expects to wait; the answer wakes it. */
     static final Duration FIRST_ANSWER_WAIT = Duration.ofMillis(50);
     /** Waiters behind others look again at least this often, besides being woken. */
     private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -35,8 +35,9 @@ final class ModelLimits {
     private final ArrayDeque<Object> waiting = new ArrayDeque<>(); // guarded by this; calls waiting, in order
     private Instant pausedUntil = Instant.MIN; // guarded by this
     private Instant lastRefusedSentAt; // guarded by this; when the last call the provider did not take was sent
-    private boolean heard; // guarded by this; whether any call to the model has ended
-    private int firstCalls; // guarded by this; calls in flight before any ended
+    private boolean statesLimits; // guarded by this; whether the last answer taken stated any limit
+    private int flying; // guarded by this; calls started and not yet ended
+    private long taken; // guarded by this; calls the provider answered and took
 
     /** A call's place under every limit: its number and charge in each pace. */
     record Turn(Map<Kind, Long> calls, Map<Kind, Charge> charges) {
@@ -113,16 +114,19 @@ final class ModelLimits {
     }
 
     /**
-     * The longest of the waits the limits ask of a call with {@code ahead} calls waiting before it. Until a call
-     * to the model has ended, one goes alone: its answer states the limits and how much of them someone else has
-     * already spent, which a burst sent before it would meet unread.
+     * The longest of the waits the limits ask of a call with {@code ahead} calls waiting before it.
+     *
+     * <p>Until the provider has stated a limit or refused a call, calls in flight are at most one more than the
+     * calls it has taken: the first goes alone, and each answer lets two more go. The first answer states the
+     * limits and how much of them someone else has already spent, which a burst sent before it would meet
+     * unread; a provider that states nothing meets a ramp rather than a burst at its first 429.
      */
     private Duration untilTurn(int ahead, Map<Kind, Charge> charges) {
-        if (!heard && firstCalls > 0) {
+        if (!statesLimits && !unstated.learnt() && flying > taken) {
             return FIRST_ANSWER_WAIT;
         }
-        // The learnt rate stands in for a request limit only while the provider states none.
-        Duration longest = paces.get(Kind.REQUESTS).pacing() ? Duration.ZERO : unstated.untilStart(ahead);
+        // The learnt rate stands in for the limits only while the provider states none.
+        Duration longest = statesLimits ? Duration.ZERO : unstated.untilStart(ahead);
         for (Map.Entry<Kind, Pace> pace : paces.entrySet()) {
             Duration wait = pace.getValue().untilStart(charges.get(pace.getKey()), ahead);
             if (wait.compareTo(longest) > 0) {
@@ -136,15 +140,13 @@ final class ModelLimits {
         Map<Kind, Long> calls = new EnumMap<>(Kind.class);
         paces.forEach((kind, pace) -> calls.put(kind, pace.start(charges.get(kind))));
         unstated.started();
-        if (!heard) {
-            firstCalls++;
-        }
+        flying++;
         return new Turn(calls, charges);
     }
 
     /** How long until the next call like the last one may start under every limit; zero for now. */
     synchronized Duration untilNextStart() {
-        Duration learnt = paces.get(Kind.REQUESTS).pacing() ? Duration.ZERO : unstated.untilStart(0);
+        Duration learnt = statesLimits ? Duration.ZERO : unstated.untilStart(0);
         return paces.values().stream().map(Pace::untilNextStart).reduce(learnt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
     }
 
@@ -157,7 +159,7 @@ final class ModelLimits {
      */
     synchronized void answered(Turn turn, Instant sentAt, Map<Kind, RateLimitHeaders.Stated> stated, Usage usage,
                                boolean counted) {
-        heard = true;
+        flying--;
         long uncachedInput = usage.inputTokens() + usage.cacheWriteTokens();
         paces.forEach((kind, pace) -> pace.answered(turn.calls().get(kind), sentAt,
                 Optional.ofNullable(stated.get(kind)), switch (kind) {
@@ -170,7 +172,12 @@ final class ModelLimits {
             input.record(uncachedInput);
             output.record(usage.outputTokens());
             unstated.answered(sentAt);
+            taken++;
+            statesLimits = !stated.isEmpty();
         } else {
+            // A refusal that names a limit states it; one that only says nothing is left until a reset, as some
+            // providers that state no limit do on their 429s, does not.
+            statesLimits |= stated.values().stream().anyMatch(s -> s.limit().isPresent());
             lastRefusedSentAt = sentAt;
         }
         notifyAll();
@@ -178,7 +185,7 @@ final class ModelLimits {
 
     /** The call of {@code turn} got no answer. */
     synchronized void unanswered(Turn turn) {
-        heard = true;
+        flying--;
         paces.forEach((kind, pace) -> pace.unanswered(turn.calls().get(kind)));
         notifyAll();
     }
@@ -188,7 +195,7 @@ final class ModelLimits {
      * learnt from 429s while the provider states no limit; zero when not pacing.
      */
     double perSecond(Kind kind) {
-        if (kind == Kind.REQUESTS && !paces.get(kind).pacing()) {
+        if (kind == Kind.REQUESTS && !statesLimits) {
             return unstated.perSecond();
         }
         return paces.get(kind).perSecond();
@@ -202,10 +209,10 @@ final class ModelLimits {
     /** The model answered 429: no call to it starts for {@code wait}. */
     synchronized void pause(Duration wait) {
         Instant now = clock.instant();
-        if (!now.isBefore(pausedUntil) && paces.values().stream().noneMatch(Pace::pacing)) {
+        if (!now.isBefore(pausedUntil) && !statesLimits) {
             // The first 429 of an episode from a provider that states no limit at all: the rate it let through
             // is learnt from the answers before the refused call.
-            unstated.throttled(lastRefusedSentAt == null ? now : lastRefusedSentAt);
+            unstated.throttled(lastRefusedSentAt == null ? now : lastRefusedSentAt, now.plus(wait));
         }
         Instant until = now.plus(wait);
         if (until.isAfter(pausedUntil)) {

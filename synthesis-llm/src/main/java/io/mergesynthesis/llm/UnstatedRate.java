@@ -8,7 +8,7 @@ import java.util.ArrayDeque;
 /**
  * Paces the starts of this replica's calls to one model whose provider states no request limit and only answers
  * 429 beyond it. Nothing is paced until the first 429. Then the rate the provider let through is read from the
- * answers: the calls answered well that started in the second before the refused one. The pace drops a twentieth
+ * answers: the calls answered well that started in the seconds before the refused one, since the last pause. The pace drops a twentieth
  * below it, climbs back quickly at first and flattens as it nears it, then probes beyond it, slowly at first
  * and faster as time passes without a 429 (the shape of TCP's CUBIC window). Most of the time is so spent just
  * under the limit, and a 429 comes once per climb rather than once per step, as a pace that adds a little after
@@ -23,9 +23,9 @@ final class UnstatedRate {
      * 429 costs the pause the provider asks for (a second or so) besides the climb, so climbs are long.
      */
     static final Duration CLIMB = Duration.ofSeconds(20);
-    /** The stretch of answers before a 429 that tells the rate the provider let through. */
-    static final Duration MEASURED_OVER = Duration.ofSeconds(1);
-    /** The shortest stretch a rate is read over, at the very start. */
+    /** The longest stretch of answers before a 429 that tells the rate the provider let through. */
+    static final Duration MEASURED_OVER = Duration.ofSeconds(5);
+    /** The shortest stretch a rate is read over, just after a pause or at the start. */
     static final Duration MIN_STRETCH = Duration.ofMillis(100);
 
     private final Clock clock;
@@ -33,6 +33,7 @@ final class UnstatedRate {
     private double ceiling; // guarded by this; per second; 0 until a 429 was met
     private Instant throttledAt; // guarded by this
     private Instant lastStart; // guarded by this
+    private Instant resumedAt; // guarded by this; when the pause of the last 429 ended
 
     UnstatedRate(Clock clock) {
         this.clock = clock;
@@ -63,26 +64,37 @@ final class UnstatedRate {
     }
 
     /**
-     * The call that started at {@code sentAt} met a 429, the first of its episode. A call sent before the last
-     * 429 was read went out at the old pace and teaches nothing new.
+     * The call that started at {@code sentAt} met a 429, the first of its episode, and no call goes before
+     * {@code resumeAt}. A call sent before the last 429 was read went out at the old pace and teaches nothing new.
      */
-    synchronized void throttled(Instant sentAt) {
+    synchronized void throttled(Instant sentAt, Instant resumeAt) {
         if (throttledAt != null && sentAt.isBefore(throttledAt)) {
             return;
         }
+        // The rate is read over the answers of a stretch back, since the last pause ended and the first answer:
+        // a pause or the start inside the stretch would read as a slower provider.
         Instant from = sentAt.minus(MEASURED_OVER);
-        long through = answeredStarts.stream().filter(at -> !at.isBefore(from) && at.isBefore(sentAt)).count();
-        // Before a whole stretch of answers, the rate is read over the time there has been: the next 429, if it
-        // was too fast, reads it again over a whole stretch.
-        Instant first = answeredStarts.isEmpty() ? sentAt : answeredStarts.peekFirst();
-        Duration over = first.isAfter(from) ? Duration.between(first, sentAt) : MEASURED_OVER;
-        double seconds = Math.max(over.toNanos(), MIN_STRETCH.toNanos()) / 1e9;
+        if (resumedAt != null && resumedAt.isAfter(from)) {
+            from = resumedAt;
+        }
+        if (!answeredStarts.isEmpty() && answeredStarts.peekFirst().isAfter(from)) {
+            from = answeredStarts.peekFirst();
+        }
+        Instant since = from;
+        long through = answeredStarts.stream().filter(at -> !at.isBefore(since) && at.isBefore(sentAt)).count();
+        double seconds = Math.max(Duration.between(since, sentAt).toNanos(), MIN_STRETCH.toNanos()) / 1e9;
         double measured = through / seconds;
         double was = ceiling > 0 ? perSecond(clock.instant()) : Double.POSITIVE_INFINITY;
         // A pace already below what was let through (the 429 came from another replica's share) is the better
-        // reading; one call per stretch is the least a rate is read as.
-        ceiling = Math.max(1 / (MEASURED_OVER.toNanos() / 1e9), Math.min(measured, was));
+        // reading; one call a second is the least a rate is read as.
+        ceiling = Math.max(1, Math.min(measured, was));
         throttledAt = clock.instant();
+        resumedAt = resumeAt;
+    }
+
+    /** Whether a 429 has taught a rate. */
+    synchronized boolean learnt() {
+        return ceiling > 0;
     }
 
     /** What this replica allows itself per second now; zero when nothing is paced. */

@@ -6,13 +6,13 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 
 /**
- * Paces the starts of this replica's calls to one model whose provider states no request limit and only answers
- * 429 beyond it. Nothing is paced until the first 429. Then the rate the provider let through is read from the
- * answers: the calls answered well that started in the seconds before the refused one, since the last pause. The pace drops a twentieth
- * below it, climbs back quickly at first and flattens as it nears it, then probes beyond it, slowly at first
- * and faster as time passes without a 429 (the shape of TCP's CUBIC window). Most of the time is so spent just
- * under the limit, and a 429 comes once per climb rather than once per step, as a pace that adds a little after
- * every run of answers would meet them.
+ * Paces the starts of this replica's calls to one model whose provider states no limit and only answers 429
+ * beyond one. Nothing is paced until the first 429. Then the rate the provider let through is read from the
+ * answers before the refused call, since the last pause: the most calls answered well that started within any
+ * one second. The pace drops a twentieth below it, climbs back quickly at first and flattens as it nears it,
+ * then probes beyond it, slowly at first and faster as time passes without a 429 (the shape of TCP's CUBIC
+ * window). Most of the time is so spent just under the limit, and a 429 comes once per climb rather than once
+ * per step, as a concurrency that adds one after every run of answers would meet them.
  */
 final class UnstatedRate {
 
@@ -23,8 +23,10 @@ final class UnstatedRate {
      * 429 costs the pause the provider asks for (a second or so) besides the climb, so climbs are long.
      */
     static final Duration CLIMB = Duration.ofSeconds(20);
-    /** The longest stretch of answers before a 429 that tells the rate the provider let through. */
+    /** The longest stretch of answers before a 429 that is read for the rate the provider let through. */
     static final Duration MEASURED_OVER = Duration.ofSeconds(5);
+    /** The window a rate is counted in. */
+    static final Duration WINDOW = Duration.ofSeconds(1);
     /** The shortest stretch a rate is read over, just after a pause or at the start. */
     static final Duration MIN_STRETCH = Duration.ofMillis(100);
 
@@ -81,15 +83,36 @@ final class UnstatedRate {
             from = answeredStarts.peekFirst();
         }
         Instant since = from;
-        long through = answeredStarts.stream().filter(at -> !at.isBefore(since) && at.isBefore(sentAt)).count();
-        double seconds = Math.max(Duration.between(since, sentAt).toNanos(), MIN_STRETCH.toNanos()) / 1e9;
-        double measured = through / seconds;
+        double measured = busiestSecond(since, sentAt);
         double was = ceiling > 0 ? perSecond(clock.instant()) : Double.POSITIVE_INFINITY;
         // A pace already below what was let through (the 429 came from another replica's share) is the better
         // reading; one call a second is the least a rate is read as.
         ceiling = Math.max(1, Math.min(measured, was));
         throttledAt = clock.instant();
         resumedAt = resumeAt;
+    }
+
+    /**
+     * The rate the provider let through between {@code from} and {@code to}: the most calls answered that started
+     * within any one second of it, the window providers that state nothing mostly count in. A machine too busy to
+     * keep an even pace sends in bursts, and its average would read the provider slower than it is. A stretch
+     * shorter than a second (the very start) is read over its length.
+     */
+    private double busiestSecond(Instant from, Instant to) {
+        Instant[] starts = answeredStarts.stream().filter(at -> !at.isBefore(from) && at.isBefore(to)).sorted()
+                .toArray(Instant[]::new);
+        Duration span = Duration.between(from, to);
+        if (span.compareTo(WINDOW) < 0) {
+            return starts.length / (Math.max(span.toNanos(), MIN_STRETCH.toNanos()) / 1e9);
+        }
+        int most = 0;
+        for (int first = 0, last = 0; last < starts.length; last++) {
+            while (!starts[first].plus(WINDOW).isAfter(starts[last])) {
+                first++;
+            }
+            most = Math.max(most, last - first + 1);
+        }
+        return most / (WINDOW.toNanos() / 1e9);
     }
 
     /** Whether a 429 has taught a rate. */

@@ -36,6 +36,13 @@ final class BucketPace implements Pace {
      */
     static final double REFILL_READ_FROM = 0.2;
 
+    /** The shortest time over which what others sharing the key spend is read: rounding makes shorter ones noise. */
+    static final Duration OTHERS_READ_OVER = Duration.ofSeconds(2);
+    /** How much a new reading of the others' spending counts against what was read before. */
+    static final double OTHERS_GAIN = 0.5;
+    /** However much the others seem to spend, this replica counts on at least this share of the refill. */
+    static final double MIN_SHARE = 0.05;
+
     private final Clock clock;
     private final Map<Long, InFlight> inFlight = new HashMap<>(); // guarded by this
     private long started; // guarded by this; calls started, numbered from 1
@@ -48,6 +55,9 @@ final class BucketPace implements Pace {
     private long newestAnswered; // guarded by this
     private Instant boundsAt; // guarded by this; null while nothing is paced
     private long boundsFrom; // guarded by this; the call whose statement the bounds were last set or narrowed by
+    private double others; // guarded by this; what others sharing the key spend per second, as read
+    private Instant othersFrom; // guarded by this; the statement the next reading of the others' spending starts at
+    private double othersFromMiddle; // guarded by this; the middle of its range in the frame
     private double low; // guarded by this; the bounds of the frame's level at boundsAt
     private double high; // guarded by this
 
@@ -74,7 +84,12 @@ final class BucketPace implements Pace {
         if (missing <= 0) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos((long) Math.ceil(missing / perSecond * 1e9));
+        return Duration.ofNanos((long) Math.ceil(missing / ownRefill() * 1e9));
+    }
+
+    /** The part of the refill left to this replica once the others have taken what they spend. */
+    private double ownRefill() {
+        return Math.max(perSecond * MIN_SHARE, perSecond - others);
     }
 
     @Override
@@ -138,6 +153,8 @@ final class BucketPace implements Pace {
             perSecond = limit / (DEFAULT_PERIOD.toNanos() / 1e9);
             refillReadFrom = 0;
             boundsAt = null;
+            others = 0;
+            othersFrom = null;
         }
         long remaining = stated.remaining();
         if (remaining % ROUNDING != 0) {
@@ -147,6 +164,7 @@ final class BucketPace implements Pace {
         double statedLow = Math.max(0, remaining - half) + netThen;
         double statedHigh = Math.min(limit, remaining + half) + netThen;
         readRefill(remaining + half, Duration.between(at, stated.reset()));
+        readOthers(at, (statedLow + statedHigh) / 2, remaining + half < limit * (1 - REFILL_READ_FROM));
         if (boundsAt != null) {
             double carriedLow = carried(low, at);
             double carriedHigh = carried(high, at);
@@ -179,10 +197,34 @@ final class BucketPace implements Pace {
         perSecond = missing / (toFull.toNanos() / 1e9);
     }
 
-    /** A bound of the frame's level, carried from when the bounds were set to {@code at} by the refill. */
+    /**
+     * What others sharing the key spend: in this replica's frame the bucket only refills, so what it grew by less
+     * than the refill between two statements, a few seconds apart, the others spent. A full bucket does not grow
+     * and tells nothing.
+     */
+    private void readOthers(Instant at, double middle, boolean belowFull) {
+        if (othersFrom == null || !belowFull || at.isBefore(othersFrom)) {
+            othersFrom = belowFull ? at : null;
+            othersFromMiddle = middle;
+            return;
+        }
+        double seconds = Duration.between(othersFrom, at).toNanos() / 1e9;
+        if (seconds < OTHERS_READ_OVER.toNanos() / 1e9) {
+            return;
+        }
+        double spent = (othersFromMiddle + perSecond * seconds - middle) / seconds;
+        others = Math.max(0, others * (1 - OTHERS_GAIN) + spent * OTHERS_GAIN);
+        othersFrom = at;
+        othersFromMiddle = middle;
+    }
+
+    /**
+     * A bound of the frame's level, carried from when the bounds were set to {@code at} by the refill, less what
+     * the others are read to spend meanwhile.
+     */
     private double carried(double bound, Instant at) {
         double seconds = Math.max(0, Duration.between(boundsAt, at).toNanos() / 1e9);
-        return Math.min(bound + perSecond * seconds, limit + net);
+        return Math.min(bound + (perSecond - others) * seconds, limit + net);
     }
 
     /** The least the bucket may hold now. */

@@ -34,8 +34,8 @@ class BucketPacingTest {
     private final TestClock clock = new TestClock();
     private final ModelLimits limits = new ModelLimits(clock, Ticker.SYSTEM);
 
-    /** A call sent: what the provider said when it counted it, and whether it let it in. */
-    private record Sent(ModelLimits.Turn turn, Instant at, Stated stated, boolean admitted) {
+    /** A call sent by a replica: what the provider said when it counted it, and whether it let it in. */
+    private record Sent(ModelLimits replica, ModelLimits.Turn turn, Instant at, Stated stated, boolean admitted) {
     }
 
     /** What a run measured. */
@@ -57,6 +57,12 @@ class BucketPacingTest {
      * call sends {@link #INPUT} tokens and writes {@link #WRITTEN} of its {@link #MAX_TOKENS}.
      */
     private Run run(Kind kind, ProviderBucket bucket, Duration lasting) throws InterruptedException {
+        return run(kind, bucket, lasting, List.of(limits));
+    }
+
+    /** The same with several replicas, each with {@code WORKERS} workers and limits of its own, sharing the key. */
+    private Run run(Kind kind, ProviderBucket bucket, Duration lasting, List<ModelLimits> replicas)
+            throws InterruptedException {
         double startLevel = bucket.level();
         Instant start = clock.instant();
         Instant end = start.plus(lasting);
@@ -77,29 +83,32 @@ class BucketPacingTest {
                     if (kind == Kind.OUTPUT_TOKENS) {
                         bucket.giveBack(MAX_TOKENS - WRITTEN);
                     }
-                    limits.answered(sent.turn(), sent.at(), Map.of(kind, sent.stated()),
+                    sent.replica().answered(sent.turn(), sent.at(), Map.of(kind, sent.stated()),
                             new Usage(INPUT, WRITTEN, 0, 0), true);
                 } else {
-                    limits.answered(sent.turn(), sent.at(), Map.of(kind, sent.stated()), Usage.NONE, false);
+                    sent.replica().answered(sent.turn(), sent.at(), Map.of(kind, sent.stated()), Usage.NONE, false);
                 }
             }
-            while (inFlight.size() < WORKERS) {
-                Optional<ModelLimits.Turn> turn = limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, INPUT * 4));
-                if (turn.isEmpty()) {
-                    break;
+            for (ModelLimits replica : replicas) {
+                while (inFlight.stream().filter(sent -> sent.replica() == replica).count() < WORKERS) {
+                    Optional<ModelLimits.Turn> turn = replica.awaitStart(Duration.ZERO,
+                            replica.charges(MAX_TOKENS, INPUT * 4));
+                    if (turn.isEmpty()) {
+                        break;
+                    }
+                    if (lastStart != null && Duration.between(lastStart, clock.instant()).compareTo(longest) > 0) {
+                        longest = Duration.between(lastStart, clock.instant());
+                    }
+                    lastStart = clock.instant();
+                    calls++;
+                    boolean admitted = bucket.take(kind == Kind.OUTPUT_TOKENS ? MAX_TOKENS : INPUT);
+                    if (admitted) {
+                        used += kind == Kind.OUTPUT_TOKENS ? WRITTEN : INPUT;
+                    } else {
+                        refused++;
+                    }
+                    inFlight.add(new Sent(replica, turn.get(), clock.instant(), bucket.stated(), admitted));
                 }
-                if (lastStart != null && Duration.between(lastStart, clock.instant()).compareTo(longest) > 0) {
-                    longest = Duration.between(lastStart, clock.instant());
-                }
-                lastStart = clock.instant();
-                calls++;
-                boolean admitted = bucket.take(kind == Kind.OUTPUT_TOKENS ? MAX_TOKENS : INPUT);
-                if (admitted) {
-                    used += kind == Kind.OUTPUT_TOKENS ? WRITTEN : INPUT;
-                } else {
-                    refused++;
-                }
-                inFlight.add(new Sent(turn.get(), clock.instant(), bucket.stated(), admitted));
             }
             clock.advance(STEP);
         }
@@ -160,5 +169,21 @@ class BucketPacingTest {
 
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, INPUT * 4)))
                 .as("924 came back as the call ended: 1,624 left, room for a call at once").isPresent();
+    }
+
+    @Test
+    void threeReplicasSharingAPartlySpentRoundedBucket() throws Exception {
+        ProviderBucket bucket = new ProviderBucket(clock, 300_000, Duration.ofMinutes(1), 0.1, true);
+        List<ModelLimits> replicas = List.of(limits, new ModelLimits(clock, Ticker.SYSTEM),
+                new ModelLimits(clock, Ticker.SYSTEM));
+
+        Run run = run(Kind.INPUT_TOKENS, bucket, Duration.ofSeconds(80), replicas);
+
+        System.out.println("input tokens binding, three replicas, bucket at 10%, rounded: " + run);
+        assertThat(run.share()).isGreaterThanOrEqualTo(0.95);
+        // Each replica reads what the others spend and leaves it to them, but they still meet the bucket on the
+        // same statements now and then; here a refused call does not pause its replica, as a 429 would. The
+        // contract's 1% for a shared key is not reached yet: this bounds where it stands.
+        assertThat(run.refused()).isLessThanOrEqualTo(run.calls() / 5);
     }
 }

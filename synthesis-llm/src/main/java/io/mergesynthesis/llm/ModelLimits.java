@@ -14,23 +14,30 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Everything that limits this replica's calls to one model of one provider: a {@link ProviderPace} for each kind
- * of limit the provider may state (both protocols limit each model on its own), the pause a 429 from this model
- * asked for, and the token counts of its last answers, from which a call is charged before it is sent. A call
+ * Everything that limits this replica's calls to one model of one provider: a {@link Pace} for each kind of limit
+ * the provider may state (both protocols limit each model on its own; requests in periods, tokens as buckets),
+ * the rate learnt from 429s when it states none ({@link UnstatedRate}), the pause a 429 from this model asked for, and the token counts of its last answers, from which a call is charged before it is sent. A call
  * starts when every stated limit has room for it; waiting calls take their turns first come, first served.
  */
 final class ModelLimits {
 
+    /** What a call waiting for an answer before it may go expects to wait; the answer wakes it. */
+    static final Duration FIRST_ANSWER_WAIT = Duration.ofMillis(50);
     /** Waiters behind others look again at least this often, besides being woken. */
     private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Clock clock;
     private final Ticker ticker;
-    private final Map<Kind, ProviderPace> paces;
+    private final Map<Kind, Pace> paces;
+    private final UnstatedRate unstated;
     private final RecentTokens input = new RecentTokens();
     private final RecentTokens output = new RecentTokens();
     private final ArrayDeque<Object> waiting = new ArrayDeque<>(); // guarded by this; calls waiting, in order
     private Instant pausedUntil = Instant.MIN; // guarded by this
+    private Instant lastRefusedSentAt; // guarded by this; when the last call the provider did not take was sent
+    private boolean statesLimits; // guarded by this; whether the last answer taken stated any limit
+    private int flying; // guarded by this; calls started and not yet ended
+    private long taken; // guarded by this; calls the provider answered and took
 
     /** A call's place under every limit: its number and charge in each pace. */
     record Turn(Map<Kind, Long> calls, Map<Kind, Charge> charges) {
@@ -39,13 +46,14 @@ final class ModelLimits {
     ModelLimits(Clock clock, Ticker ticker) {
         this.clock = clock;
         this.ticker = ticker;
-        Map<Kind, ProviderPace> paces = new EnumMap<>(Kind.class);
+        Map<Kind, Pace> paces = new EnumMap<>(Kind.class);
         paces.put(Kind.REQUESTS, new ProviderPace(clock));
         // Both providers' token limits are buckets that refill continuously.
-        paces.put(Kind.INPUT_TOKENS, new ProviderPace(clock, true));
-        paces.put(Kind.OUTPUT_TOKENS, new ProviderPace(clock, true));
-        paces.put(Kind.TOKENS, new ProviderPace(clock, true));
+        paces.put(Kind.INPUT_TOKENS, new BucketPace(clock));
+        paces.put(Kind.OUTPUT_TOKENS, new BucketPace(clock));
+        paces.put(Kind.TOKENS, new BucketPace(clock));
         this.paces = Collections.unmodifiableMap(paces);
+        this.unstated = new UnstatedRate(clock);
     }
 
     /**
@@ -105,10 +113,21 @@ final class ModelLimits {
         return n;
     }
 
-    /** The longest of the waits the limits ask of a call with {@code ahead} calls waiting before it. */
+    /**
+     * The longest of the waits the limits ask of a call with {@code ahead} calls waiting before it.
+     *
+     * <p>Until the provider has stated a limit or refused a call, calls in flight are at most one more than the
+     * calls it has taken: the first goes alone, and each answer lets two more go. The first answer states the
+     * limits and how much of them someone else has already spent, which a burst sent before it would meet
+     * unread; a provider that states nothing meets a ramp rather than a burst at its first 429.
+     */
     private Duration untilTurn(int ahead, Map<Kind, Charge> charges) {
-        Duration longest = Duration.ZERO;
-        for (Map.Entry<Kind, ProviderPace> pace : paces.entrySet()) {
+        if (!statesLimits && !unstated.learnt() && flying > taken) {
+            return FIRST_ANSWER_WAIT;
+        }
+        // The learnt rate stands in for the limits only while the provider states none.
+        Duration longest = statesLimits ? Duration.ZERO : unstated.untilStart(ahead);
+        for (Map.Entry<Kind, Pace> pace : paces.entrySet()) {
             Duration wait = pace.getValue().untilStart(charges.get(pace.getKey()), ahead);
             if (wait.compareTo(longest) > 0) {
                 longest = wait;
@@ -120,13 +139,15 @@ final class ModelLimits {
     private Turn start(Map<Kind, Charge> charges) {
         Map<Kind, Long> calls = new EnumMap<>(Kind.class);
         paces.forEach((kind, pace) -> calls.put(kind, pace.start(charges.get(kind))));
+        unstated.started();
+        flying++;
         return new Turn(calls, charges);
     }
 
     /** How long until the next call like the last one may start under every limit; zero for now. */
     synchronized Duration untilNextStart() {
-        return paces.values().stream().map(ProviderPace::untilNextStart).max(Duration::compareTo)
-                .orElse(Duration.ZERO);
+        Duration learnt = statesLimits ? Duration.ZERO : unstated.untilStart(0);
+        return paces.values().stream().map(Pace::untilNextStart).reduce(learnt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
     }
 
     /**
@@ -138,6 +159,7 @@ final class ModelLimits {
      */
     synchronized void answered(Turn turn, Instant sentAt, Map<Kind, RateLimitHeaders.Stated> stated, Usage usage,
                                boolean counted) {
+        flying--;
         long uncachedInput = usage.inputTokens() + usage.cacheWriteTokens();
         paces.forEach((kind, pace) -> pace.answered(turn.calls().get(kind), sentAt,
                 Optional.ofNullable(stated.get(kind)), switch (kind) {
@@ -145,22 +167,37 @@ final class ModelLimits {
                     case INPUT_TOKENS -> uncachedInput;
                     case OUTPUT_TOKENS -> usage.outputTokens();
                     case TOKENS -> uncachedInput + usage.outputTokens();
-                }));
+                }, counted));
         if (counted) {
             input.record(uncachedInput);
             output.record(usage.outputTokens());
+            unstated.answered(sentAt);
+            taken++;
+            statesLimits = !stated.isEmpty();
+        } else {
+            // A refusal that names a limit states it; one that only says nothing is left until a reset, as some
+            // providers that state no limit do on their 429s, does not.
+            statesLimits |= stated.values().stream().anyMatch(s -> s.limit().isPresent());
+            lastRefusedSentAt = sentAt;
         }
         notifyAll();
     }
 
     /** The call of {@code turn} got no answer. */
     synchronized void unanswered(Turn turn) {
+        flying--;
         paces.forEach((kind, pace) -> pace.unanswered(turn.calls().get(kind)));
         notifyAll();
     }
 
-    /** What this replica allows itself per second now under the limit of {@code kind}; zero when not pacing. */
+    /**
+     * What this replica allows itself per second now under the limit of {@code kind}; for requests, the rate
+     * learnt from 429s while the provider states no limit; zero when not pacing.
+     */
     double perSecond(Kind kind) {
+        if (kind == Kind.REQUESTS && !statesLimits) {
+            return unstated.perSecond();
+        }
         return paces.get(kind).perSecond();
     }
 
@@ -171,7 +208,13 @@ final class ModelLimits {
 
     /** The model answered 429: no call to it starts for {@code wait}. */
     synchronized void pause(Duration wait) {
-        Instant until = clock.instant().plus(wait);
+        Instant now = clock.instant();
+        if (!now.isBefore(pausedUntil) && !statesLimits) {
+            // The first 429 of an episode from a provider that states no limit at all: the rate it let through
+            // is learnt from the answers before the refused call.
+            unstated.throttled(lastRefusedSentAt == null ? now : lastRefusedSentAt, now.plus(wait));
+        }
+        Instant until = now.plus(wait);
         if (until.isAfter(pausedUntil)) {
             pausedUntil = until;
         }

@@ -9,11 +9,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Spaces the starts of this replica's calls to one model so that they stay under one limit the provider states
- * on its answers ({@link RateLimitHeaders}): requests, input tokens, output tokens or tokens of both, each a
- * pace of its own, kept together by the model's {@link ModelLimits}. A call is charged in the limit's units when
- * it starts ({@link Charge}: one request, the tokens it is expected to send, the {@code max_tokens} a provider
- * holds while it answers) and settled at what the provider counted once its answer is read.
+ * Spaces the starts of this replica's calls to one model so that they stay under a limit the provider counts in
+ * fixed periods and states on its answers ({@link RateLimitHeaders}): the request limit. Token limits are buckets
+ * that refill continuously and are kept by {@link BucketPace}; both are kept together by the model's
+ * {@link ModelLimits}. A call is charged in the limit's units when it starts ({@link Charge}) and settled at what
+ * the provider counted once its answer is read.
  *
  * <p>The limit is the account's, and other replicas may be spending it too; they do not talk to each other.
  * What they share is the provider's count: every answer says how much is left until the reset. This
@@ -23,10 +23,10 @@ import java.util.OptionalLong;
  * What is left is counted down from the answer by this replica's charges since, and by what the others
  * presumably spent meanwhile.
  *
- * <p>Until a provider has stated a limit nothing is paced, and an answer that states none ends pacing: 429s and
- * {@link AdaptiveLimit} remain the safety net for providers that say nothing.
+ * <p>Until a provider has stated a limit nothing is paced, and an answer that states none ends pacing: 429s,
+ * {@link UnstatedRate} and {@link AdaptiveLimit} remain the safety net for providers that say nothing.
  */
-final class ProviderPace {
+final class ProviderPace implements Pace {
 
     /**
      * What one call is charged against a limit.
@@ -47,18 +47,10 @@ final class ProviderPace {
     static final double SHARE_MEMORY = 0.7;
     /** However little this replica has been taking, it keeps asking, or it could never learn that others left. */
     static final double MIN_SHARE = 0.05;
-    /**
-     * The part of what is left in a bucket spread over the time until it is full. Spreading all of it would
-     * settle the bucket about half full for one replica and emptier for more, where the holds of calls in flight
-     * (a request's max_tokens) meet 429s; spreading half settles it at 2 / (n + 2) of its size for n replicas
-     * sharing it, at the same rate, the rate it refills.
-     */
-    static final double BUCKET_SPREAD = 0.5;
     /** Two answers whose resets are this close speak of the same period (OpenAI's resets are relative). */
     static final Duration SAME_PERIOD = Duration.ofMillis(50);
 
     private final Clock clock;
-    private final boolean refills;
     private final Map<Long, InFlight> inFlight = new HashMap<>(); // guarded by this; started, not yet answered
     private long started; // guarded by this; calls started, numbered from 1
     private double charged; // guarded by this; what every call started so far was charged
@@ -96,24 +88,15 @@ final class ProviderPace {
 
     /** A pace for a limit counted in fixed periods, as ADR 0024 describes the request limit. */
     ProviderPace(Clock clock) {
-        this(clock, false);
-    }
-
-    /**
-     * @param refills true for a limit that refills continuously (a token bucket), which a call that finds too
-     *                little left waits for until enough has come back at the stated rate, rather than until the
-     *                stated reset (when the bucket is full again); each answer's statement replaces the last
-     */
-    ProviderPace(Clock clock, boolean refills) {
         this.clock = clock;
-        this.refills = refills;
     }
 
     /**
      * How long until a call charged {@code charge} may start, with {@code ahead} calls waiting before it; zero
      * for now.
      */
-    synchronized Duration untilStart(Charge charge, int ahead) {
+    @Override
+    public synchronized Duration untilStart(Charge charge, int ahead) {
         Instant now = clock.instant();
         Instant next = nextStart(now, charge);
         Duration wait = next.isAfter(now) ? Duration.between(now, next) : Duration.ZERO;
@@ -128,7 +111,8 @@ final class ProviderPace {
     }
 
     /** How long until the next call like the last one may start; zero for now. */
-    synchronized Duration untilNextStart() {
+    @Override
+    public synchronized Duration untilNextStart() {
         return untilStart(new Charge(lastExpected, lastExpected), 0);
     }
 
@@ -142,7 +126,8 @@ final class ProviderPace {
      *
      * @return the call's number, for {@link #answered}
      */
-    synchronized long start(Charge charge) {
+    @Override
+    public synchronized long start(Charge charge) {
         lastStart = clock.instant();
         lastExpected = charge.expected();
         charged += charge.held();
@@ -165,6 +150,12 @@ final class ProviderPace {
      * counted for the call in the end ({@code spent}): what it was charged beyond that is given back.
      */
     synchronized void answered(long call, Instant sentAt, Optional<RateLimitHeaders.Stated> stated, double spent) {
+        answered(call, sentAt, stated, spent, true);
+    }
+
+    @Override
+    public synchronized void answered(long call, Instant sentAt, Optional<RateLimitHeaders.Stated> stated,
+                                      double spent, boolean counted) {
         InFlight was = inFlight.remove(call);
         Charge charge = was == null ? Charge.ONE_REQUEST : was.charge();
         double chargedThrough = was == null ? call : was.chargedThrough();
@@ -185,15 +176,6 @@ final class ProviderPace {
         Duration toReset = Duration.between(sentAt, reset);
         if (toReset.compareTo(period) > 0) {
             period = toReset;
-        }
-        if (refills) {
-            // A bucket has no periods: its reset is when it will be full, earlier as it fills, later as it drains.
-            // The statement of the call counted last is the newest, whatever its reset. Each replica's pace
-            // follows what is left, which the others' spending lowers, instead of a share learnt per period.
-            if (latest == null || call > latest.call() || !seen.stated().limit().equals(latest.stated().limit())) {
-                latest = seen;
-            }
-            return;
         }
         if (latest != null && reset.isBefore(latest.stated().reset().minus(SAME_PERIOD))) {
             return; // a late answer about a period that is over
@@ -216,7 +198,8 @@ final class ProviderPace {
      * A call that got no answer (no connection, no answer in time, an interrupted worker): its charge stays
      * counted until an answer about a later call says what is left.
      */
-    synchronized void unanswered(long call) {
+    @Override
+    public synchronized void unanswered(long call) {
         InFlight was = inFlight.remove(call);
         if (was != null) {
             refundable -= was.charge().held() - was.charge().expected();
@@ -224,12 +207,14 @@ final class ProviderPace {
     }
 
     /** Whether a limit is being paced to: the last answer stated one. */
-    synchronized boolean pacing() {
+    @Override
+    public synchronized boolean pacing() {
         return latest != null;
     }
 
     /** What this replica allows itself per second now, in the limit's units; zero when not pacing or waiting. */
-    synchronized double perSecond() {
+    @Override
+    public synchronized double perSecond() {
         if (latest == null) {
             return 0;
         }
@@ -259,7 +244,7 @@ final class ProviderPace {
         boolean inPeriod = now.isBefore(periodEnd);
         double left = inPeriod ? left(now) : 0;
         if (inPeriod && left < Math.max(1, charge.held())) {
-            return refilled(now, Math.max(1, charge.held()) - left, periodEnd);
+            return periodEnd;
         }
         double rate = rate(now);
         if (Double.isInfinite(rate) || lastStart == null) {
@@ -276,20 +261,6 @@ final class ProviderPace {
         Instant next = lastStart.plusNanos((long) (lastExpected * 1e9 / rate));
         // No turn within a period lies beyond its end: from then on the new period's pace applies.
         return inPeriod && next.isAfter(periodEnd) ? periodEnd : next;
-    }
-
-    /**
-     * When {@code missing} more will be left: at the end of the period for a limit counted in periods, and for a
-     * bucket when that much has flowed back in at the stated limit per period, if sooner.
-     */
-    private Instant refilled(Instant now, double missing, Instant periodEnd) {
-        OptionalLong limit = latest.stated().limit();
-        if (!refills || limit.isEmpty() || limit.getAsLong() <= 0 || period.isZero()) {
-            return periodEnd;
-        }
-        double perNano = limit.getAsLong() / (double) period.toNanos();
-        Instant back = now.plusNanos((long) Math.ceil(missing / perNano));
-        return back.isBefore(periodEnd) ? back : periodEnd;
     }
 
     /**
@@ -310,7 +281,7 @@ final class ProviderPace {
                 return 0;
             }
             double seconds = Duration.between(from, reset).toNanos() / 1e9;
-            return seconds <= 0 ? Double.POSITIVE_INFINITY : (refills ? BUCKET_SPREAD : share()) * left / seconds;
+            return seconds <= 0 ? Double.POSITIVE_INFINITY : share() * left / seconds;
         }
         OptionalLong limit = latest.stated().limit();
         if (limit.isEmpty() || period.isZero()) {

@@ -87,52 +87,45 @@ class ModelLimitsTest {
     }
 
     @Test
-    void inputTokensPaceTheCallsByTheirEstimatedSize() throws Exception {
-        // 60,000 input tokens left in a bucket full again in 60 s, calls of 2,000 tokens: half of what is left is
-        // spread until then, 15 calls over 60 s.
+    void inputTokensLetCallsInWhileTheBucketHoldsThemThenAtItsRefill() throws Exception {
+        // 60,000 input tokens a minute, 1,000 a second; 5,500 left once the first call was counted, the bucket
+        // full again in 54.5 s. Calls of 2,000 tokens: two go at once, the third when 500 more have flowed back.
+        Instant sent = clock.instant();
         ModelLimits.Turn first = start();
-        limits.answered(first, clock.instant(), Map.of(Kind.INPUT_TOKENS,
-                stated(100_000, 60_000, clock.instant().plusSeconds(60))), new Usage(2000, 100, 0, 0), true);
+        limits.answered(first, sent, Map.of(Kind.INPUT_TOKENS, stated(60_000, 5_500, sent.plusMillis(54_500))),
+                new Usage(2000, 100, 0, 0), true);
 
-        assertThat(limits.perSecond(Kind.INPUT_TOKENS)).isCloseTo(500, within(1.0));
-        assertThat(limits.untilNextStart().toMillis()).as("2,000 tokens at about 500 a second")
-                .isBetween(3900L, 4100L);
+        assertThat(limits.perSecond(Kind.INPUT_TOKENS)).isCloseTo(1000, within(1.0));
+        assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
+        assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isEmpty();
-        clock.advance(Duration.ofMillis(4100));
+        assertThat(limits.untilNextStart().toMillis()).as("500 tokens at 1,000 a second").isBetween(490L, 510L);
+        clock.advance(Duration.ofMillis(510));
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
         assertThat(limits.paced(Kind.OUTPUT_TOKENS)).as("a kind never stated is not paced").isFalse();
     }
 
     @Test
     void theOutputLimitHoldsMaxTokensWhileACallRunsAndGivesBackWhatItDidNotWrite() throws Exception {
-        // An answer before the provider stated the limit: the next calls are expected to write 100 tokens.
-        limits.answered(start(), clock.instant(), Map.of(), new Usage(2000, 100, 0, 0), true);
+        // 8,000 output tokens a minute; 600 left, exactly, while the first call held its 1,024. It wrote 100, so
+        // 924 came back when it ended: 1,524 left.
         Instant sent = clock.instant();
-        Instant reset = sent.plusSeconds(60);
-        // 2,000 output tokens left once the first call's 1,024 were held; it wrote 100, so 924 come back.
-        ModelLimits.Turn first = start();
-        limits.answered(first, sent, Map.of(Kind.OUTPUT_TOKENS, stated(8000, 2000, reset)),
+        limits.answered(start(), sent, Map.of(Kind.OUTPUT_TOKENS, stated(8000, 600, sent.plusMillis(55_500))),
                 new Usage(2000, 100, 0, 0), true);
-        clock.advance(Duration.ofSeconds(30));
-        ModelLimits.Turn second = start();
-        Instant secondSent = clock.instant();
-        clock.advance(Duration.ofSeconds(25));
-        ModelLimits.Turn third = start();
-        clock.advance(Duration.ofSeconds(1));
+        ModelLimits.Turn holding = start();
 
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000)))
-                .as("876 left while two calls hold 1,024 each: less than a call holds").isEmpty();
+                .as("500 left while a second call holds 1,024: less than a call holds").isEmpty();
 
-        // The second call, counted when 1,900 were left, wrote 100 tokens: 924 come back, and there is room again.
-        limits.answered(second, secondSent, Map.of(Kind.OUTPUT_TOKENS, stated(8000, 1900, reset)),
-                new Usage(2000, 100, 0, 0), true);
-        clock.advance(Duration.ofMillis(100));
-        assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
-        limits.unanswered(third);
+        clock.advance(Duration.ofMillis(200));
+        limits.answered(holding, sent, Map.of(), Usage.NONE, false);
+        assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000)))
+                .as("its hold came back with its answer, a refusal").isPresent();
     }
 
     @Test
     void aKindNoLongerStatedIsNoLongerPaced() throws Exception {
+        limits.answered(start(), clock.instant(), Map.of(), new Usage(2000, 100, 0, 0), true);
         ModelLimits.Turn first = start();
         ModelLimits.Turn second = start();
         limits.answered(first, clock.instant(), Map.of(Kind.TOKENS,

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
@@ -96,7 +98,7 @@ public final class AnthropicDialect implements Dialect {
 
     /**
      * Input and output tokens apart, and {@code tokens-*} as the tighter of them (or the combined limit alone, when
-     * only that is set), each reset the instant its bucket is full again.
+     * only that is set), each reset the second its bucket is full again.
      */
     @Override
     public Map<String, String> tokenHeaders(TokenState state) {
@@ -111,10 +113,16 @@ public final class AnthropicDialect implements Dialect {
         return headers;
     }
 
+    /** Each reset as Anthropic states it: an RFC 3339 instant in whole seconds, the second the bucket is full by. */
     private static void put(Map<String, String> headers, String kind, TokenState.Bucket bucket) {
         headers.put("anthropic-ratelimit-" + kind + "-limit", Long.toString(bucket.limit()));
         headers.put("anthropic-ratelimit-" + kind + "-remaining", Long.toString(bucket.remaining()));
-        headers.put("anthropic-ratelimit-" + kind + "-reset", bucket.fullAt().toString());
+        headers.put("anthropic-ratelimit-" + kind + "-reset", wholeSecondUp(bucket.fullAt()).toString());
+    }
+
+    static Instant wholeSecondUp(Instant at) {
+        Instant down = at.truncatedTo(ChronoUnit.SECONDS);
+        return down.equals(at) ? at : down.plusSeconds(1);
     }
 
     /** Anthropic names the reset as an RFC 3339 instant. */

@@ -32,6 +32,11 @@ public final class Behaviour {
     private volatile long outputTokensPerPeriod;
     private volatile long tokensPerPeriod;
     private volatile Duration tokenPeriod = Duration.ofMinutes(1);
+    private volatile Duration ratePeriod = RequestWindow.DEFAULT_LENGTH;
+    private volatile double inputStartLevel = 1;
+    private volatile double outputStartLevel = 1;
+    private volatile double tokensStartLevel = 1;
+    private volatile boolean roundsRemaining;
     private volatile UnsafeMerge unsafe;
     private volatile boolean rightWhenToldWhy;
     private volatile boolean countTokens;
@@ -75,9 +80,25 @@ public final class Behaviour {
         return rateLimitPerSecond;
     }
 
-    /** Requests per second answered before the rest of that second gets 429s; 0 for no limit. */
+    /**
+     * Requests per {@link #ratePeriod} (a second by default) answered before the rest of that window gets 429s; 0
+     * for no limit.
+     */
     public Behaviour rateLimitPerSecond(int limit) {
         this.rateLimitPerSecond = limit;
+        return this;
+    }
+
+    public Duration ratePeriod() {
+        return ratePeriod;
+    }
+
+    /** The window of {@link #rateLimitPerSecond}: a second by default, a minute for limits stated per minute. */
+    public Behaviour ratePeriod(Duration period) {
+        if (period.isZero() || period.isNegative()) {
+            throw new IllegalArgumentException("a rate-limit period must be positive, not " + period);
+        }
+        this.ratePeriod = period;
         return this;
     }
 
@@ -220,6 +241,65 @@ public final class Behaviour {
         }
         this.tokenPeriod = period;
         return this;
+    }
+
+    /**
+     * How full each token bucket is when it is made (when a model is first seen, or the limits change), as a
+     * share of its limit: below 1, someone else sharing the key has spent the rest. 1 (full) by default.
+     */
+    public Behaviour tokenStartLevels(double input, double output, double combined) {
+        for (double level : new double[] {input, output, combined}) {
+            if (!(level >= 0 && level <= 1)) {
+                throw new IllegalArgumentException("a bucket's starting level is a share from 0 to 1, not " + level);
+            }
+        }
+        this.inputStartLevel = input;
+        this.outputStartLevel = output;
+        this.tokensStartLevel = combined;
+        return this;
+    }
+
+    public double inputStartLevel() {
+        return inputStartLevel;
+    }
+
+    public double outputStartLevel() {
+        return outputStartLevel;
+    }
+
+    public double tokensStartLevel() {
+        return tokensStartLevel;
+    }
+
+    public boolean roundsRemaining() {
+        return roundsRemaining;
+    }
+
+    /**
+     * Whether the Messages API's token headers state what is left rounded to the nearest thousand, as Anthropic
+     * states it; off by default (exact counts).
+     */
+    public Behaviour roundsRemaining(boolean rounds) {
+        this.roundsRemaining = rounds;
+        return this;
+    }
+
+    /**
+     * The limits of one of Anthropic's usage tiers for a Sonnet model: requests, input and output tokens a minute.
+     * Tier 1: 50, 30,000 and 8,000; tier 4: 4,000, 2,000,000 and 400,000.
+     */
+    public Behaviour tier(int tier) {
+        long[] limits = switch (tier) {
+            case 1 -> new long[] {50, 30_000, 8_000};
+            case 2 -> new long[] {1_000, 450_000, 90_000};
+            case 3 -> new long[] {2_000, 800_000, 160_000};
+            case 4 -> new long[] {4_000, 2_000_000, 400_000};
+            default -> throw new IllegalArgumentException("the tiers are 1 to 4, not " + tier);
+        };
+        ratePeriod(Duration.ofMinutes(1));
+        rateLimitPerSecond((int) limits[0]);
+        tokenPeriod(Duration.ofMinutes(1));
+        return tokenLimits(limits[1], limits[2], 0);
     }
 
     public long cacheReadTokens() {

@@ -4,24 +4,24 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The stand-in's request limit: one fixed window of a second shared by every caller, so that replicas pointed at
- * one stand-in share one limit as they would share an account's limit at a real provider. A window opens with
- * the first request after the previous one ended.
+ * The stand-in's request limit: one fixed window (a second unless told otherwise) shared by every caller, so that
+ * replicas pointed at one stand-in share one limit as they would share an account's limit at a real provider. A
+ * window opens with the first request after the previous one ended.
  */
 final class RequestWindow {
 
-    static final Duration LENGTH = Duration.ofSeconds(1);
+    static final Duration DEFAULT_LENGTH = Duration.ofSeconds(1);
 
     private long openedNanos;
     private Instant resetsAt;
     private int admitted;
 
-    /** Counts one request against {@code limit} requests a window. */
-    synchronized Admission admit(int limit) {
+    /** Counts one request against {@code limit} requests a window of {@code length}. */
+    synchronized Admission admit(int limit, Duration length) {
         long now = System.nanoTime();
-        if (resetsAt == null || now - openedNanos >= LENGTH.toNanos()) {
+        if (resetsAt == null || now - openedNanos >= length.toNanos()) {
             openedNanos = now;
-            resetsAt = Instant.now().plus(LENGTH);
+            resetsAt = Instant.now().plus(length);
             admitted = 0;
         }
         if (admitted >= limit) {

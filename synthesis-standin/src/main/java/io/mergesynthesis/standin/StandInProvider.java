@@ -304,7 +304,7 @@ public final class StandInProvider implements AutoCloseable {
             return Pending.of(dialect.error(mapper, 401, "authentication_error", "invalid x-api-key", Map.of(), n));
         }
         int limit = behaviour.rateLimitPerSecond();
-        Admission admission = limit > 0 ? window.admit(limit) : null;
+        Admission admission = limit > 0 ? window.admit(limit, behaviour.ratePeriod()) : null;
         Map<String, String> stated = admission != null && behaviour.statesRateLimit()
                 ? dialect.rateLimitHeaders(admission) : Map.of();
         if (admission != null && !admission.admitted()) {
@@ -315,7 +315,7 @@ public final class StandInProvider implements AutoCloseable {
             headers.put("anthropic-ratelimit-requests-remaining", "0");
             headers.put("anthropic-ratelimit-requests-reset", admission.resetsAt().toString());
             return Pending.of(dialect.error(mapper, 429, "rate_limit_error",
-                    "stand-in rate limit of " + limit + " per second", headers, n));
+                    "stand-in rate limit of " + limit + " per " + behaviour.ratePeriod(), headers, n));
         }
         TokenLimits.Charge charge = null;
         if (tokens.enforced()) {
@@ -325,7 +325,9 @@ public final class StandInProvider implements AutoCloseable {
             if (behaviour.statesRateLimit()) {
                 // As the providers do, the buckets are stated as they stood when the request was counted.
                 stated = new java.util.HashMap<>(stated);
-                stated.putAll(dialect.tokenHeaders(tokens.state(model)));
+                TokenState state = tokens.state(model);
+                stated.putAll(dialect.tokenHeaders(behaviour.roundsRemaining() && dialect instanceof AnthropicDialect
+                        ? state.roundedToThousands() : state));
             }
             if (refused.isPresent()) {
                 Map<String, String> headers = new java.util.HashMap<>(stated);
@@ -469,14 +471,16 @@ public final class StandInProvider implements AutoCloseable {
 
     /**
      * Runs the stand-in until killed. Flags: {@code --port 9090}, {@code --latency 50ms}, {@code --rate-limit 20}
-     * (per second, 0 = none), {@code --failure-rate 0.1}, {@code --failure-kind server_error},
+     * (per {@code --rate-period}, a second by default; 0 = none), {@code --failure-rate 0.1}, {@code --failure-kind server_error},
      * {@code --confidence 0.9}, {@code --key test-key} (401 for any other), {@code --states-rate-limit false}
      * (rate-limit headers on 429s only), {@code --unsafe flip_effect} (every answer unsafe that way, see
      * {@link UnsafeMerge}), {@code --right-when-told-why true} (a repair request carrying the merge check's
      * findings gets the correct merge), {@code --count-tokens true} (usage counted from each request, with a
      * prompt cache), {@code --cache-minimum-tokens 1024}, {@code --cut-at-max-tokens true} (longer answers stop at
      * the request's budget), {@code --token-limits 30000,8000,0} (input, output and combined tokens per model per
-     * {@code --token-period}, a minute by default; 0 for none).
+     * {@code --token-period}, a minute by default; 0 for none), {@code --token-start 0.1,0.1,1} (how full each
+     * bucket starts), {@code --round-remaining true} (Anthropic's rounding of what is left), {@code --tier 1}
+     * (Anthropic's first-tier limits for Sonnet).
      */
     /**
      * Every flag {@link #main} takes, with what it does: the one list, so that a command that starts the stand-in
@@ -488,7 +492,8 @@ public final class StandInProvider implements AutoCloseable {
         Map<String, String> flags = new LinkedHashMap<>();
         flags.put("--port", "port to listen on (default 9090)");
         flags.put("--latency", "how long each answer takes, e.g. 50ms or 2s");
-        flags.put("--rate-limit", "requests per second answered before 429s (0: no limit)");
+        flags.put("--rate-limit", "requests per --rate-period answered before 429s (0: no limit)");
+        flags.put("--rate-period", "the window of --rate-limit (default a second)");
         flags.put("--states-rate-limit", "false: rate-limit headers on 429s only (default true: on every answer)");
         flags.put("--failure-rate", "share of requests answered with a failure, 0 to 1");
         flags.put("--failure-kind", "which failure: server_error, overloaded, not_json, unknown_policy, missing_field");
@@ -502,6 +507,10 @@ public final class StandInProvider implements AutoCloseable {
         flags.put("--cut-at-max-tokens", "true: longer answers stop at the request's max_tokens");
         flags.put("--token-limits", "input,output,combined tokens per model per --token-period (0 for none)");
         flags.put("--token-period", "the period of --token-limits (default a minute)");
+        flags.put("--token-start", "input,output,combined: how full each bucket starts, 0 to 1 (default 1,1,1)");
+        flags.put("--round-remaining", "true: Anthropic's token headers round what is left to the nearest thousand");
+        flags.put("--tier", "Anthropic's limits of a usage tier for Sonnet, 1 to 4, a minute each "
+                + "(tier 1: 50 requests, 30000 input and 8000 output tokens)");
         return java.util.Collections.unmodifiableMap(flags);
     }
 
@@ -534,6 +543,13 @@ public final class StandInProvider implements AutoCloseable {
                 case "--cache-minimum-tokens" -> behaviour.cacheMinimumTokens(Long.parseLong(value));
                 case "--cut-at-max-tokens" -> behaviour.cutAtMaxTokens(Boolean.parseBoolean(value));
                 case "--token-period" -> behaviour.tokenPeriod(DurationFlag.parse(value));
+                case "--rate-period" -> behaviour.ratePeriod(DurationFlag.parse(value));
+                case "--round-remaining" -> behaviour.roundsRemaining(Boolean.parseBoolean(value));
+                case "--tier" -> behaviour.tier(Integer.parseInt(value));
+                case "--token-start" -> {
+                    double[] levels = triple(flag, value);
+                    behaviour.tokenStartLevels(levels[0], levels[1], levels[2]);
+                }
                 case "--token-limits" -> {
                     String[] limits = value.split(",", -1);
                     if (limits.length != 3) {
@@ -550,6 +566,19 @@ public final class StandInProvider implements AutoCloseable {
             }
         }
         return new Options(port, behaviour);
+    }
+
+    /** Three shares from 0 to 1, comma-separated: input, output and combined. */
+    private static double[] triple(String flag, String value) {
+        String[] parts = value.split(",", -1);
+        if (parts.length != 3) {
+            throw new IllegalArgumentException(flag + " takes input,output,combined, not " + value);
+        }
+        double[] shares = new double[3];
+        for (int i = 0; i < 3; i++) {
+            shares[i] = Double.parseDouble(parts[i].trim());
+        }
+        return shares;
     }
 
     public static void main(String[] args) throws Exception {

@@ -16,13 +16,18 @@ final class TokenBucket {
     private long lastNanos; // guarded by this
 
     TokenBucket(long limit, Duration period) {
+        this(limit, period, 1);
+    }
+
+    /** A bucket that starts {@code startLevel} full (a share of its limit): someone else spent the rest. */
+    TokenBucket(long limit, Duration period, double startLevel) {
         if (limit <= 0 || period.isZero() || period.isNegative()) {
             throw new IllegalArgumentException("a token bucket needs a positive limit and period, not " + limit
                     + " per " + period);
         }
         this.limit = limit;
         this.perNano = limit / (double) period.toNanos();
-        this.level = limit;
+        this.level = limit * startLevel;
         this.lastNanos = System.nanoTime();
     }
 

@@ -104,8 +104,8 @@ final class TokenLimits {
     }
 
     /**
-     * The model's buckets, made full when the model is first seen, and made afresh when a test or the benchmark
-     * changes the limits.
+     * The model's buckets, made when the model is first seen (full, or as partly spent as the behaviour says), and
+     * made afresh when a test or the benchmark changes the limits.
      */
     private Buckets buckets(String model) {
         long in = behaviour.inputTokensPerPeriod();
@@ -114,11 +114,13 @@ final class TokenLimits {
         Duration period = behaviour.tokenPeriod();
         return byModel.compute(model, (m, was) -> was != null && limitOf(was.input()) == in
                 && limitOf(was.output()) == out && limitOf(was.combined()) == both ? was
-                : new Buckets(bucketOf(in, period), bucketOf(out, period), bucketOf(both, period)));
+                : new Buckets(bucketOf(in, period, behaviour.inputStartLevel()),
+                        bucketOf(out, period, behaviour.outputStartLevel()),
+                        bucketOf(both, period, behaviour.tokensStartLevel())));
     }
 
-    private static TokenBucket bucketOf(long limit, Duration period) {
-        return limit > 0 ? new TokenBucket(limit, period) : null;
+    private static TokenBucket bucketOf(long limit, Duration period, double startLevel) {
+        return limit > 0 ? new TokenBucket(limit, period, startLevel) : null;
     }
 
     private static long limitOf(TokenBucket bucket) {

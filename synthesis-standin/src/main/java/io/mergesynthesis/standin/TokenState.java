@@ -11,7 +11,16 @@ public record TokenState(Optional<Bucket> input, Optional<Bucket> output, Option
 
     static final TokenState NONE = new TokenState(Optional.empty(), Optional.empty(), Optional.empty());
 
+    /** The same buckets, what is left in each rounded to the nearest thousand, as Anthropic states it. */
+    TokenState roundedToThousands() {
+        return new TokenState(input.map(Bucket::rounded), output.map(Bucket::rounded), combined.map(Bucket::rounded));
+    }
+
     /** One bucket: its limit, the whole tokens in it, and when it will be full again. */
     public record Bucket(long limit, long remaining, Instant fullAt) {
+
+        Bucket rounded() {
+            return new Bucket(limit, Math.round(remaining / 1000.0) * 1000, fullAt);
+        }
     }
 }

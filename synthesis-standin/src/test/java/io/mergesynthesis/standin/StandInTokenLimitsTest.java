@@ -159,4 +159,37 @@ class StandInTokenLimitsTest {
         assertThat(first.headers().firstValue("x-ratelimit-reset-tokens").orElseThrow()).matches("(\\d+m)?\\d+(\\.\\d+)?s|\\d+ms");
         assertThat(first.headers().firstValue("anthropic-ratelimit-input-tokens-remaining")).isEmpty();
     }
+
+    @Test
+    void bucketsStartAsPartlySpentAsToldAndAnthropicsRemainingIsRoundedWithResetsInWholeSeconds() throws Exception {
+        standIn.behaviour().tokenStartLevels(0.1, 0.5, 1).roundsRemaining(true).tokenLimits(300_000, 40_000, 0);
+
+        HttpResponse<String> response = send(anthropic("partly-spent"));
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(header(response, "anthropic-ratelimit-input-tokens-remaining"))
+                .as("a tenth of 300,000, less this request's input, to the nearest thousand").isEqualTo(30_000);
+        assertThat(header(response, "anthropic-ratelimit-output-tokens-remaining"))
+                .as("half of 40,000 less the 1,000 held, to the nearest thousand").isEqualTo(19_000);
+        Instant reset = Instant.parse(response.headers().firstValue("anthropic-ratelimit-input-tokens-reset")
+                .orElseThrow());
+        assertThat(reset.getNano()).as("a whole second, as Anthropic states it").isZero();
+        assertThat(Duration.between(Instant.now(), reset)).as("nine tenths of an hour's refill")
+                .isBetween(Duration.ofMinutes(53), Duration.ofMinutes(55));
+    }
+
+    @Test
+    void theFirstTierLimitsTheRequestsAndTokensOfAMinute() throws Exception {
+        standIn.behaviour().tier(1);
+
+        HttpResponse<String> response = send(anthropic("tier-1"));
+
+        assertThat(header(response, "anthropic-ratelimit-requests-limit")).isEqualTo(50);
+        assertThat(header(response, "anthropic-ratelimit-requests-remaining")).isEqualTo(49);
+        assertThat(header(response, "anthropic-ratelimit-input-tokens-limit")).isEqualTo(30_000);
+        assertThat(header(response, "anthropic-ratelimit-output-tokens-limit")).isEqualTo(8_000);
+        assertThat(Duration.between(Instant.now(), Instant.parse(response.headers()
+                .firstValue("anthropic-ratelimit-requests-reset").orElseThrow()))).as("a window of a minute")
+                .isBetween(Duration.ofSeconds(58), Duration.ofSeconds(60));
+    }
 }

@@ -10,14 +10,15 @@
 -- what they left.
 --
 -- The fair share, start-time fair queueing over the orgs: each waiting org has a turn (org_claim_turns) whose pass
--- counts what it was given, 1 / weight per conflict. The claim reads the waiting orgs of lowest pass through the
--- turns' partial index (twice :limit of them, so that orgs whose rows are all in a backoff or taken by a claim
--- running beside this one do not leave the batch short); from each, its oldest claimable rows through
--- policy_conflicts_pending_by_org, locked FOR UPDATE SKIP LOCKED, at most what its pass and weight could earn it
--- in this batch; and keeps the :limit rows that start lowest, the nth row of an org starting at its pass plus
--- (n - 1) / weight. So a batch is spread over the orgs by weight rather than taken from one, and an org behind the
--- others catches up first. The turns of the orgs served move on by what each got, updated in org order so that
--- two claims take the rows in one order; a claim of the same org beside this one waits for this commit there.
+-- counts what it was given, 1 / weight per conflict. The claim keeps the 2 * :limit waiting orgs of lowest pass
+-- (read from the turns whole: one short row per org with work, rewritten in place by every claim, so kept out of
+-- any index), twice the batch so that orgs whose rows are all in a backoff or taken by a claim running beside this
+-- one do not leave it short; from each, up to :limit of its oldest claimable rows through
+-- policy_conflicts_pending_by_org; and locks, FOR UPDATE SKIP LOCKED, the :limit that start lowest, the nth row of
+-- an org starting at its pass plus (n - 1) / weight. So a batch is spread over the orgs by weight rather than taken
+-- from one, and an org behind the others catches up first. The turns of the orgs served move on by what each got,
+-- updated in org order so that two claims take the rows in one order; a claim of the same org beside this one
+-- waits for this commit there.
 --
 -- Pending rows of a route whose provider asked this replica to wait are left for later (:heldRoutes, a list
 -- like ',anthropic,*,' of provider names, '*' for the configured primary's route of orgs without a model of their

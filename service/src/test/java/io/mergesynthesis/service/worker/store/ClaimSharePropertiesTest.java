@@ -2,6 +2,7 @@ package io.mergesynthesis.service.worker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.WorkerFixture;
 import io.mergesynthesis.synthesis.Ticker;
@@ -17,6 +18,7 @@ import java.util.UUID;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -24,7 +26,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The share rule of the claim (ADR 0069), over seeded random cases: orgs of random weights and backlogs, claimed
  * in batches of random sizes. While every org still has conflicts waiting, after every claim the conflicts each
  * org was given, divided by its weight, differ between any two orgs by no more than one conflict's worth of each;
- * and each org's conflicts are claimed oldest first. A failure names its seed.
+ * and each org's conflicts are claimed oldest first. A failure names its seed. An org whose route is held is
+ * passed over, its pass unchanged, and the claims go to the orgs that can be served.
  */
 class ClaimSharePropertiesTest {
 
@@ -97,6 +100,47 @@ class ClaimSharePropertiesTest {
             assertThat(most - least).as("seed %d: weighted shares %s of weights %s", seed, given, weights)
                     .isLessThanOrEqualTo(2.0);
         }
+    }
+
+    @Test
+    void anOrgOnAHeldRouteIsPassedOverWithoutEatingTheShareOfTheOthers() {
+        fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
+        fixture.admin.useHandle(h -> h.execute("DELETE FROM org_synthesis_settings"));
+        UUID paused = UUID.randomUUID();
+        UUID first = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+        fixture.admin.useHandle(h -> h.createUpdate(
+                        "INSERT INTO org_synthesis_settings (org_id, model) VALUES (:org, 'anthropic/claude')")
+                .bind("org", paused).execute());
+        // The held org's backlog is the oldest: oldest first, it would be all a claim takes.
+        backlog(paused, 100, 3_000);
+        backlog(first, 100, 2_000);
+        backlog(second, 100, 1_000);
+
+        Map<UUID, Integer> given = new HashMap<>();
+        for (int round = 0; round < 10; round++) {
+            OneTripBatch batch = OneTripBatch.crossTenant();
+            OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, "claims", 4,
+                    Duration.ofSeconds(60), Ticker.SYSTEM, ",anthropic,");
+            batch.run(transactions);
+            assertThat(leases.get()).as("round %d: a full batch from the orgs that can be served", round)
+                    .hasSize(4);
+            leases.get().forEach(lease -> given.merge(lease.orgId(), 1, Integer::sum));
+        }
+        assertThat(given).containsOnlyKeys(first, second);
+        assertThat(given.get(first)).isEqualTo(20);
+        assertThat(given.get(second)).isEqualTo(20);
+        assertThat(pass(paused)).as("the held org's pass did not move").isZero();
+
+        List<Lease> resumed = transactions.crossTenant(h -> ConflictLeases.claim(h, "claims", 4,
+                Duration.ofSeconds(60), Ticker.SYSTEM));
+        assertThat(resumed).as("once its route is free, the held org comes first").hasSize(4)
+                .allSatisfy(lease -> assertThat(lease.orgId()).isEqualTo(paused));
+    }
+
+    private static double pass(UUID org) {
+        return fixture.admin.withHandle(h -> h.createQuery("SELECT pass FROM org_claim_turns WHERE org_id = :org")
+                .bind("org", org).mapTo(Double.class).one());
     }
 
     /** {@code count} pending conflicts of {@code org}, a millisecond apart from {@code ageSeconds} ago. */

@@ -59,6 +59,8 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION wake_org_turn(uuid) FROM PUBLIC;
+-- For db recount, which wakes the turns of orgs whose conflicts were written behind the triggers' back.
+GRANT EXECUTE ON FUNCTION wake_org_turn(uuid) TO merge_synthesis_sweep;
 
 -- New pending conflicts wake their orgs' turns, in org order, so that two inserts take the rows in one order.
 CREATE FUNCTION wake_turns_of_added() RETURNS trigger

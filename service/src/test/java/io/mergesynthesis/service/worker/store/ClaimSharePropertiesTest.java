@@ -2,6 +2,7 @@ package io.mergesynthesis.service.worker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.service.counts.ConflictCountUpkeep;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.WorkerFixture;
@@ -27,7 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * in batches of random sizes. While every org still has conflicts waiting, after every claim the conflicts each
  * org was given, divided by its weight, differ between any two orgs by no more than one conflict's worth of each;
  * and each org's conflicts are claimed oldest first. A failure names its seed. An org whose route is held is
- * passed over, its pass unchanged, and the claims go to the orgs that can be served.
+ * passed over, its pass unchanged, and the claims go to the orgs that can be served. Conflicts loaded behind the
+ * triggers' back wait for {@code db recount} to wake their org.
  */
 class ClaimSharePropertiesTest {
 
@@ -136,6 +138,29 @@ class ClaimSharePropertiesTest {
                 Duration.ofSeconds(60), Ticker.SYSTEM));
         assertThat(resumed).as("once its route is free, the held org comes first").hasSize(4)
                 .allSatisfy(lease -> assertThat(lease.orgId()).isEqualTo(paused));
+    }
+
+    @Test
+    void conflictsLoadedBehindTheTriggersBackAreClaimedOnceARecountWakesTheirOrg() {
+        fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
+        UUID org = UUID.randomUUID();
+        fixture.admin.useTransaction(h -> {
+            h.execute("SET LOCAL session_replication_role = replica");
+            h.createUpdate("""
+                    INSERT INTO policy_conflicts
+                        (id, org_id, dedup_key, action, target, rules, winner_policy_id, detected_at)
+                    SELECT gen_random_uuid(), :org, 'loaded-' || i, 'tool_call', 'jira.read', '[]', 'p1', now()
+                    FROM generate_series(1, 3) AS i""").bind("org", org).execute();
+        });
+        List<Lease> before = transactions.crossTenant(h -> ConflictLeases.claim(h, "claims", 4,
+                Duration.ofSeconds(60), Ticker.SYSTEM));
+        assertThat(before).as("no turn, no claim").isEmpty();
+
+        new ConflictCountUpkeep(transactions).recount();
+
+        List<Lease> after = transactions.crossTenant(h -> ConflictLeases.claim(h, "claims", 4,
+                Duration.ofSeconds(60), Ticker.SYSTEM));
+        assertThat(after).hasSize(3);
     }
 
     private static double pass(UUID org) {

@@ -619,6 +619,7 @@ BEGIN
 END
 $function$;
 REVOKE EXECUTE ON FUNCTION wake_org_turn(org uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION wake_org_turn(org uuid) TO merge_synthesis_sweep;
 
 CREATE OR REPLACE FUNCTION public.wake_turn_of_row()
  RETURNS trigger

@@ -777,6 +777,7 @@ CREATE TABLE org_claim_turns (
     waiting boolean NOT NULL
 ) WITH (fillfactor=50);
 ALTER TABLE org_claim_turns ADD CONSTRAINT org_claim_turns_pkey PRIMARY KEY (org_id);
+CREATE INDEX org_claim_turns_waiting ON public.org_claim_turns USING btree (org_id) WHERE waiting;
 GRANT SELECT, UPDATE ON TABLE org_claim_turns TO merge_synthesis_sweep;
 
 CREATE TABLE org_conflict_counts (

@@ -17,16 +17,18 @@ ALTER TABLE org_synthesis_settings
     ADD COLUMN weight integer NOT NULL DEFAULT 1 CONSTRAINT org_synthesis_settings_weight_check
         CHECK (weight BETWEEN 1 AND 1000);
 
--- Every claim moves the pass of the orgs it served, so a turn is rewritten many times a second. Neither pass nor
--- waiting is indexed, so that each rewrite is a heap-only update that leaves no index entry behind, with room
--- left on the page for it: an index ordered by pass would gain an entry per claim, and the claim's walk from the
--- lowest pass would step over the dead ones left since the last vacuum. The walk reads the waiting turns whole
--- instead, one row per org with work, and keeps the lowest.
+-- Every claim moves the pass of the orgs it served, so a turn is rewritten many times a second. The pass is in
+-- no index, so that each rewrite is a heap-only update that leaves no index entry behind, with room left on the
+-- page for it: an index ordered by pass would gain an entry per claim, and the claim's walk from the lowest pass
+-- would step over the dead ones left since the last vacuum. The walk reads the waiting turns whole instead, found
+-- through a partial index of the waiting orgs (changed only when a turn wakes or sleeps), one row per org with
+-- work, and keeps those of lowest pass.
 CREATE TABLE org_claim_turns (
     org_id uuid PRIMARY KEY,
     pass double precision NOT NULL,
     waiting boolean NOT NULL
 ) WITH (fillfactor = 50);
+CREATE INDEX org_claim_turns_waiting ON org_claim_turns (org_id) WHERE waiting;
 -- No policy: a turn says how much of the provider an org was given, nothing of what it holds; the tenant role
 -- reaches it only through the triggers, which run as the owner.
 GRANT SELECT, UPDATE ON org_claim_turns TO merge_synthesis_sweep;

@@ -11,8 +11,8 @@
 --
 -- The fair share, start-time fair queueing over the orgs: each waiting org has a turn (org_claim_turns) whose pass
 -- counts what it was given, 1 / weight per conflict. The claim keeps the 2 * :limit waiting orgs of lowest pass
--- (read from the turns whole: one short row per org with work, rewritten in place by every claim, so kept out of
--- any index), twice the batch so that orgs whose rows are all in a backoff or taken by a claim running beside this
+-- (the waiting turns read whole through their partial index and sorted: one short row per org with work, its pass
+-- in no index since every claim rewrites it), twice the batch so that orgs whose rows are all in a backoff or taken by a claim running beside this
 -- one do not leave it short; from each, up to :limit of its oldest claimable rows through
 -- policy_conflicts_pending_by_org; and locks, FOR UPDATE SKIP LOCKED, the :limit that start lowest, the nth row of
 -- an org starting at its pass plus (n - 1) / weight. So a batch is spread over the orgs by weight rather than taken

@@ -111,7 +111,7 @@ final class BenchPlan {
                 Metric.SLOW_MEAN_CONNECTIONS);
         step("provider-bound", this::providerBound, Metric.provider());
         if (options.quick()) {
-            // Six scenarios of fresh replicas would more than double a smoke run: --provider-tokens runs them.
+            // Eight scenarios of fresh replicas would more than double a smoke run: --provider-tokens runs them.
             results.skipRemaining("not measured in a --quick run of every step; run --provider-tokens",
                     Metric.tokens(null, 0));
         } else {

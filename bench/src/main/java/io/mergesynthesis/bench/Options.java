@@ -70,10 +70,11 @@ record Options(
               --provider-bound    only the LLM synthesizer against a rate-limited stand-in provider: three
                                   scenarios, one replica then three (about 10 minutes; 2 with --quick)
               --provider-tokens   only the LLM synthesizer against a stand-in whose token limits bind:
-                                  input, output and combined tokens, one replica then three (about 12
-                                  minutes; 3 with --quick)
+                                  input or output tokens at Anthropic's first and fourth tier, the bucket
+                                  at a tenth and rounded, one replica then three, measured from the first
+                                  call (about 15 minutes; 5 with --quick)
               --provider-warm-up S, --provider-window S
-                                  the warm-up and the measured window of each provider scenario, in
+                                  the warm-up and the measured window of each request-bound scenario, in
                                   seconds (default 15 and 60; 2 and 6 with --quick)
               --merge-cost        only what a merge costs: input and output tokens per merge and USD per
                                   1,000 merges of each model config.yml prices, the request before and

@@ -61,9 +61,12 @@ class SearchByKeyTest {
                 others.add(new Row(UUID.randomUUID(), row.key(), target, policies, state, row.receivedAt()));
             }
         }
-        // One connection and one batch for all of them: a connection of their own each made loading the slowest
+        // One transaction and one batch for all of them: a connection of their own each made loading the slowest
         // part of the class.
-        database.jdbi().useHandle(h -> {
+        database.jdbi().useTransaction(h -> {
+            // Committed durably: the test server commits asynchronously, and VACUUM marks no page all-visible
+            // (which an index-only scan needs) while the commit of its rows may not be on disk yet.
+            h.execute("SET LOCAL synchronous_commit = on");
             PreparedBatch batch = h.prepareBatch(INSERT);
             ROWS.forEach(row -> bind(batch, ORG, row));
             others.forEach(row -> bind(batch, OTHER, row));

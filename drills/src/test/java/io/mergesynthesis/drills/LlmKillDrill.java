@@ -46,13 +46,17 @@ class LlmKillDrill {
      * The most conflicts the feed sends. It sends until the last kill and stops there, so that however long the
      * kills take (a replica starts slowly on a busy machine) there is work in flight for each of them.
      */
-    private static final int MOST_CONFLICTS = 2_000;
+    private static final int MOST_CONFLICTS = 1_500;
     private static final int ORGS = 5;
     /** Orgs whose model answers below the escalation threshold: their conflicts take two passes. */
     private static final int HESITANT_ORGS = 2;
     private static final int BATCH = 50;
-    /** 25 conflicts a second: a little more than the fleet merges at the stand-in's limit, so a backlog builds. */
-    private static final Duration FEED_PACE = Duration.ofSeconds(2);
+    /**
+     * About 17 conflicts a second, near what the fleet merges at the stand-in's limit on a quiet machine: each
+     * batch leaves work pending for a kill, and a busy machine's slower fleet is not buried under a backlog it
+     * would take minutes to drain.
+     */
+    private static final Duration FEED_PACE = Duration.ofSeconds(3);
     private static final int KILLS = 5;
     private static final int HEALTHY_BEFORE_KILL = 2;
     private static final Duration LONG_WAIT = Duration.ofSeconds(120);

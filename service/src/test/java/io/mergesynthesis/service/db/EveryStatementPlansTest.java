@@ -66,6 +66,7 @@ class EveryStatementPlansTest {
             Map.entry("state", "waiting_budget"),
             Map.entry("model", "stand-in/model"),
             Map.entry("budget", new BigDecimal("10.00")),
+            Map.entry("weight", 2),
             Map.entry("requester", "{\"requested_by\": \"operator\"}"),
             Map.entry("requestedBy", "operator"),
             Map.entry("afterTx", "0"),
@@ -160,6 +161,8 @@ class EveryStatementPlansTest {
         // A floor, not a count: the named files below pin the place, the floor that the walk reads the whole tree.
         assertThat(statementFiles()).hasSizeGreaterThan(20).contains(
                 ROOT + "/worker/store/ConflictLeases/claim.sql",
+                ROOT + "/worker/store/ConflictLeases/sleep_idle_turns.sql",
+                ROOT + "/db/ConflictStore/ahead_in_org.sql",
                 ROOT + "/worker/store/ConflictLeases/store_merge_with_calls.sql",
                 ROOT + "/worker/store/ConflictLeases/ledger_rows_without_merge.sql",
                 ROOT + "/db/UsageLedger/record_early.sql",

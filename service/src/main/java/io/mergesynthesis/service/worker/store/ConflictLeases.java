@@ -71,7 +71,9 @@ public final class ConflictLeases {
 
     /**
      * Claims up to {@code limit} claimable rows across every org and leases them to {@code owner}. Rows that
-     * another replica is claiming at the same moment are skipped, not waited for. Runs cross-tenant.
+     * another replica is claiming at the same moment are skipped, not waited for. Runs cross-tenant. Expired
+     * leases come first; pending rows are shared between the orgs that have some, each org's share weighted by
+     * its {@code weight}, oldest first within an org ({@code claim.sql}, ADR 0069).
      *
      * <p>An expired lease is "cut by a restart" when it was granted (the claim stamps {@code updated_at}) before
      * the database server last started. An inbox write since can only move {@code updated_at} later, which errs
@@ -80,6 +82,7 @@ public final class ConflictLeases {
     public static List<Lease> claim(Handle handle, String owner, int limit, Duration leaseDuration, Ticker ticker) {
         // Reckoned before the statement is sent, so it cannot fall after the expiry the database writes.
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
+        handle.createQuery(SLEEP_IDLE_TURNS).bind("most", turnsRead(limit)).mapTo(Integer.class).one();
         return handle.createQuery(CLAIM)
                 .bindMap(claimParams(owner, limit, leaseDuration, NO_ROUTE_HELD))
                 .map((rs, ctx) -> lease(rs, owner, heldUntil))
@@ -101,6 +104,7 @@ public final class ConflictLeases {
     public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
                                                          Duration leaseDuration, Ticker ticker, String heldRoutes) {
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
+        batch.query(SLEEP_IDLE_TURNS, Map.of("most", turnsRead(limit)), rs -> null);
         return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, heldRoutes), rs -> {
             List<Lease> leases = new ArrayList<>();
             while (rs.next()) {
@@ -110,7 +114,23 @@ public final class ConflictLeases {
         });
     }
 
-    /** The claim ({@code claim.sql}: expired leases first, then pending rows); public for the benchmark's plan. */
+    /**
+     * Puts to sleep, before each claim, the turns of orgs that have nothing pending left among those the claim
+     * reads ({@code sleep_idle_turns.sql}), so that drained orgs do not take the claim's places. It runs as a
+     * statement of its own in the claim's batch, not inside the claim: putting a turn to sleep must look at the
+     * conflicts again once the turn is locked, in a later snapshot than the one that found it idle.
+     */
+    private static final String SLEEP_IDLE_TURNS = SqlFiles.of(ConflictLeases.class, "sleep_idle_turns");
+
+    /** How many waiting orgs, of lowest pass, a claim of {@code limit} reads (as {@code claim.sql} does). */
+    private static int turnsRead(int limit) {
+        return 2 * limit;
+    }
+
+    /**
+     * The claim ({@code claim.sql}: expired leases first, then pending rows shared fairly between the orgs that
+     * have some); public for the benchmark's plan.
+     */
     public static final String CLAIM = SqlFiles.of(ConflictLeases.class, "claim");
 
     /** The values of {@link #CLAIM}'s parameters: the benchmark shows the claim's plan with them. */

@@ -388,18 +388,6 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.forget_org_turns()
- RETURNS trigger
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'public', 'pg_temp'
-AS $function$
-BEGIN
-    UPDATE org_claim_turns SET waiting = false WHERE waiting;
-    RETURN NULL;
-END
-$function$;
-
 CREATE OR REPLACE FUNCTION public.ledger_month(at timestamp with time zone)
  RETURNS date
  LANGUAGE sql
@@ -550,36 +538,6 @@ $function$;
 GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_sweep;
 GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_tenant;
 
-CREATE OR REPLACE FUNCTION public.sleep_idle_org_turns(most integer)
- RETURNS integer
- LANGUAGE plpgsql
- SET search_path TO 'public', 'pg_temp'
-AS $function$
-DECLARE
-    idle uuid[];
-    slept integer;
-BEGIN
-    SELECT array_agg(org_id) INTO idle FROM (
-        SELECT t.org_id
-        FROM (SELECT org_id FROM org_claim_turns WHERE waiting ORDER BY pass, org_id LIMIT most) lowest
-        JOIN org_claim_turns t ON t.org_id = lowest.org_id
-        WHERE NOT EXISTS (SELECT 1 FROM policy_conflicts p
-                          WHERE p.org_id = t.org_id AND p.synthesis_state = 'pending')
-        ORDER BY t.org_id
-        FOR UPDATE OF t SKIP LOCKED) looks_idle;
-    IF idle IS NULL THEN
-        RETURN 0;
-    END IF;
-    UPDATE org_claim_turns t SET waiting = false
-    WHERE t.org_id = ANY (idle) AND t.waiting
-      AND NOT EXISTS (SELECT 1 FROM policy_conflicts p WHERE p.org_id = t.org_id AND p.synthesis_state = 'pending');
-    GET DIAGNOSTICS slept = ROW_COUNT;
-    RETURN slept;
-END
-$function$;
-REVOKE EXECUTE ON FUNCTION sleep_idle_org_turns(most integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION sleep_idle_org_turns(most integer) TO merge_synthesis_sweep;
-
 CREATE OR REPLACE FUNCTION public.view_in_web_session(session_hash bytea, org uuid)
  RETURNS boolean
  LANGUAGE plpgsql
@@ -596,58 +554,6 @@ $function$;
 REVOKE EXECUTE ON FUNCTION view_in_web_session(session_hash bytea, org uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION view_in_web_session(session_hash bytea, org uuid) TO merge_synthesis_sweep;
 GRANT EXECUTE ON FUNCTION view_in_web_session(session_hash bytea, org uuid) TO merge_synthesis_tenant;
-
-CREATE OR REPLACE FUNCTION public.wake_org_turn(org uuid)
- RETURNS void
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'public', 'pg_temp'
-AS $function$
-DECLARE
-    lowest double precision;
-BEGIN
-    PERFORM 1 FROM org_claim_turns WHERE org_id = org AND waiting FOR KEY SHARE;
-    IF FOUND THEN
-        RETURN;
-    END IF;
-    SELECT min(pass) INTO lowest FROM org_claim_turns WHERE waiting;
-    UPDATE org_claim_turns SET waiting = true, pass = coalesce(lowest, pass) WHERE org_id = org AND NOT waiting;
-    IF NOT FOUND THEN
-        INSERT INTO org_claim_turns (org_id, pass, waiting) VALUES (org, coalesce(lowest, 0), true)
-        ON CONFLICT (org_id) DO NOTHING;
-    END IF;
-END
-$function$;
-REVOKE EXECUTE ON FUNCTION wake_org_turn(org uuid) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION wake_org_turn(org uuid) TO merge_synthesis_sweep;
-
-CREATE OR REPLACE FUNCTION public.wake_turn_of_row()
- RETURNS trigger
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'public', 'pg_temp'
-AS $function$
-BEGIN
-    PERFORM wake_org_turn(NEW.org_id);
-    RETURN NULL;
-END
-$function$;
-
-CREATE OR REPLACE FUNCTION public.wake_turns_of_added()
- RETURNS trigger
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'public', 'pg_temp'
-AS $function$
-DECLARE
-    org uuid;
-BEGIN
-    FOR org IN SELECT DISTINCT org_id FROM added WHERE synthesis_state = 'pending' ORDER BY org_id LOOP
-        PERFORM wake_org_turn(org);
-    END LOOP;
-    RETURN NULL;
-END
-$function$;
 
 -- Tables
 
@@ -771,15 +677,6 @@ GRANT INSERT, SELECT ON TABLE llm_usage_events TO merge_synthesis_tenant;
 GRANT UPDATE (outcome) ON TABLE llm_usage_events TO merge_synthesis_sweep;
 GRANT UPDATE (outcome) ON TABLE llm_usage_events TO merge_synthesis_tenant;
 
-CREATE TABLE org_claim_turns (
-    org_id uuid NOT NULL,
-    pass double precision NOT NULL,
-    waiting boolean NOT NULL
-) WITH (fillfactor=50);
-ALTER TABLE org_claim_turns ADD CONSTRAINT org_claim_turns_pkey PRIMARY KEY (org_id);
-CREATE INDEX org_claim_turns_waiting ON public.org_claim_turns USING btree (org_id) WHERE waiting;
-GRANT SELECT, UPDATE ON TABLE org_claim_turns TO merge_synthesis_sweep;
-
 CREATE TABLE org_conflict_counts (
     org_id uuid NOT NULL,
     into_state synthesis_state,
@@ -887,7 +784,8 @@ CREATE TABLE policy_conflicts (
     resolution resolution,
     resolution_note text,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    merge_check_version integer
+    merge_check_version integer,
+    claim_tag double precision DEFAULT 0 NOT NULL
 );
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_attempts_check CHECK ((attempts >= 0));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_done_has_merge CHECK ((((synthesis_state)::text <> 'done'::text) OR (suggested_merge IS NOT NULL)));
@@ -897,6 +795,7 @@ ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_pkey PRIMARY KEY (i
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_resolved_has_resolution CHECK ((((inbox_status)::text = 'resolved'::text) = (resolution IS NOT NULL)));
 CREATE INDEX policy_conflicts_by_state_received ON public.policy_conflicts USING btree (org_id, synthesis_state, received_at DESC, id DESC) WHERE ((synthesis_state)::text <> ALL (ARRAY['done'::text, 'in_progress'::text]));
 CREATE INDEX policy_conflicts_by_status_received ON public.policy_conflicts USING btree (org_id, inbox_status, received_at DESC, id DESC) WHERE ((inbox_status)::text <> 'open'::text);
+CREATE INDEX policy_conflicts_claim_tags_by_org ON public.policy_conflicts USING btree (org_id, claim_tag) WHERE ((synthesis_state)::text = ANY (ARRAY['in_progress'::text, 'done'::text]));
 CREATE INDEX policy_conflicts_claimable ON public.policy_conflicts USING btree (not_before) WHERE ((synthesis_state)::text = ANY (ARRAY['pending'::text, 'in_progress'::text]));
 CREATE INDEX policy_conflicts_inbox ON public.policy_conflicts USING btree (org_id, received_at DESC, id DESC);
 CREATE INDEX policy_conflicts_leases_by_expiry ON public.policy_conflicts USING btree (lease_expires_at) WHERE ((synthesis_state)::text = 'in_progress'::text);
@@ -921,9 +820,6 @@ CREATE TRIGGER policy_conflicts_count_update AFTER UPDATE OF org_id, synthesis_s
         END) OR ((old.inbox_status)::text IS DISTINCT FROM (new.inbox_status)::text) OR (old.org_id IS DISTINCT FROM new.org_id)) AND (NOT (((old.synthesis_state)::text = 'in_progress'::text) AND ((new.synthesis_state)::text = 'done'::text) AND ((old.inbox_status)::text = (new.inbox_status)::text) AND (old.org_id = new.org_id))))) EXECUTE FUNCTION count_conflict_change();
 CREATE TRIGGER policy_conflicts_removed AFTER DELETE ON public.policy_conflicts REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION count_conflicts_removed();
 CREATE TRIGGER policy_conflicts_search_keys_truncate AFTER TRUNCATE ON public.policy_conflicts FOR EACH STATEMENT EXECUTE FUNCTION forget_conflict_search_keys();
-CREATE TRIGGER policy_conflicts_turns_added AFTER INSERT ON public.policy_conflicts REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION wake_turns_of_added();
-CREATE TRIGGER policy_conflicts_turns_pending_again AFTER UPDATE OF synthesis_state ON public.policy_conflicts FOR EACH ROW WHEN ((((new.synthesis_state)::text = 'pending'::text) AND ((old.synthesis_state)::text <> 'pending'::text))) EXECUTE FUNCTION wake_turn_of_row();
-CREATE TRIGGER policy_conflicts_turns_truncate AFTER TRUNCATE ON public.policy_conflicts FOR EACH STATEMENT EXECUTE FUNCTION forget_org_turns();
 ALTER TABLE policy_conflicts ENABLE ROW LEVEL SECURITY;
 ALTER TABLE policy_conflicts FORCE ROW LEVEL SECURITY;
 CREATE POLICY policy_conflicts_org_isolation ON policy_conflicts AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));

@@ -70,19 +70,14 @@ public final class ConflictCounts {
 
     /**
      * Replaces every kept count with a fresh count of the conflicts, once no fold runs; changes of conflicts go on
-     * meanwhile and stay counted. Wakes the claim turn of every org with pending conflicts too, the other figure
-     * the triggers keep that a load behind their back would leave wrong (ADR 0069).
+     * meanwhile and stay counted.
      *
      * @return the count rows written
      */
     public static long recount(Handle handle) {
         handle.createQuery(WAIT_FOR_FOLDING).mapTo(String.class).one();
-        long written = handle.createQuery(RECOUNT).mapTo(Long.class).one();
-        handle.createQuery(WAKE_TURNS).mapTo(Long.class).one();
-        return written;
+        return handle.createQuery(RECOUNT).mapTo(Long.class).one();
     }
-
-    private static final String WAKE_TURNS = SqlFiles.of(ConflictCounts.class, "wake_turns");
 
     /** Every org and pair whose kept count differs from its conflicts; empty when the counts are exact. */
     public static List<Drift> drift(Handle handle) {

@@ -161,7 +161,6 @@ class EveryStatementPlansTest {
         // A floor, not a count: the named files below pin the place, the floor that the walk reads the whole tree.
         assertThat(statementFiles()).hasSizeGreaterThan(20).contains(
                 ROOT + "/worker/store/ConflictLeases/claim.sql",
-                ROOT + "/worker/store/ConflictLeases/sleep_idle_turns.sql",
                 ROOT + "/db/ConflictStore/ahead_in_org.sql",
                 ROOT + "/worker/store/ConflictLeases/store_merge_with_calls.sql",
                 ROOT + "/worker/store/ConflictLeases/ledger_rows_without_merge.sql",

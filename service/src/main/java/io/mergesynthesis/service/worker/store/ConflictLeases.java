@@ -82,7 +82,6 @@ public final class ConflictLeases {
     public static List<Lease> claim(Handle handle, String owner, int limit, Duration leaseDuration, Ticker ticker) {
         // Reckoned before the statement is sent, so it cannot fall after the expiry the database writes.
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
-        handle.createQuery(SLEEP_IDLE_TURNS).bind("most", turnsRead(limit)).mapTo(Integer.class).one();
         return handle.createQuery(CLAIM)
                 .bindMap(claimParams(owner, limit, leaseDuration, NO_ROUTE_HELD))
                 .map((rs, ctx) -> lease(rs, owner, heldUntil))
@@ -104,7 +103,6 @@ public final class ConflictLeases {
     public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
                                                          Duration leaseDuration, Ticker ticker, String heldRoutes) {
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
-        batch.query(SLEEP_IDLE_TURNS, Map.of("most", turnsRead(limit)), rs -> null);
         return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, heldRoutes), rs -> {
             List<Lease> leases = new ArrayList<>();
             while (rs.next()) {
@@ -112,19 +110,6 @@ public final class ConflictLeases {
             }
             return leases;
         });
-    }
-
-    /**
-     * Puts to sleep, before each claim, the turns of orgs that have nothing pending left among those the claim
-     * reads ({@code sleep_idle_turns.sql}), so that drained orgs do not take the claim's places. It runs as a
-     * statement of its own in the claim's batch, not inside the claim: putting a turn to sleep must look at the
-     * conflicts again once the turn is locked, in a later snapshot than the one that found it idle.
-     */
-    private static final String SLEEP_IDLE_TURNS = SqlFiles.of(ConflictLeases.class, "sleep_idle_turns");
-
-    /** How many waiting orgs, of lowest pass, a claim of {@code limit} reads (as {@code claim.sql} does). */
-    private static int turnsRead(int limit) {
-        return 2 * limit;
     }
 
     /**

@@ -2,7 +2,6 @@ package io.mergesynthesis.service.worker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.mergesynthesis.service.counts.ConflictCountUpkeep;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.WorkerFixture;
@@ -25,11 +24,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The share rule of the claim (ADR 0069), over seeded random cases: orgs of random weights and backlogs, claimed
- * in batches of random sizes. While every org still has conflicts waiting, after every claim the conflicts each
- * org was given, divided by its weight, differ between any two orgs by no more than one conflict's worth of each;
- * and each org's conflicts are claimed oldest first. A failure names its seed. An org whose route is held is
- * passed over, its pass unchanged, and the claims go to the orgs that can be served. Conflicts loaded behind the
- * triggers' back wait for {@code db recount} to wake their org.
+ * in batches of random sizes and held (nothing finishes here). While every org still has conflicts waiting, after
+ * every claim the conflicts each org was given, divided by its weight, differ between any two orgs by no more than
+ * one conflict's worth of each; and each org's conflicts are claimed oldest first. A failure names its seed. An org
+ * whose route is held is passed over and the claims go to the orgs that can be served; once free, it is served at
+ * once, level with the others. The share is read from the conflicts alone, so conflicts loaded with the triggers
+ * off are claimed like any others.
  */
 class ClaimSharePropertiesTest {
 
@@ -132,16 +132,17 @@ class ClaimSharePropertiesTest {
         assertThat(given).containsOnlyKeys(first, second);
         assertThat(given.get(first)).isEqualTo(20);
         assertThat(given.get(second)).isEqualTo(20);
-        assertThat(pass(paused)).as("the held org's pass did not move").isZero();
 
         List<Lease> resumed = transactions.crossTenant(h -> ConflictLeases.claim(h, "claims", 4,
                 Duration.ofSeconds(60), Ticker.SYSTEM));
-        assertThat(resumed).as("once its route is free, the held org comes first").hasSize(4)
-                .allSatisfy(lease -> assertThat(lease.orgId()).isEqualTo(paused));
+        // It starts level with the others, not behind by what the pause held back: it takes the first place and,
+        // its conflicts being the oldest, the tie for the next.
+        assertThat(resumed).as("once its route is free, the held org is served at once").hasSize(4)
+                .filteredOn(lease -> lease.orgId().equals(paused)).hasSize(2);
     }
 
     @Test
-    void conflictsLoadedBehindTheTriggersBackAreClaimedOnceARecountWakesTheirOrg() {
+    void conflictsLoadedWithTheTriggersOffAreClaimedLikeAnyOthers() {
         fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
         UUID org = UUID.randomUUID();
         fixture.admin.useTransaction(h -> {
@@ -152,20 +153,9 @@ class ClaimSharePropertiesTest {
                     SELECT gen_random_uuid(), :org, 'loaded-' || i, 'tool_call', 'jira.read', '[]', 'p1', now()
                     FROM generate_series(1, 3) AS i""").bind("org", org).execute();
         });
-        List<Lease> before = transactions.crossTenant(h -> ConflictLeases.claim(h, "claims", 4,
-                Duration.ofSeconds(60), Ticker.SYSTEM));
-        assertThat(before).as("no turn, no claim").isEmpty();
-
-        new ConflictCountUpkeep(transactions).recount();
-
         List<Lease> after = transactions.crossTenant(h -> ConflictLeases.claim(h, "claims", 4,
                 Duration.ofSeconds(60), Ticker.SYSTEM));
         assertThat(after).hasSize(3);
-    }
-
-    private static double pass(UUID org) {
-        return fixture.admin.withHandle(h -> h.createQuery("SELECT pass FROM org_claim_turns WHERE org_id = :org")
-                .bind("org", org).mapTo(Double.class).one());
     }
 
     /** {@code count} pending conflicts of {@code org}, a millisecond apart from {@code ageSeconds} ago. */

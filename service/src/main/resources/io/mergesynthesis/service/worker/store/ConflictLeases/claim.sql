@@ -9,87 +9,91 @@
 -- locks a row only as it passes it on: the outer limit takes the expired leases first, and the pending rows fill
 -- what they left.
 --
--- The fair share, start-time fair queueing over the orgs: each waiting org has a turn (org_claim_turns) whose pass
--- counts what it was given, 1 / weight per conflict. The claim keeps the 2 * :limit waiting orgs of lowest pass
--- (the waiting turns read whole through their partial index and sorted: one short row per org with work, its pass
--- in no index since every claim rewrites it), twice the batch so that orgs whose rows are all in a backoff or taken by a claim running beside this
--- one do not leave it short; from each, up to :limit of its oldest claimable rows through
--- policy_conflicts_pending_by_org; and locks, FOR UPDATE SKIP LOCKED, the :limit that start lowest, the nth row of
--- an org starting at its pass plus (n - 1) / weight. So a batch is spread over the orgs by weight rather than taken
--- from one, and an org behind the others catches up first. The turns of the orgs served move on by what each got,
--- updated in org order so that two claims take the rows in one order; a claim of the same org beside this one
--- waits for this commit there.
+-- The fair share, start-time fair queueing with the tags on the conflicts. The orgs with a conflict pending are
+-- found by one descent per org of policy_conflicts_pending_by_org, which yields each org's oldest (waiting: a
+-- recursive walk from one org to the next); those with one due are kept. Each org's last tag is the highest
+-- claim_tag among its conflicts in flight or done (one descent of policy_conflicts_claim_tags_by_org); the level
+-- is the highest last tag among them. An org's next conflict starts at its last tag plus 1 / weight, or at the
+-- level when that is higher, so an org cannot bank a share it did not use, and an org that has had nothing for a
+-- while comes before the next conflict of every busy org, whatever their backlogs. The claim keeps the
+-- 2 * :limit orgs that start first (twice the batch, so that orgs whose rows a claim beside this one takes do not
+-- leave it short), reads up to :limit of each one's oldest due rows, the nth starting (n - 1) / weight after the
+-- first, and locks FOR UPDATE SKIP LOCKED the :limit that start first, writing each one's start as its claim_tag.
+-- Nothing else is written: claims of several replicas share one picture and never wait for one another.
 --
 -- Pending rows of a route whose provider asked this replica to wait are left for later (:heldRoutes, a list
 -- like ',anthropic,*,' of provider names, '*' for the configured primary's route of orgs without a model of their
 -- own; '' when none): one provider's pause must not stop the claims of another's route. Such an org is passed
--- over in the walk, and its pass stays where it was. An expired lease is taken whatever its route, to be handed
--- back at once if it must wait, and is not counted in its org's pass: it was counted when first claimed.
+-- over. An org whose conflicts wait for its budget has none pending and is not seen at all. An expired lease is
+-- taken whatever its route, to be handed back at once if it must wait, and keeps its tag.
 --
 -- An expired lease is "cut by a restart" when it was granted (the claim stamps updated_at) before the database
 -- server last started. An inbox write since can only move updated_at later, which errs towards treating the
 -- lease as ended by a crash.
-WITH expired AS (
-    SELECT id, true AS recovered, updated_at < pg_postmaster_start_time() AS cut_by_restart
+WITH RECURSIVE expired AS (
+    SELECT id, true AS recovered, updated_at < pg_postmaster_start_time() AS cut_by_restart,
+           NULL::float8 AS tag
     FROM policy_conflicts
     WHERE synthesis_state = 'in_progress' AND lease_expires_at <= now()
     ORDER BY lease_expires_at
     LIMIT :limit
     FOR UPDATE SKIP LOCKED),
-turns AS (
-    SELECT t.org_id, t.pass, coalesce(s.weight, 1) AS weight
-    FROM org_claim_turns t LEFT JOIN org_synthesis_settings s ON s.org_id = t.org_id
-    WHERE t.waiting
-      AND (:heldRoutes = '' OR strpos(:heldRoutes, ',' || coalesce(split_part(s.model, '/', 1), '*') || ',') = 0)
-    ORDER BY t.pass, t.org_id
+waiting (org_id, oldest) AS (
+    (SELECT org_id, not_before
+     FROM policy_conflicts
+     WHERE synthesis_state = 'pending'
+     ORDER BY org_id, not_before
+     LIMIT 1)
+    UNION ALL
+    SELECT next_org.org_id, next_org.not_before
+    FROM waiting w CROSS JOIN LATERAL (
+        SELECT p.org_id, p.not_before
+        FROM policy_conflicts p
+        WHERE p.synthesis_state = 'pending' AND p.org_id > w.org_id
+        ORDER BY p.org_id, p.not_before
+        LIMIT 1) next_org),
+due AS (
+    SELECT w.org_id, w.oldest, coalesce(s.weight, 1) AS weight,
+           (SELECT f.claim_tag FROM policy_conflicts f
+            WHERE f.org_id = w.org_id AND f.synthesis_state IN ('in_progress', 'done')
+            ORDER BY f.claim_tag DESC
+            LIMIT 1) AS last_tag
+    FROM waiting w LEFT JOIN org_synthesis_settings s ON s.org_id = w.org_id
+    WHERE w.oldest <= now()
+      AND (:heldRoutes = '' OR strpos(:heldRoutes, ',' || coalesce(split_part(s.model, '/', 1), '*') || ',') = 0)),
+shares AS (
+    SELECT org_id, oldest, weight, greatest(last_tag + 1.0 / weight, level) AS starts
+    FROM due CROSS JOIN (SELECT coalesce(max(last_tag), 0) AS level FROM due) l
+    ORDER BY starts, oldest
     LIMIT 2 * :limit),
 offered AS (
-    SELECT t.org_id, t.pass, t.weight, o.id, o.not_before
-    FROM turns t CROSS JOIN LATERAL (
+    SELECT o.id, o.not_before,
+           sh.starts + (row_number() OVER (PARTITION BY sh.org_id ORDER BY o.not_before, o.id) - 1)::float8
+               / sh.weight AS tag
+    FROM shares sh CROSS JOIN LATERAL (
         SELECT p.id, p.not_before
         FROM policy_conflicts p
-        WHERE p.org_id = t.org_id AND p.synthesis_state = 'pending' AND p.not_before <= now()
+        WHERE p.org_id = sh.org_id AND p.synthesis_state = 'pending' AND p.not_before <= now()
         ORDER BY p.not_before
         LIMIT :limit) o),
-ranked AS (
-    SELECT id, not_before,
-           pass + (row_number() OVER (PARTITION BY org_id ORDER BY not_before, id) - 1)::float8 / weight AS starts
-    FROM offered
-    ORDER BY starts, not_before),
 fresh AS (
-    SELECT p.id, false AS recovered, false AS cut_by_restart
-    FROM ranked JOIN policy_conflicts p ON p.id = ranked.id
+    SELECT p.id, false AS recovered, false AS cut_by_restart, offered.tag
+    FROM offered JOIN policy_conflicts p ON p.id = offered.id
     WHERE p.synthesis_state = 'pending' AND p.not_before <= now()
-    ORDER BY ranked.starts, ranked.not_before
+    ORDER BY offered.tag, offered.not_before
     LIMIT :limit
     FOR UPDATE OF p SKIP LOCKED),
 picked AS (
     SELECT * FROM expired UNION ALL SELECT * FROM fresh
-    LIMIT :limit),
-claimed AS (
-    UPDATE policy_conflicts c
-    SET synthesis_state = 'in_progress',
-        lease_owner = :owner,
-        lease_expires_at = now() + :leaseMicros * interval '1 microsecond',
-        not_before = now() + :leaseMicros * interval '1 microsecond',
-        attempts = c.attempts + 1,
-        updated_at = now()
-    FROM picked
-    WHERE c.id = picked.id
-    RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart),
-served AS (
-    SELECT c.org_id, count(*) / min(sh.weight)::float8 AS given
-    FROM claimed c JOIN turns sh ON sh.org_id = c.org_id
-    WHERE NOT c.recovered
-    GROUP BY c.org_id),
-turns_in_order AS (
-    SELECT t.org_id, s.given
-    FROM org_claim_turns t JOIN served s ON s.org_id = t.org_id
-    ORDER BY t.org_id
-    FOR NO KEY UPDATE OF t),
-advanced AS (
-    UPDATE org_claim_turns t
-    SET pass = t.pass + turns_in_order.given
-    FROM turns_in_order
-    WHERE t.org_id = turns_in_order.org_id)
-SELECT id, org_id, attempts, recovered, cut_by_restart FROM claimed
+    LIMIT :limit)
+UPDATE policy_conflicts c
+SET synthesis_state = 'in_progress',
+    lease_owner = :owner,
+    lease_expires_at = now() + :leaseMicros * interval '1 microsecond',
+    not_before = now() + :leaseMicros * interval '1 microsecond',
+    attempts = c.attempts + 1,
+    claim_tag = coalesce(picked.tag, c.claim_tag),
+    updated_at = now()
+FROM picked
+WHERE c.id = picked.id
+RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart

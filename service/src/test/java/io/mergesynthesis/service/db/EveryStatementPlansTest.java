@@ -165,6 +165,7 @@ class EveryStatementPlansTest {
                 ROOT + "/worker/store/ConflictLeases/store_merge_with_calls.sql",
                 ROOT + "/worker/store/ConflictLeases/ledger_rows_without_merge.sql",
                 ROOT + "/db/UsageLedger/record_early.sql",
+                ROOT + "/db/CallShares/by_org.sql",
                 ROOT + "/db/MarkedConflicts/requeue.sql",
                 ROOT + "/db/EventStream/page_of_org.sql");
     }

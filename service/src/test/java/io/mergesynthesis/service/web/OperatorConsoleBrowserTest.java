@@ -35,8 +35,8 @@ import org.openqa.selenium.support.ui.Select;
 /**
  * The operator's console in headless Chromium: failed conflicts across orgs tried again, an org given a name and
  * shown by it, a replica that stops beating marked gone and then removed (and the org called shown with its share
- * of the calls), a token minted in the page that signs in
- * and, once revoked, is refused, and the fleet's activity drawn over time. Each test works on orgs of its own.
+ * of the calls), a token minted in the page that signs in and, once revoked, is refused, and the fleet's activity
+ * drawn over time. Each test works on orgs of its own.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class OperatorConsoleBrowserTest {

@@ -48,6 +48,8 @@ class EveryStatementPlansTest {
             Map.entry("conflict", UUID.fromString("11111111-1111-4111-8111-111111111111")),
             Map.entry("limit", 4),
             Map.entry("heldRoutes", ",anthropic,*,"),
+            Map.entry("candidates", "00000000-0000-0000-0000-000000000001,00000000-0000-0000-0000-000000000002"),
+            Map.entry("level", 3.5),
             Map.entry("cap", 1000),
             Map.entry("attempts", 1),
             Map.entry("attempt", 1),
@@ -161,6 +163,7 @@ class EveryStatementPlansTest {
         // A floor, not a count: the named files below pin the place, the floor that the walk reads the whole tree.
         assertThat(statementFiles()).hasSizeGreaterThan(20).contains(
                 ROOT + "/worker/store/ConflictLeases/claim.sql",
+                ROOT + "/worker/store/ConflictLeases/waiting_orgs.sql",
                 ROOT + "/db/ConflictStore/ahead_in_org.sql",
                 ROOT + "/worker/store/ConflictLeases/store_merge_with_calls.sql",
                 ROOT + "/worker/store/ConflictLeases/ledger_rows_without_merge.sql",

@@ -13,8 +13,8 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -103,13 +103,36 @@ public final class ConflictLeases {
     public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
                                                          Duration leaseDuration, Ticker ticker, String heldRoutes) {
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
-        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, heldRoutes), rs -> {
-            List<Lease> leases = new ArrayList<>();
-            while (rs.next()) {
-                leases.add(lease(rs, owner, heldUntil));
-            }
-            return leases;
-        });
+        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, heldRoutes),
+                rs -> List.copyOf(tagged(rs, owner, heldUntil).keySet()));
+    }
+
+    /**
+     * As above, looking only at the orgs a pool's picture of the fair order puts first ({@link WaitingOrgs}; all
+     * of them when {@code picture} is null, or before its first walk); each lease with the tag it was given (null
+     * for a recovered one), in the order the claim returned them.
+     */
+    public static OneTripBatch.Result<Map<Lease, Double>> claim(OneTripBatch batch, String owner, int limit,
+                                                                Duration leaseDuration, Ticker ticker,
+                                                                String heldRoutes, WaitingOrgs picture) {
+        Deadline heldUntil = Deadline.in(leaseDuration, ticker);
+        Map<String, Object> params = new HashMap<>(claimParams(owner, limit, leaseDuration, heldRoutes));
+        if (picture != null) {
+            params.put("candidates", picture.candidates(limit, heldRoutes));
+            params.put("level", picture.level());
+        }
+        return batch.query(CLAIM, params, rs -> tagged(rs, owner, heldUntil));
+    }
+
+    /** The claim's leases, each with the tag it was given (null for a recovered one), in the order returned. */
+    private static Map<Lease, Double> tagged(ResultSet rs, String owner, Deadline heldUntil) throws SQLException {
+        Map<Lease, Double> leases = new LinkedHashMap<>();
+        while (rs.next()) {
+            Lease lease = lease(rs, owner, heldUntil);
+            double tag = rs.getDouble("claim_tag");
+            leases.put(lease, lease.recovered() ? null : tag);
+        }
+        return leases;
     }
 
     /**
@@ -126,11 +149,14 @@ public final class ConflictLeases {
     private static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration,
                                                    String heldRoutes) {
         return Map.of("limit", limit, "owner", owner, "leaseMicros", micros(leaseDuration),
-                "heldRoutes", heldRoutes);
+                "heldRoutes", heldRoutes, "candidates", EVERY_WAITING_ORG, "level", 0.0);
     }
 
     /** The {@code heldRoutes} of a claim that holds no route back. */
     public static final String NO_ROUTE_HELD = "";
+
+    /** The {@code candidates} of a claim that walks every waiting org itself. */
+    static final String EVERY_WAITING_ORG = "";
 
     private static Lease lease(ResultSet rs, String owner, Deadline heldUntil) throws SQLException {
         return new Lease(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class), owner,

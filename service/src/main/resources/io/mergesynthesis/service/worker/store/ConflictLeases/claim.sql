@@ -21,6 +21,12 @@
 -- first, and locks FOR UPDATE SKIP LOCKED the :limit that start first, writing each one's start as its claim_tag.
 -- Nothing else is written: claims of several replicas share one picture and never wait for one another.
 --
+-- The walk costs a few index pages per waiting org, too much for every claim of a busy pool. So a pool walks
+-- now and then (waiting_orgs.sql) and names here, in :candidates (ids between commas), the orgs its picture puts
+-- first, with the level it saw (:level); the claim reads only their last tags, fresh, and lifts them to the
+-- higher of that level and their own highest. :candidates '' walks every waiting org here, as a claim without
+-- a picture does, :level then 0. The walk sits under a one-time filter on :candidates and is not read otherwise.
+--
 -- Pending rows of a route whose provider asked this replica to wait are left for later (:heldRoutes, a list
 -- like ',anthropic,*,' of provider names, '*' for the configured primary's route of orgs without a model of their
 -- own; '' when none): one provider's pause must not stop the claims of another's route. Such an org is passed
@@ -52,19 +58,22 @@ waiting (org_id, oldest) AS (
         WHERE p.synthesis_state = 'pending' AND p.org_id > w.org_id
         ORDER BY p.org_id, p.not_before
         LIMIT 1) next_org),
+candidate_orgs AS (
+    SELECT org_id, oldest FROM waiting WHERE :candidates = '' AND oldest <= now()
+    UNION ALL
+    SELECT CAST(org AS uuid), NULL FROM unnest(string_to_array(nullif(:candidates, ''), ',')) AS org),
 due AS (
-    SELECT w.org_id, w.oldest, coalesce(s.weight, 1) AS weight,
+    SELECT c.org_id, c.oldest, coalesce(s.weight, 1) AS weight,
            (SELECT f.claim_tag FROM policy_conflicts f
-            WHERE f.org_id = w.org_id AND f.synthesis_state IN ('in_progress', 'done')
+            WHERE f.org_id = c.org_id AND f.synthesis_state IN ('in_progress', 'done')
             ORDER BY f.claim_tag DESC
             LIMIT 1) AS last_tag
-    FROM waiting w LEFT JOIN org_synthesis_settings s ON s.org_id = w.org_id
-    WHERE w.oldest <= now()
-      AND (:heldRoutes = '' OR strpos(:heldRoutes, ',' || coalesce(split_part(s.model, '/', 1), '*') || ',') = 0)),
+    FROM candidate_orgs c LEFT JOIN org_synthesis_settings s ON s.org_id = c.org_id
+    WHERE :heldRoutes = '' OR strpos(:heldRoutes, ',' || coalesce(split_part(s.model, '/', 1), '*') || ',') = 0),
 shares AS (
     SELECT org_id, oldest, weight, greatest(last_tag + 1.0 / weight, level) AS starts
-    FROM due CROSS JOIN (SELECT coalesce(max(last_tag), 0) AS level FROM due) l
-    ORDER BY starts, oldest
+    FROM due CROSS JOIN (SELECT greatest(coalesce(max(last_tag), 0), :level) AS level FROM due) l
+    ORDER BY starts, oldest NULLS LAST
     LIMIT 2 * :limit),
 offered AS (
     SELECT o.id, o.not_before,
@@ -96,4 +105,4 @@ SET synthesis_state = 'in_progress',
     updated_at = now()
 FROM picked
 WHERE c.id = picked.id
-RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart
+RETURNING c.id, c.org_id, c.attempts, picked.recovered, picked.cut_by_restart, c.claim_tag

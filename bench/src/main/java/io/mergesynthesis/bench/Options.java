@@ -15,6 +15,7 @@ record Options(
         boolean tokenCache,
         boolean providerBound,
         boolean providerTokens,
+        boolean fairShares,
         boolean workerScaling,
         boolean latency,
         boolean synchronousCommit,
@@ -52,7 +53,7 @@ record Options(
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
                                                                   [--token-cache] [--provider-bound]
-                                                                  [--provider-tokens]
+                                                                  [--provider-tokens] [--fair-shares]
                                                                   [--provider-warm-up S] [--provider-window S]
                                                                   [--worker-scaling] [--latency]
                                                                   [--synchronous-commit-off] [--jfr]
@@ -72,6 +73,11 @@ record Options(
               --provider-tokens   only the LLM synthesizer against a stand-in whose token limits bind:
                                   input, output and combined tokens, one replica then three (about 12
                                   minutes; 3 with --quick)
+              --fair-shares       only the shares of the provider's calls between orgs: one replica of 4
+                                  workers against a stand-in answering after 1 s; one org's single
+                                  conflict alone and behind another's 300 and 3,000, then the calls of
+                                  three orgs with backlogs of 100, 1,000 and 10,000 over a minute, weights
+                                  1/1/1 and 1/1/2 (about 5 minutes)
               --provider-warm-up S, --provider-window S
                                   the warm-up and the measured window of each provider scenario, in
                                   seconds (default 15 and 60; 2 and 6 with --quick)
@@ -116,6 +122,7 @@ record Options(
         boolean tokenCache = false;
         boolean providerBound = false;
         boolean providerTokens = false;
+        boolean fairShares = false;
         Integer providerWarmUp = null;
         Integer providerWindow = null;
         boolean workerScaling = false;
@@ -137,6 +144,7 @@ record Options(
                 case "--token-cache" -> tokenCache = true;
                 case "--provider-bound" -> providerBound = true;
                 case "--provider-tokens" -> providerTokens = true;
+                case "--fair-shares" -> fairShares = true;
                 case "--provider-warm-up" -> providerWarmUp = seconds(value(args, ++i, "--provider-warm-up"));
                 case "--provider-window" -> providerWindow = seconds(value(args, ++i, "--provider-window"));
                 case "--worker-scaling" -> workerScaling = true;
@@ -178,6 +186,7 @@ record Options(
                 tokenCache,
                 providerBound,
                 providerTokens,
+                fairShares,
                 workerScaling,
                 latency,
                 synchronousCommit,

@@ -37,6 +37,11 @@ final class CeilingLoop {
     private final Fixture fixture;
     private final int threads;
     private final int claimBatch;
+    /**
+     * The pool's picture of the fair order, one for all threads as a replica has one for all its workers: walked
+     * now and then, followed between walks by every thread's claims.
+     */
+    private final WaitingOrgs picture = new WaitingOrgs(Ticker.SYSTEM);
 
     CeilingLoop(BenchDatabase db, Fixture fixture, int threads) {
         this(db, fixture, threads, CLAIM_BATCH);
@@ -98,8 +103,6 @@ final class CeilingLoop {
         String details = "{\"synthesizer\":\"stub\",\"lease_owner\":\"" + owner + "\"}";
         try (Connection c = db.connect()) {
             c.setAutoCommit(true);
-            // The pool's picture of the fair order: walked now and then, followed between walks by its claims.
-            WaitingOrgs picture = new WaitingOrgs(Ticker.SYSTEM);
             List<Lease> leased = claimFresh(c, owner, claimBatch, picture);
             while (!leased.isEmpty()) {
                 OneTripBatch read = OneTripBatch.tenant();

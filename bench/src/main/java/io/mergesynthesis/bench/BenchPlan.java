@@ -117,7 +117,7 @@ final class BenchPlan {
                 Metric.SLOW_MEAN_CONNECTIONS);
         step("provider-bound", this::providerBound, Metric.provider());
         if (options.quick()) {
-            // Six scenarios of fresh replicas would more than double a smoke run: --provider-tokens runs them.
+            // Eight scenarios of fresh replicas would more than double a smoke run: --provider-tokens runs them.
             results.skipRemaining("not measured in a --quick run of every step; run --provider-tokens",
                     Metric.tokens(null, 0));
         } else {
@@ -449,11 +449,12 @@ final class BenchPlan {
              Replica uncached = startReplica("replica-reads-uncached", uncachedSettings)) {
             // Rounds taken in turn on the two replicas, so that whatever else loads the machine meanwhile
             // weighs on both figures alike.
-            int rounds = 4;
+            // Two rounds in a smoke run: each round waits out the statistics four times.
+            int rounds = options.quick() ? 2 : 4;
             int perRound = Math.max(1, options.conflictReads() / rounds);
             ConflictReads reads = new ConflictReads();
-            reads.warmUp(cached, token, ids);
-            reads.warmUp(uncached, token, ids);
+            reads.warmUp(cached, token, ids, options.quick());
+            reads.warmUp(uncached, token, ids, options.quick());
             double[] seconds = new double[2];
             long[] transactions = new long[2];
             for (int round = 1; round <= rounds; round++) {
@@ -618,7 +619,9 @@ final class BenchPlan {
         db.reset();
         List<String> perRound = new ArrayList<>();
         Double last = null;
-        for (int round = 1; round <= MAX_WARM_UP_ROUNDS; round++) {
+        // A smoke run stops after two rounds, settled or not: its figures are only a sign of life.
+        int maxRounds = options.quick() ? 2 : MAX_WARM_UP_ROUNDS;
+        for (int round = 1; round <= maxRounds; round++) {
             progress("warming the replica up, round " + round + ": " + options.warmUpRows() + " conflicts");
             DrainBenchmark.Drained drained = new DrainBenchmark(db, seeder).drain("warm-up-" + round,
                     options.warmUpRows(), CpuTime.ofReplica(replica.pid(), db));

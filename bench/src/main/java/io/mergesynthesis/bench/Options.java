@@ -71,15 +71,16 @@ record Options(
               --provider-bound    only the LLM synthesizer against a rate-limited stand-in provider: three
                                   scenarios, one replica then three (about 10 minutes; 2 with --quick)
               --provider-tokens   only the LLM synthesizer against a stand-in whose token limits bind:
-                                  input, output and combined tokens, one replica then three (about 12
-                                  minutes; 3 with --quick)
+                                  input or output tokens at Anthropic's first and fourth tier, the bucket
+                                  at a tenth and rounded, one replica then three, measured from the first
+                                  call (about 15 minutes; 5 with --quick)
               --fair-shares       only the shares of the provider's calls between orgs: one replica of 4
                                   workers against a stand-in answering after 1 s; one org's single
                                   conflict alone and behind another's 300 and 3,000, then the calls of
                                   three orgs with backlogs of 100, 1,000 and 10,000 over a minute, weights
                                   1/1/1 and 1/1/2 (about 5 minutes)
               --provider-warm-up S, --provider-window S
-                                  the warm-up and the measured window of each provider scenario, in
+                                  the warm-up and the measured window of each request-bound scenario, in
                                   seconds (default 15 and 60; 2 and 6 with --quick)
               --merge-cost        only what a merge costs: input and output tokens per merge and USD per
                                   1,000 merges of each model config.yml prices, the request before and
@@ -203,13 +204,13 @@ record Options(
                 quick ? 100 : 1_000,
                 quick ? List.of(1_000, 10_000) : List.of(10_000, 100_000, 1_000_000),
                 quick ? n : Math.max(1_000, n / 5),
-                quick ? 8 : 20,
+                quick ? 3 : 20,
                 quick ? 40 : 400,
                 quick ? 20 : 1_000,
                 quick ? 250 : 1_000,
                 quick ? 100 : 1_000,
                 quick ? 5_000 : 1_000_000,
-                quick ? 2_000 : 20_000,
+                quick ? 500 : 20_000,
                 quick ? 300 : 10_000,
                 providerWarmUp != null ? providerWarmUp : quick ? 2 : 15,
                 providerWindow != null ? providerWindow : quick ? 6 : 60,

@@ -11,21 +11,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The provider-bound step's token rows: throughput when a provider's token limit, not its request limit, binds.
- * The stand-in counts every request's and answer's tokens by their length and limits each model with token buckets
- * ({@link TokenScenario}); replicas of {@link TokenScenario#WORKERS} workers run the LLM synthesizer against it, the
- * route's primary and escalation models both served by the scenario's protocol, one replica and then three
- * sharing the one key. As in {@link ProviderBound}, the figures come from a steady window after a warm-up, and
- * after the window the rest of the backlog is put on hold and the conflicts in hand let finish, so that the attempts
- * lost cover every conflict the scenario touched. Each scenario gets fresh replicas and a fresh stand-in: the
- * buckets and the replicas' pace start from what a new deployment would see.
+ * The provider-bound step's token rows: how much of a token limit the replicas use when it, not the request limit,
+ * binds, on a key someone else has been spending. The stand-in limits each model with token buckets
+ * ({@link TokenScenario}), the binding one at one of Anthropic's tiers and a tenth full at the first call, what is
+ * left stated rounded to the nearest thousand; replicas of {@link TokenScenario#WORKERS} workers run the LLM
+ * synthesizer against it, one replica and then three sharing the one key. The figures are measured from the
+ * first call, with no warm-up: what the limit allowed is the starting level plus the refill since. After the
+ * window the rest of the backlog is put on hold and the conflicts in hand let finish, so that the attempts lost
+ * cover every conflict the scenario touched. Each scenario gets fresh replicas and a fresh stand-in, whose buckets
+ * are made at its first call.
  */
 final class TokenBound {
 
-    /** The models of the route, by protocol: configured with prices in config.yml, served by the stand-in. */
-    private static final Map<String, String[]> MODELS = Map.of(
-            "anthropic", new String[] {"anthropic/claude-haiku-4-5", "anthropic/claude-sonnet-4-5"},
-            "openai", new String[] {"openai/gpt-4.1-mini", "openai/gpt-4.1"});
+    /** The route's models: configured with prices in config.yml, served by the stand-in. */
+    private static final String PRIMARY = "anthropic/claude-haiku-4-5";
+    private static final String ESCALATION = "anthropic/claude-sonnet-4-5";
+    /** How long the replicas may take to make the first call once the backlog is claimable. */
+    private static final Duration FIRST_CALL_WITHIN = Duration.ofSeconds(60);
 
     private final Options options;
     private final BenchDatabase db;
@@ -42,13 +44,15 @@ final class TokenBound {
     }
 
     void run() throws Exception {
-        results.note("provider_tokens", "stand-in provider in the benchmark's JVM on loopback, counting tokens as "
-                + "characters / 4, token buckets per model refilling over " + TokenScenario.PERIOD.toSeconds()
-                + " s, no request limit, answers after " + TokenScenario.LATENCY.toMillis() + " ms, "
-                + Math.round(TokenScenario.UNSURE_SHARE * 100) + "% of answers unsure (escalated); replicas of "
-                + TokenScenario.WORKERS + " workers, SYNTHESIZER=llm, other settings at their defaults; backlog "
-                + options.providerBacklog() + " per scenario; each figure from a " + options.providerWindowSeconds()
-                + " s window after " + options.providerWarmUpSeconds() + " s of warm-up");
+        results.note("provider_tokens", "stand-in provider in the benchmark's JVM on loopback, Anthropic's "
+                + "protocol, token buckets per model refilling over a minute, the binding one at a tier's limit and "
+                + Math.round(TokenScenario.START_LEVEL * 100) + "% full at the first call, remaining tokens stated "
+                + "rounded to the nearest thousand, the other token limit " + TokenScenario.OUT_OF_REACH
+                + " times the tier's and full, no request limit, answers after " + TokenScenario.LATENCY.toMillis()
+                + " ms, none escalated; replicas of " + TokenScenario.WORKERS + " workers, SYNTHESIZER=llm, other "
+                + "settings at their defaults; each figure measured from the first call"
+                + (options.quick() ? ", over " + TokenScenario.QUICK_WINDOW.toSeconds() + " s (--quick: a smoke "
+                        + "run, the figures mean little)" : ", over the scenario's window"));
         for (TokenScenario scenario : TokenScenario.values()) {
             for (int replicas : new int[] {1, 3}) {
                 scenario(scenario, replicas);
@@ -56,26 +60,38 @@ final class TokenBound {
         }
     }
 
+    private Duration window(TokenScenario scenario) {
+        return options.quick() ? TokenScenario.QUICK_WINDOW : scenario.window;
+    }
+
+    /** Enough conflicts that the window cannot run out of them, twice what the limit lets through. */
+    private int backlog(TokenScenario scenario) {
+        double perCall = scenario.counted(scenario.inputPerCall, scenario.outputPerCall);
+        double calls = scenario.allowed(window(scenario).toNanos() / 1e9) / perCall;
+        return (int) Math.ceil(calls * 2) + 100;
+    }
+
     /** One scenario with fresh replicas; a failure is recorded as this scenario's, and the next one runs. */
     private void scenario(TokenScenario scenario, int n) {
         Behaviour behaviour = new Behaviour().expectedKey(ProviderBound.KEY).confidence(0.9)
-                .unsureShare(TokenScenario.UNSURE_SHARE).countsTokens(true).latency(TokenScenario.LATENCY)
-                // These rows measure pacing to a stated limit: with no prefix cached, every call's input counts
-                // against it in full, as the scenarios' limits were sized for (the cost rows measure caching).
-                .cacheMinimumTokens(Long.MAX_VALUE)
+                .latency(TokenScenario.LATENCY)
+                // Every answer reports the scenario's tokens, whatever the conflict: the calls' size is the
+                // scenario's, not the seeded conflicts'.
+                .countsTokens(false).usage(scenario.inputPerCall, scenario.outputPerCall, 0, 0)
                 .tokenPeriod(TokenScenario.PERIOD)
-                .tokenLimits(scenario.inputLimit, scenario.outputLimit, scenario.combinedLimit);
+                .tokenLimits(scenario.inputLimit(), scenario.outputLimit(), 0)
+                .tokenStartLevels(scenario.inputStartLevel(), scenario.outputStartLevel(), 1)
+                .roundsRemaining(true);
         List<Replica> replicas = new ArrayList<>();
         try (StandInProvider standIn = StandInProvider.start(behaviour)) {
             db.reset();
-            seeder.pendingOnHold("tokens-" + scenario.key, options.providerBacklog());
+            seeder.pendingOnHold("tokens-" + scenario.key, backlog(scenario));
             db.settle();
             for (int i = 1; i <= n; i++) {
                 String name = "replica-tokens-" + scenario.key + "-" + n + "-" + i;
-                progress("starting " + name + " (" + scenario.protocol + " against the stand-in on port "
-                        + standIn.port() + ")");
+                progress("starting " + name + " (against the stand-in on port " + standIn.port() + ")");
                 replicas.add(starter.start(name, Map.of("synthesis.workers", Integer.toString(TokenScenario.WORKERS)),
-                        environment(standIn, scenario)));
+                        environment(standIn)));
             }
             measure(standIn, scenario, replicas);
         } catch (Exception e) {
@@ -89,50 +105,35 @@ final class TokenBound {
         }
     }
 
-    private static Map<String, String> environment(StandInProvider standIn, TokenScenario scenario) {
+    private static Map<String, String> environment(StandInProvider standIn) {
         Map<String, String> env = new LinkedHashMap<>(ProviderBound.environment(standIn));
-        env.put("LLM_PRIMARY_MODEL", MODELS.get(scenario.protocol)[0]);
-        env.put("LLM_ESCALATION_MODEL", MODELS.get(scenario.protocol)[1]);
+        env.put("LLM_PRIMARY_MODEL", PRIMARY);
+        env.put("LLM_ESCALATION_MODEL", ESCALATION);
         return env;
     }
 
     private void measure(StandInProvider standIn, TokenScenario scenario, List<Replica> replicas) throws Exception {
         int n = replicas.size();
-        progress(scenario.describe() + ", " + n + " replica(s): " + options.providerBacklog()
-                + " conflicts claimable, " + options.providerWarmUpSeconds() + " s warm-up, then a "
-                + options.providerWindowSeconds() + " s window");
+        Duration window = window(scenario);
+        progress(scenario.describe() + ", " + n + " replica(s): " + backlog(scenario) + " conflicts claimable, a "
+                + window.toSeconds() + " s window from the first call");
         DrainRelease.releaseAll(db);
-        long released = System.nanoTime();
-        ProviderBound.sleepUntil(released + Duration.ofSeconds(options.providerWarmUpSeconds()).toNanos());
-
-        String primary = MODELS.get(scenario.protocol)[0];
-        String primaryModel = primary.substring(primary.indexOf('/') + 1);
-        long doneBefore = seeder.count("done");
-        double waitsBefore = ProviderBound.sum(replicas, "llm_escalation_waits_total", null);
-        double escalationsBefore = ProviderBound.sum(replicas, "llm_escalations_total", null);
-        Stats.Snapshot before = standIn.stats();
-        long windowStart = System.nanoTime();
-        ProviderBound.sleepUntil(windowStart + Duration.ofSeconds(options.providerWindowSeconds()).toNanos());
-        Stats.Snapshot after = standIn.stats();
-        double seconds = (System.nanoTime() - windowStart) / 1e9;
-        long merged = seeder.count("done") - doneBefore;
-        double waits = ProviderBound.sum(replicas, "llm_escalation_waits_total", null) - waitsBefore;
-        double escalations = ProviderBound.sum(replicas, "llm_escalations_total", null) - escalationsBefore;
+        long firstCall = awaitFirstCall(standIn);
+        ProviderBound.sleepUntil(firstCall + window.toNanos());
+        Stats.Snapshot at = standIn.stats();
+        long merged = seeder.count("done");
         long left = seeder.count("pending");
         if (left == 0) {
-            throw new IllegalStateException("the backlog of " + options.providerBacklog() + " ran out during the "
-                    + "window, so the rate understates what the replicas could do: give the step a larger backlog");
+            throw new IllegalStateException("the backlog of " + backlog(scenario) + " ran out during the window, so "
+                    + "the figures understate what the replicas could do: give the step a larger backlog");
         }
-        long answered = ProviderBound.answered(after) - ProviderBound.answered(before);
-        long rateLimited = after.status(429) - before.status(429);
-        // Both models' tokens are counted by the stand-in together; the escalation model has buckets of its own,
-        // so its share is taken off in proportion to its requests.
-        long primaryRequests = after.model(primaryModel) - before.model(primaryModel);
-        long allRequests = after.requests() - before.requests();
-        double primaryShare = allRequests == 0 ? 1 : primaryRequests / (double) allRequests;
-        double counted = scenario.counted(after.inputTokens() - before.inputTokens(),
-                after.outputTokens() - before.outputTokens()) * primaryShare;
-        double used = counted / seconds / scenario.boundPerSecond();
+        double seconds = at.sinceFirstCall() / 1e9;
+        long answered = ProviderBound.answered(at);
+        long rateLimited = at.status(429);
+        long counted = scenario.counted(at.inputLetIn(), at.outputLetIn());
+        double allowed = scenario.allowed(seconds);
+        double used = counted / allowed;
+        double longestGap = at.longestGap() / 1e9;
 
         ProviderBound.holdAndSettle(db);
         ProviderBound.Accounting account = ProviderBound.account(db);
@@ -145,21 +146,37 @@ final class TokenBound {
                     "the stand-in answered no request in the window");
         }
         put(scenario, n, TokenFigure.ATTEMPTS_LOST, account.lost());
-        put(scenario, n, TokenFigure.ESCALATION_WAITS, waits);
+        put(scenario, n, TokenFigure.LONGEST_GAP, longestGap);
         put(scenario, n, TokenFigure.MERGED, merged / seconds);
         results.note("provider_tokens_" + scenario.key + "_" + n + "_replica" + (n == 1 ? "" : "s"),
-                merged + " merged in " + ReportTable.format(seconds) + " s; " + ReportTable.format(counted)
-                        + " tokens counted against the binding limit (" + ReportTable.format(used * 100)
-                        + "% of it), " + ReportTable.format(counted / Math.max(1, primaryRequests))
-                        + " per primary request; stand-in in the window: " + answered + " answered, " + rateLimited
-                        + " of them 429, " + (after.inputTokens() - before.inputTokens()) + " input and "
-                        + (after.outputTokens() - before.outputTokens()) + " output tokens; " + (long) escalations
-                        + " escalations, " + (long) waits + " of them waited; whole scenario: "
-                        + account.describe());
+                merged + " merged in " + ReportTable.format(seconds) + " s from the first call; "
+                        + ReportTable.format(counted) + " tokens let in against the binding limit of "
+                        + ReportTable.format(allowed) + " allowed (" + ReportTable.format(used * 100) + "%); "
+                        + "stand-in in the window: " + at.requests() + " requests, " + answered + " answered, "
+                        + rateLimited + " of them 429, " + at.inputLetIn() + " input and " + at.outputLetIn()
+                        + " output tokens let in; longest gap between calls " + ReportTable.format(longestGap)
+                        + " s (one call's refill " + ReportTable.format(scenario.oneCallsRefill().toMillis() / 1000.0)
+                        + " s); whole scenario: " + account.describe());
         progress(scenario.describe() + ", " + n + " replica(s): " + ReportTable.format(used * 100)
-                + "% of the binding limit, " + rateLimited + " of " + answered + " requests answered 429, "
-                + account.lost() + " attempts lost, " + (long) waits + " of " + (long) escalations
-                + " escalations waited");
+                + "% of what the limit allowed, " + rateLimited + " of " + answered + " requests answered 429, "
+                + account.lost() + " attempts lost, longest gap " + ReportTable.format(longestGap) + " s");
+    }
+
+    /** The stand-in's first call, in {@link System#nanoTime()}: the window is measured from it. */
+    private static long awaitFirstCall(StandInProvider standIn) {
+        long deadline = System.nanoTime() + FIRST_CALL_WITHIN.toNanos();
+        while (true) {
+            long now = System.nanoTime();
+            long since = standIn.stats().sinceFirstCall();
+            if (since >= 0) {
+                return now - since;
+            }
+            if (now > deadline) {
+                throw new IllegalStateException("no call reached the stand-in within " + FIRST_CALL_WITHIN.toSeconds()
+                        + " s of the backlog being made claimable");
+            }
+            Replica.sleep(20);
+        }
     }
 
     private void put(TokenScenario scenario, int replicas, TokenFigure figure, double value) {

@@ -101,6 +101,7 @@ final class HostileLedger {
     private final LongAdder hungUpOnGarbage = new LongAdder();
     private final LongAdder versionsRefused = new LongAdder();
     private final AtomicLong slowestMillis = new AtomicLong();
+    private final Map<String, LongAdder> millisByKind = new ConcurrentHashMap<>();
     private volatile String slowest = "none";
 
     // What accepted requests changed, by their answers.
@@ -133,6 +134,7 @@ final class HostileLedger {
         Endpoint endpoint = probe.endpoint();
         count(endpoints, endpoint.label);
         count(kinds, probe.kind());
+        millisByKind.computeIfAbsent(probe.kind(), k -> new LongAdder()).add(outcome.millis());
         if (outcome.failure() != null) {
             count(statuses, "no answer");
             if (probe.mayGoUnanswered()) {
@@ -451,6 +453,13 @@ final class HostileLedger {
     /** The longest a request waited for its answer (or for giving up), and which request it was. */
     String slowest() {
         return slowest;
+    }
+
+    /** The generators whose requests waited longest for their answers in all, longest first. */
+    List<String> slowestKinds(int how) {
+        return sorted(millisByKind).entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(how)
+                .map(e -> e.getKey() + " " + e.getValue() + " ms").toList();
     }
 
     /** 505 answers to request lines naming an HTTP version other than 1.x. */

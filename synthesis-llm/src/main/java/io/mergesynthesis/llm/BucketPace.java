@@ -36,8 +36,19 @@ final class BucketPace implements Pace {
      */
     static final double REFILL_READ_FROM = 0.2;
 
-    /** The shortest time over which what others sharing the key spend is read: rounding makes shorter ones noise. */
-    static final Duration OTHERS_READ_OVER = Duration.ofSeconds(2);
+    /** The shortest time over which what others sharing the key spend is read. */
+    static final Duration OTHERS_READ_OVER = Duration.ofMillis(250);
+    /**
+     * Where what is left is rounded, what others spend is read over no less than the refill of this many times the
+     * rounding: over less, the rounding of the two statements would weigh as much as what they spent.
+     */
+    static final double OTHERS_READ_ROUNDINGS = 2;
+    /**
+     * How long what the first statement says the bucket holds is spread over. Whether others share the key no
+     * statement says until they have been seen spending: a replica that took all that was left at once would take
+     * it from them too, and every replica of a key starting together would.
+     */
+    static final Duration RELEASE = Duration.ofSeconds(5);
     /** How much a new reading of the others' spending counts against what was read before. */
     static final double OTHERS_GAIN = 0.5;
     /** However much the others seem to spend, this replica counts on at least this share of the refill. */
@@ -60,6 +71,9 @@ final class BucketPace implements Pace {
     private double othersFromMiddle; // guarded by this; the middle of its range in the frame
     private double low; // guarded by this; the bounds of the frame's level at boundsAt
     private double high; // guarded by this
+    private Instant releaseFrom; // guarded by this; when the first statement was read, null once released
+    private double releaseLevel; // guarded by this; the least the bucket held then, spread over RELEASE
+    private double releaseNet; // guarded by this; what this replica's calls had taken then
 
     /** A call started and not yet answered: its charge and what this replica's calls had taken with it. */
     private record InFlight(Charge charge, double netThrough) {
@@ -79,12 +93,52 @@ final class BucketPace implements Pace {
             return Duration.ZERO;
         }
         Instant now = clock.instant();
-        double need = Math.max(1, Math.min(charge.held(), limit)) + ahead * Math.max(1, charge.expected());
+        double need = Math.max(1, Math.min(charge.held(), limit)) + ahead * Math.max(1, charge.expected())
+                + sharedReserve(charge);
         double missing = need - lowestLevel(now);
-        if (missing <= 0) {
+        Duration forLevel = missing <= 0 ? Duration.ZERO
+                : Duration.ofNanos((long) Math.ceil(missing / ownRefill() * 1e9));
+        Duration forRelease = untilReleased(now);
+        return forRelease.compareTo(forLevel) > 0 ? forRelease : forLevel;
+    }
+
+    /**
+     * While what the first statement found is being spread, how long until this replica has taken no more than its
+     * spread part and its part of the refill: a call may start whenever it has not.
+     */
+    private Duration untilReleased(Instant now) {
+        if (releaseFrom == null) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos((long) Math.ceil(missing / ownRefill() * 1e9));
+        double seconds = Duration.between(releaseFrom, now).toNanos() / 1e9;
+        double spreading = RELEASE.toNanos() / 1e9;
+        if (seconds >= spreading) {
+            releaseFrom = null;
+            return Duration.ZERO;
+        }
+        double rate = releaseLevel / spreading + ownRefill();
+        double taken = net - releaseNet;
+        double due = taken / rate;
+        return due <= seconds ? Duration.ZERO
+                : Duration.ofNanos((long) Math.ceil((Math.min(due, spreading) - seconds) * 1e9));
+    }
+
+    /**
+     * What is left in the bucket for the others while they are seen spending, one call's hold in the share of the
+     * refill they take: they take it in whole calls, at moments this replica learns of only from its next answer,
+     * so the refill they are read to take is not there evenly, and starting on the last token of it would meet
+     * their calls.
+     */
+    private double sharedReserve(Charge charge) {
+        if (!shared()) {
+            return 0;
+        }
+        return Math.max(1, Math.min(charge.held(), limit)) * others / perSecond;
+    }
+
+    /** Whether others are seen spending from the bucket too. */
+    private boolean shared() {
+        return others > perSecond * MIN_SHARE;
     }
 
     /** The part of the refill left to this replica once the others have taken what they spend. */
@@ -176,6 +230,11 @@ final class BucketPace implements Pace {
                 return;
             }
         }
+        if (boundsAt == null) {
+            releaseFrom = at;
+            releaseLevel = Math.max(0, statedLow - netThen);
+            releaseNet = netThen;
+        }
         low = statedLow;
         high = statedHigh;
         boundsAt = at;
@@ -209,11 +268,16 @@ final class BucketPace implements Pace {
             return;
         }
         double seconds = Duration.between(othersFrom, at).toNanos() / 1e9;
-        if (seconds < OTHERS_READ_OVER.toNanos() / 1e9) {
+        double readOver = Math.max(OTHERS_READ_OVER.toNanos() / 1e9,
+                mayBeRounded ? OTHERS_READ_ROUNDINGS * ROUNDING / perSecond : 0);
+        if (seconds < readOver) {
             return;
         }
         double spent = (othersFromMiddle + perSecond * seconds - middle) / seconds;
-        others = Math.max(0, others * (1 - OTHERS_GAIN) + spent * OTHERS_GAIN);
+        // Never all of the refill: a replica that counted on none would wait for a statement that only its own
+        // calls can bring.
+        others = Math.min(perSecond * (1 - MIN_SHARE),
+                Math.max(0, others * (1 - OTHERS_GAIN) + spent * OTHERS_GAIN));
         othersFrom = at;
         othersFromMiddle = middle;
     }

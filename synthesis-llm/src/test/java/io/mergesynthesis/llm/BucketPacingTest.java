@@ -39,7 +39,8 @@ class BucketPacingTest {
     }
 
     /** What a run measured. */
-    private record Run(double used, double allowed, int calls, int refused, Duration longestPause) {
+    private record Run(double used, double allowed, int calls, int refused, Duration longestPause,
+                       Duration firstRefused) {
 
         double share() {
             return used / allowed;
@@ -48,7 +49,8 @@ class BucketPacingTest {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "%.3f of the limit used (%.0f of %.0f), %d calls, %d refused, "
-                    + "longest pause %d ms", share(), used, allowed, calls, refused, longestPause.toMillis());
+                    + "longest pause %d ms, first refused after %s", share(), used, allowed, calls, refused,
+                    longestPause.toMillis(), firstRefused == null ? "none" : firstRefused.toMillis() + " ms");
         }
     }
 
@@ -72,6 +74,7 @@ class BucketPacingTest {
         int refused = 0;
         Instant lastStart = null;
         Duration longest = Duration.ZERO;
+        Duration firstRefused = null;
         while (clock.instant().isBefore(end)) {
             for (Iterator<Sent> it = inFlight.iterator(); it.hasNext(); ) {
                 Sent sent = it.next();
@@ -106,6 +109,9 @@ class BucketPacingTest {
                         used += kind == Kind.OUTPUT_TOKENS ? WRITTEN : INPUT;
                     } else {
                         refused++;
+                        if (firstRefused == null) {
+                            firstRefused = Duration.between(start, clock.instant());
+                        }
                     }
                     inFlight.add(new Sent(replica, turn.get(), clock.instant(), bucket.stated(), admitted));
                 }
@@ -113,7 +119,7 @@ class BucketPacingTest {
             clock.advance(STEP);
         }
         double allowed = startLevel + bucket.perSecond() * lasting.toNanos() / 1e9;
-        return new Run(used, allowed, calls, refused, longest);
+        return new Run(used, allowed, calls, refused, longest, firstRefused);
     }
 
     @Test
@@ -181,9 +187,13 @@ class BucketPacingTest {
 
         System.out.println("input tokens binding, three replicas, bucket at 10%, rounded: " + run);
         assertThat(run.share()).isGreaterThanOrEqualTo(0.95);
-        // Each replica reads what the others spend and leaves it to them, but they still meet the bucket on the
-        // same statements now and then; here a refused call does not pause its replica, as a 429 would. The
-        // contract's 1% for a shared key is not reached yet: this bounds where it stands.
-        assertThat(run.refused()).isLessThanOrEqualTo(run.calls() / 5);
+        // What the first answers found is spread over the first seconds, long enough for each replica to see the
+        // others spending it, instead of taken at once by each of them.
+        assertThat(run.firstRefused() == null || run.firstRefused().compareTo(BucketPace.RELEASE) > 0)
+                .as("no call refused while the first level is spread: " + run).isTrue();
+        // Each replica reads what the others spend, leaves them a share of a call, and they still meet the bucket
+        // on the same statements now and then; here a refused call does not pause its replica, as a 429 would.
+        // The contract's 1% for a shared key is not reached yet: this bounds where it stands.
+        assertThat(run.refused()).isLessThanOrEqualTo(run.calls() / 10);
     }
 }

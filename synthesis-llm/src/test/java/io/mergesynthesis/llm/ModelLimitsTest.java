@@ -87,9 +87,10 @@ class ModelLimitsTest {
     }
 
     @Test
-    void inputTokensLetCallsInWhileTheBucketHoldsThemThenAtItsRefill() throws Exception {
-        // 60,000 input tokens a minute, 1,000 a second; 5,500 left once the first call was counted, the bucket
-        // full again in 54.5 s. Calls of 2,000 tokens: two go at once, the third when 500 more have flowed back.
+    void whatTheFirstStatementFindsIsSpreadOverTheFirstSecondsWithTheRefill() throws Exception {
+        // 60,000 input tokens a minute, 1,000 a second; 5,500 left once the first call was counted. Whether others
+        // share the key, nothing says yet: the 5,500 are spread over five seconds, 1,100 a second, on top of the
+        // refill. Calls of 2,000 tokens: one goes at once, the next once its 2,000 have come at 2,100 a second.
         Instant sent = clock.instant();
         ModelLimits.Turn first = start();
         limits.answered(first, sent, Map.of(Kind.INPUT_TOKENS, stated(60_000, 5_500, sent.plusMillis(54_500))),
@@ -97,12 +98,27 @@ class ModelLimitsTest {
 
         assertThat(limits.perSecond(Kind.INPUT_TOKENS)).isCloseTo(1000, within(1.0));
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
+        assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isEmpty();
+        assertThat(limits.untilNextStart().toMillis()).as("2,000 tokens at 2,100 a second").isBetween(940L, 960L);
+        clock.advance(Duration.ofMillis(960));
+        assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
+        assertThat(limits.paced(Kind.OUTPUT_TOKENS)).as("a kind never stated is not paced").isFalse();
+    }
+
+    @Test
+    void onceTheFirstLevelIsSpreadCallsGoWhileTheBucketHoldsThemThenAtItsRefill() throws Exception {
+        Instant sent = clock.instant();
+        ModelLimits.Turn first = start();
+        limits.answered(first, sent, Map.of(Kind.INPUT_TOKENS, stated(60_000, 500, sent.plusMillis(59_500))),
+                new Usage(2000, 100, 0, 0), true);
+        clock.advance(BucketPace.RELEASE);
+        // 5,500 by now: two calls of 2,000 go at once, the third when 500 more have flowed back.
+        assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isEmpty();
         assertThat(limits.untilNextStart().toMillis()).as("500 tokens at 1,000 a second").isBetween(490L, 510L);
         clock.advance(Duration.ofMillis(510));
         assertThat(limits.awaitStart(Duration.ZERO, limits.charges(MAX_TOKENS, 8000))).isPresent();
-        assertThat(limits.paced(Kind.OUTPUT_TOKENS)).as("a kind never stated is not paced").isFalse();
     }
 
     @Test

@@ -45,23 +45,32 @@ class RetryAfterTest {
     }
 
     @Test
-    void anthropicResetsTakeTheLatestExhaustedLimit() {
+    void anExhaustedRequestLimitsResetIsWaitedFor() {
         assertThat(pause(
                 "anthropic-ratelimit-requests-remaining", "0",
                 "anthropic-ratelimit-requests-reset", "2026-11-20T12:00:08Z",
-                "anthropic-ratelimit-output-tokens-remaining", "0",
-                "anthropic-ratelimit-output-tokens-reset", "2026-11-20T12:00:20Z",
                 "anthropic-ratelimit-input-tokens-remaining", "90000",
                 "anthropic-ratelimit-input-tokens-reset", "2026-11-20T12:00:55Z"))
-                .isEqualTo(Duration.ofSeconds(20));
+                .isEqualTo(Duration.ofSeconds(8));
     }
 
     @Test
-    void anthropicResetsWithoutRemainingCountsTakeTheLatestOfAll() {
+    void anExhaustedTokenLimitsResetIsWhenItsBucketIsFullAndIsNotWaitedFor() {
+        assertThat(pause("retry-after", "2",
+                "anthropic-ratelimit-output-tokens-remaining", "0",
+                "anthropic-ratelimit-output-tokens-reset", "2026-11-20T12:00:54Z",
+                "anthropic-ratelimit-tokens-remaining", "0",
+                "anthropic-ratelimit-tokens-reset", "2026-11-20T12:00:54Z"))
+                .as("the retry-after the 429 came with, not the 54 s until the output bucket is full")
+                .isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aRequestLimitsResetCountsWithoutARemainingCount() {
         assertThat(pause(
                 "anthropic-ratelimit-requests-reset", "2026-11-20T12:00:08Z",
                 "anthropic-ratelimit-tokens-reset", "2026-11-20T13:00:09+01:00"))
-                .isEqualTo(Duration.ofSeconds(9));
+                .isEqualTo(Duration.ofSeconds(8));
     }
 
     @Test

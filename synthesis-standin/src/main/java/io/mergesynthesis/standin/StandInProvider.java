@@ -262,6 +262,16 @@ public final class StandInProvider implements AutoCloseable {
             return new Pending(reply, null, null, null, null);
         }
 
+        /** A request the token limits let in: counted with what its answer writes, known already. */
+        static Pending letIn(Reply reply, TokenLimits.Charge charge, TokenLimits limits, Stats stats,
+                             ObjectMapper mapper) {
+            Pending pending = new Pending(reply, charge, limits, stats, mapper);
+            if (charge != null) {
+                stats.letIn(charge.input(), pending.outputTokens());
+            }
+            return pending;
+        }
+
         /** Settles the charge: the answer goes now. */
         Reply end() {
             if (charge != null) {
@@ -343,14 +353,14 @@ public final class StandInProvider implements AutoCloseable {
         if (scripted.isPresent() && scripted.get().isRaw()) {
             // Sent exactly as scripted: a test that scripts headers wants those alone.
             reply = new Reply(scripted.get().status(), scripted.get().headers(), scripted.get().body());
-            return new Pending(reply, charge, tokens, stats, mapper);
+            return Pending.letIn(reply, charge, tokens, stats, mapper);
         }
         if (scripted.isPresent()) {
             reply = answered(dialect, request, scripted.get().answerText(), n).withHeaders(stated);
         } else {
             reply = respond(dialect, request, n).withHeaders(stated);
         }
-        return new Pending(reply, charge, tokens, stats, mapper);
+        return Pending.letIn(reply, charge, tokens, stats, mapper);
     }
 
     /**

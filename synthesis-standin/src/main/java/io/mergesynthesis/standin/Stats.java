@@ -15,6 +15,9 @@ public final class Stats {
     private final LongAdder repairs = new LongAdder();
     private final LongAdder inputTokens = new LongAdder();
     private final LongAdder outputTokens = new LongAdder();
+    private final LongAdder inputLetIn = new LongAdder();
+    private final LongAdder outputLetIn = new LongAdder();
+    private final Gaps gaps = new Gaps();
     private final Map<String, LongAdder> byPath = new ConcurrentHashMap<>();
     private final Map<Integer, LongAdder> byStatus = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> byModel = new ConcurrentHashMap<>();
@@ -25,9 +28,16 @@ public final class Stats {
      * @param repairs      requests that carried the merge check's findings about an earlier answer
      * @param inputTokens  what the token limits were charged for input, by the answers let through them
      * @param outputTokens what those answers wrote, as the output limits kept it
+     * @param inputLetIn   the input of every request the token limits let in, counted as it was let in
+     * @param outputLetIn  what those requests write, counted as they were let in (an answer's length is known
+     *                     then): unlike the two above, these do not lag behind by the answers still on their way
+     * @param sinceFirstCall nanoseconds from the first call to a model until this snapshot; -1 before it
+     * @param longestGap   the longest time in nanoseconds between two calls to a model, or from the last call
+     *                     until this snapshot when that is longer; 0 before the first call
      */
     public record Snapshot(long requests, Map<String, Long> byPath, Map<Integer, Long> byStatus,
-                           Map<String, Long> byModel, long repairs, long inputTokens, long outputTokens) {
+                           Map<String, Long> byModel, long repairs, long inputTokens, long outputTokens,
+                           long inputLetIn, long outputLetIn, long sinceFirstCall, long longestGap) {
 
         public long status(int status) {
             return byStatus.getOrDefault(status, 0L);
@@ -47,8 +57,10 @@ public final class Stats {
         byPath.computeIfAbsent(path, p -> new LongAdder()).increment();
     }
 
+    /** A call to {@code model} arrived. */
     void model(String model) {
         byModel.computeIfAbsent(model, m -> new LongAdder()).increment();
+        gaps.call(System.nanoTime());
     }
 
     void repair() {
@@ -61,18 +73,54 @@ public final class Stats {
         outputTokens.add(output);
     }
 
+    /** The token limits let in a request of {@code input} tokens whose answer writes {@code output}. */
+    void letIn(long input, long output) {
+        inputLetIn.add(input);
+        outputLetIn.add(output);
+    }
+
     void status(int status) {
         byStatus.computeIfAbsent(status, s -> new LongAdder()).increment();
     }
 
     Snapshot snapshot() {
+        long now = System.nanoTime();
         return new Snapshot(requests.sum(), copy(byPath), copy(byStatus), copy(byModel), repairs.sum(),
-                inputTokens.sum(), outputTokens.sum());
+                inputTokens.sum(), outputTokens.sum(), inputLetIn.sum(), outputLetIn.sum(), gaps.sinceFirst(now),
+                gaps.longest(now));
     }
 
     private static <K> Map<K, Long> copy(Map<K, LongAdder> counters) {
         Map<K, Long> out = new TreeMap<>();
         counters.forEach((k, v) -> out.put(k, v.sum()));
         return out;
+    }
+
+    /** When calls arrived: the first, the last, and the longest time between two of them. */
+    private static final class Gaps {
+
+        private boolean any; // guarded by this
+        private long first; // guarded by this
+        private long last; // guarded by this
+        private long longest; // guarded by this
+
+        synchronized void call(long nanos) {
+            if (!any) {
+                any = true;
+                first = nanos;
+            } else {
+                longest = Math.max(longest, nanos - last);
+            }
+            last = nanos;
+        }
+
+        synchronized long sinceFirst(long now) {
+            return any ? now - first : -1;
+        }
+
+        /** The gap still open counts too: a provider nobody calls any more is a gap that has not ended. */
+        synchronized long longest(long now) {
+            return any ? Math.max(longest, now - last) : 0;
+        }
     }
 }

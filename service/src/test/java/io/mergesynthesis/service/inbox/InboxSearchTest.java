@@ -17,7 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
-import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -60,33 +60,36 @@ class InboxSearchTest {
         reads = new InboxReads(database.transactions());
         Random random = new Random(SEED);
         Instant base = Instant.parse("2026-11-01T00:00:00Z");
-        for (int i = 0; i < 260; i++) {
-            // Some share a received_at to the microsecond, so the id breaks the tie.
-            Instant at = base.plusSeconds(i / 3 * 60L);
-            String family = FAMILIES[random.nextInt(FAMILIES.length)];
-            Row row = new Row(UUID.randomUUID(), at, family + ".op_" + random.nextInt(40), "eng-" + i % 7 + "-" + i,
-                    List.of("pol-org-" + random.nextInt(12), "pol-mbr-" + random.nextInt(30)),
-                    ACTIONS[random.nextInt(ACTIONS.length)], STATES[random.nextInt(STATES.length)],
-                    STATUSES[random.nextInt(STATUSES.length)]);
-            insert(ORG, row);
-            ROWS.add(row);
-            if (i % 4 == 0) {
-                // Another org's twin: same target, key and policies, which no search of ORG may ever list.
-                insert(OTHER, new Row(UUID.randomUUID(), at, row.target(), row.key(), row.policies(), row.action(),
-                        row.state(), row.status()));
+        // One connection for every row: a connection of its own each made loading them most of the class's setup.
+        database.jdbi().useHandle(h -> {
+            for (int i = 0; i < 260; i++) {
+                // Some share a received_at to the microsecond, so the id breaks the tie.
+                Instant at = base.plusSeconds(i / 3 * 60L);
+                String family = FAMILIES[random.nextInt(FAMILIES.length)];
+                Row row = new Row(UUID.randomUUID(), at, family + ".op_" + random.nextInt(40),
+                        "eng-" + i % 7 + "-" + i,
+                        List.of("pol-org-" + random.nextInt(12), "pol-mbr-" + random.nextInt(30)),
+                        ACTIONS[random.nextInt(ACTIONS.length)], STATES[random.nextInt(STATES.length)],
+                        STATUSES[random.nextInt(STATUSES.length)]);
+                insert(h, ORG, row);
+                ROWS.add(row);
+                if (i % 4 == 0) {
+                    // Another org's twin: same target, key and policies, which no search of ORG may ever list.
+                    insert(h, OTHER, new Row(UUID.randomUUID(), at, row.target(), row.key(), row.policies(),
+                            row.action(), row.state(), row.status()));
+                }
             }
-        }
+        });
         // PostgreSQL orders uuids by their bytes, as their text sorts; Java's UUID.compareTo compares signed halves.
         ROWS.sort(Comparator.comparing(Row::receivedAt).thenComparing(r -> r.id().toString()).reversed());
     }
 
-    private static void insert(UUID org, Row row) {
-        Jdbi superuser = database.jdbi();
+    private static void insert(Handle h, UUID org, Row row) {
         String rules = "[" + String.join(",", row.policies().stream()
                 .map(p -> "{\"policy_id\": \"" + p + "\", \"scope\": \"org\", \"effect\": \"deny\", \"target\": \"*\"}")
                 .toList()) + "]";
         boolean marked = row.state().equals("max_attempts_exceeded");
-        superuser.useHandle(h -> h.createUpdate("""
+        h.createUpdate("""
                         INSERT INTO policy_conflicts (id, org_id, dedup_key, action, target, rules, winner_policy_id,
                                                       detected_at, received_at, synthesis_state, inbox_status,
                                                       suggested_merge, failure_marker, last_failure_reason)
@@ -97,7 +100,7 @@ class InboxSearchTest {
                 .bind("id", row.id()).bind("org", org).bind("key", row.key()).bind("action", row.action())
                 .bind("target", row.target()).bind("rules", rules).bind("winner", row.policies().get(0))
                 .bind("at", Timestamp.from(row.receivedAt())).bind("state", row.state()).bind("status", row.status())
-                .bind("marked", marked).execute());
+                .bind("marked", marked).execute();
     }
 
     @Test

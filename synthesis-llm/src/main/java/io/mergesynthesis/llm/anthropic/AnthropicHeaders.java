@@ -17,7 +17,8 @@ import java.util.Optional;
 /**
  * What Anthropic's headers say about its limits: {@code anthropic-ratelimit-<kind>-limit}, {@code -remaining} and
  * {@code -reset} (an RFC 3339 instant) for requests, input tokens, output tokens and tokens, the last being the
- * most restrictive of the token limits. After a 429 the reset of the limit that ran out says how long to wait.
+ * most restrictive of the token limits. After a 429 the reset of a request limit that ran out says how long to
+ * wait; a token limit's reset does not (see {@link #resetWait}).
  */
 final class AnthropicHeaders {
 
@@ -49,8 +50,11 @@ final class AnthropicHeaders {
     }
 
     /**
-     * The wait until the latest reset among the limits that are used up. A limit with requests left does not hold
-     * us back, so its reset only counts when no header says which limit is exhausted.
+     * The wait until the latest reset among the request limits that are used up. A limit with requests left does
+     * not hold us back, so its reset only counts when no header says which limit is exhausted. A token limit's
+     * reset is the instant its bucket is full again, not when it has room for a call, which comes with the
+     * refill of what the call lacks: waiting for it would idle the key for up to a minute, so only the provider's
+     * own {@code retry-after} says how long a token limit's 429 asks to wait.
      */
     static Optional<Duration> resetWait(HttpHeaders httpHeaders, Instant now) {
         Map<String, List<String>> headers = httpHeaders.map();
@@ -58,7 +62,7 @@ final class AnthropicHeaders {
         Optional<Instant> any = Optional.empty();
         for (Map.Entry<String, List<String>> header : headers.entrySet()) {
             String name = header.getKey().toLowerCase(Locale.ROOT);
-            if (!name.startsWith(PREFIX) || !name.endsWith(RESET) || header.getValue().isEmpty()) {
+            if (!name.equals(PREFIX + "requests" + RESET) || header.getValue().isEmpty()) {
                 continue;
             }
             Optional<Instant> at = instant(header.getValue().get(0));

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -63,9 +64,18 @@ public final class SynthesisCall {
     Synthesis invoke(ConflictSnapshot conflict, ResolvedModel model, CallRecorder early)
             throws AttemptFailure, AttemptDeferred {
         // The attempt's span goes along, so that the provider calls' spans are its children.
-        Future<Synthesis> call = calls.submit(Context.current().wrap(
-                () -> synthesizer.synthesizeWithCalls(conflict, model, early)));
+        CountDownLatch begun = new CountDownLatch(1);
+        Future<Synthesis> call = calls.submit(Context.current().wrap(() -> {
+            begun.countDown();
+            return synthesizer.synthesizeWithCalls(conflict, model, early);
+        }));
         try {
+            // The timeout is the synthesizer's time, counted from when the call begins on its thread: on a busy
+            // machine a new thread can take a while to start, and that wait would otherwise cut a call short of
+            // the time it was given. A call whose thread does not start within the timeout is cut all the same.
+            if (!begun.await(invokeTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new TimeoutException("the call's thread did not start");
+            }
             Synthesis synthesis = call.get(invokeTimeout.toNanos(), TimeUnit.NANOSECONDS);
             if (synthesis == null) {
                 throw new AttemptFailure(FailureReason.INVALID_JSON, "the synthesizer returned no merge");

@@ -796,7 +796,6 @@ ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_resolved_has_resolu
 CREATE INDEX policy_conflicts_by_state_received ON public.policy_conflicts USING btree (org_id, synthesis_state, received_at DESC, id DESC) WHERE ((synthesis_state)::text <> ALL (ARRAY['done'::text, 'in_progress'::text]));
 CREATE INDEX policy_conflicts_by_status_received ON public.policy_conflicts USING btree (org_id, inbox_status, received_at DESC, id DESC) WHERE ((inbox_status)::text <> 'open'::text);
 CREATE INDEX policy_conflicts_claim_tags_by_org ON public.policy_conflicts USING btree (org_id, claim_tag) WHERE ((synthesis_state)::text = ANY (ARRAY['in_progress'::text, 'done'::text]));
-CREATE INDEX policy_conflicts_claimable ON public.policy_conflicts USING btree (not_before) WHERE ((synthesis_state)::text = ANY (ARRAY['pending'::text, 'in_progress'::text]));
 CREATE INDEX policy_conflicts_inbox ON public.policy_conflicts USING btree (org_id, received_at DESC, id DESC);
 CREATE INDEX policy_conflicts_leases_by_expiry ON public.policy_conflicts USING btree (lease_expires_at) WHERE ((synthesis_state)::text = 'in_progress'::text);
 CREATE INDEX policy_conflicts_marked ON public.policy_conflicts USING btree (org_id, last_failure_reason) WHERE ((synthesis_state)::text = 'max_attempts_exceeded'::text);

@@ -24,3 +24,10 @@ CREATE INDEX policy_conflicts_pending_by_org ON policy_conflicts (org_id, not_be
 -- where it was rather than level with the others: with few workers that happens at almost every call.
 CREATE INDEX policy_conflicts_claim_tags_by_org ON policy_conflicts (org_id, claim_tag)
     WHERE synthesis_state IN ('in_progress', 'done');
+
+-- The claim no longer reads the pending rows of every org in one order, and the index that served it goes. Its
+-- last readers (when the next lease ends, how many rows wait) read policy_conflicts_leases_by_expiry and the
+-- index above. Left in place, it would be what the planner takes for one org's pending rows whenever the table's
+-- statistics date from a moment with nothing pending (a drained table, then a tenant's import): every partial
+-- index then looks empty, and this one, read whole with a filter on the org, looks cheapest.
+DROP INDEX policy_conflicts_claimable;

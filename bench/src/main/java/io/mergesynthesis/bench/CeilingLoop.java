@@ -151,7 +151,7 @@ final class CeilingLoop {
         OneTripBatch claimTrip = OneTripBatch.crossTenant().withoutWaitingForDisk();
         OneTripBatch.Result<Map<Lease, Double>> claimed = ConflictLeases.claim(claimTrip, owner, limit, LEASE,
                 Ticker.SYSTEM, ConflictLeases.NO_ROUTE_HELD, picture);
-        ConflictLeases.nextDueIn(claimTrip);
+        ConflictLeases.nextLeaseEndsIn(claimTrip);
         claimTrip.run(c);
         picture.claimed(claimed.get(), limit);
         return List.copyOf(claimed.get().keySet());

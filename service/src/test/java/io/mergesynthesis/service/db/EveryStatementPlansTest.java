@@ -47,6 +47,7 @@ class EveryStatementPlansTest {
             Map.entry("after", UUID.fromString("22222222-2222-4222-8222-222222222222")),
             Map.entry("conflict", UUID.fromString("11111111-1111-4111-8111-111111111111")),
             Map.entry("limit", 4),
+            Map.entry("reach", 12),
             Map.entry("heldRoutes", ",anthropic,*,"),
             Map.entry("candidates", "00000000-0000-0000-0000-000000000001,00000000-0000-0000-0000-000000000002"),
             Map.entry("level", 3.5),

@@ -62,32 +62,55 @@ public final class LeaseClaimer {
             // Short on a picture walked a while ago: the orgs it offered may have had nothing left while others
             // wait. Walk now and claim once more, rather than idle with work waiting.
             walkIfDue();
-            List<Lease> more = claimOnce(limit - claim.leases().size(), heldRoutes).leases();
-            if (!more.isEmpty()) {
-                List<Lease> all = new ArrayList<>(claim.leases());
-                all.addAll(more);
-                claim = new Claim(all, Optional.empty());
-            }
+            Claim more = claimOnce(limit - claim.leases().size(), heldRoutes);
+            List<Lease> all = new ArrayList<>(claim.leases());
+            all.addAll(more.leases());
+            claim = new Claim(all, more.nextDueIn());
         }
-        return claim;
+        if (claim.leases().size() >= limit) {
+            return new Claim(claim.leases(), Optional.empty());
+        }
+        // Short: a walk has just been made (at the start or above), so the picture knows when the next pending
+        // row waiting out a backoff comes due; the claim's batch told when the next lease ends.
+        Optional<Duration> pendingDue = waiting.nextPendingDueIn();
+        Optional<Duration> next = claim.nextDueIn().isEmpty() ? pendingDue
+                : pendingDue.isEmpty() ? claim.nextDueIn()
+                : Optional.of(min(claim.nextDueIn().get(), pendingDue.get()));
+        return new Claim(claim.leases(), next);
     }
 
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /** One claim in one round trip, with when the next lease held now ends. */
     private Claim claimOnce(int limit, String heldRoutes) {
-        // The claim and the look at what comes due next go in one round trip; the second matters only when
+        // The claim and the look at when the next lease ends go in one round trip; the second matters only when
         // the claim came back short, and costs one index probe when it did not.
         OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
         OneTripBatch.Result<Map<Lease, Double>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration,
                 ticker, heldRoutes, waiting);
-        OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextDueIn(batch);
+        OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextLeaseEndsIn(batch);
         batch.run(transactions);
         List<Lease> got = noted(leases.get(), limit);
         counted(got);
-        return new Claim(got, got.size() < limit ? nextDue.get() : Optional.empty());
+        return new Claim(got, nextDue.get());
     }
 
-    /** Walks the waiting orgs, in a round trip of its own, when the picture is due; true when it walked. */
+    /**
+     * New conflicts were reported (a NOTIFY): the next claim walks the waiting orgs first, so that an org that had
+     * nothing waiting is seen at once rather than when the picture ages, however busy the pool is with others.
+     */
+    public void newConflictsReported() {
+        waiting.newConflictsReported();
+    }
+
+    /**
+     * Walks the waiting orgs, in a round trip of its own, when the picture is due and no other claim has taken
+     * the walk; true when it walked.
+     */
     private boolean walkIfDue() {
-        if (!waiting.due()) {
+        if (!waiting.takeWalk()) {
             return false;
         }
         OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
@@ -96,9 +119,19 @@ public final class LeaseClaimer {
         return true;
     }
 
-    /** Adds a claim of up to {@code limit} conflicts to a cross-tenant {@code trip}, sent by its owner. */
+    /**
+     * Adds a claim of up to {@code limit} conflicts to a cross-tenant {@code trip}, sent by its owner (a store that
+     * claims the next conflicts). When the picture is due, the walk goes in the same trip, after the claim: a pool whose
+     * workers all refill from their stores claims in no other way, and must still see orgs that have just reported
+     * work. This claim goes on the picture as it was, the next one on the new one.
+     */
     OneTripBatch.Result<Map<Lease, Double>> claimInto(OneTripBatch trip, int limit, String heldRoutes) {
-        return ConflictLeases.claim(trip, owner, limit, leaseDuration, ticker, heldRoutes, waiting);
+        OneTripBatch.Result<Map<Lease, Double>> claim = ConflictLeases.claim(trip, owner, limit, leaseDuration,
+                ticker, heldRoutes, waiting);
+        if (waiting.takeWalk()) {
+            waiting.walkInto(trip);
+        }
+        return claim;
     }
 
     /**

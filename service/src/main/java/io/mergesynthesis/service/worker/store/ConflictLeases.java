@@ -148,8 +148,19 @@ public final class ConflictLeases {
 
     private static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration,
                                                    String heldRoutes) {
-        return Map.of("limit", limit, "owner", owner, "leaseMicros", micros(leaseDuration),
+        return Map.of("limit", limit, "reach", reach(limit), "owner", owner, "leaseMicros", micros(leaseDuration),
                 "heldRoutes", heldRoutes, "candidates", EVERY_WAITING_ORG, "level", 0.0);
+    }
+
+    /**
+     * How many rows beyond its {@code limit} a claim looks at, in orgs and in rows of each: as many claims as
+     * this beside it can take the rows it ranks first and still leave it a full batch.
+     */
+    static final int SPARE = 8;
+
+    /** The orgs a claim of {@code limit} looks at, and the rows of each: {@code limit} and {@link #SPARE}. */
+    static int reach(int limit) {
+        return limit + SPARE;
     }
 
     /** The {@code heldRoutes} of a claim that holds no route back. */
@@ -164,20 +175,20 @@ public final class ConflictLeases {
     }
 
     /**
-     * How long until the next row not claimable yet becomes claimable (a retry's backoff ends, or a lease
-     * expires), by the database clock; empty when no such row exists. Lets an idle claim loop sleep exactly
-     * until there is work instead of polling for it. Runs cross-tenant, on the same partial index as the claim,
-     * as one statement of the claim's batch.
+     * How long until the next lease held now expires, by the database clock; empty when none is held. With
+     * {@link WaitingOrgs#nextPendingDueIn()} (the rows waiting out a backoff) it lets an idle claim loop sleep
+     * exactly until there is work instead of polling for it. Runs cross-tenant, as one statement of the claim's
+     * batch.
      */
-    public static OneTripBatch.Result<Optional<Duration>> nextDueIn(OneTripBatch batch) {
-        return batch.query(NEXT_DUE_IN, Map.of(), rs -> {
+    public static OneTripBatch.Result<Optional<Duration>> nextLeaseEndsIn(OneTripBatch batch) {
+        return batch.query(NEXT_LEASE_END, Map.of(), rs -> {
             rs.next();
             long micros = rs.getLong(1);
             return rs.wasNull() ? Optional.empty() : Optional.of(fromMicros(micros));
         });
     }
 
-    private static final String NEXT_DUE_IN = SqlFiles.of(ConflictLeases.class, "next_due_in");
+    private static final String NEXT_LEASE_END = SqlFiles.of(ConflictLeases.class, "next_lease_end");
 
     private static Duration fromMicros(long micros) {
         return Duration.of(micros, ChronoUnit.MICROS);

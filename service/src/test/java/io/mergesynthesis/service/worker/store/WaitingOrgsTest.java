@@ -50,14 +50,14 @@ class WaitingOrgsTest {
         UUID newest = org(1_000);
         WaitingOrgs picture = walked();
         assertThat(picture.candidates(1, ConflictLeases.NO_ROUTE_HELD))
-                .as("never served, level with each other: the two oldest")
-                .isEqualTo(oldest + "," + middle);
+                .as("never served, level with each other: oldest first")
+                .isEqualTo(oldest + "," + middle + "," + newest);
 
         List<Lease> first = claim(picture, 1);
         assertThat(first).extracting(Lease::orgId).containsExactly(oldest);
         assertThat(picture.candidates(1, ConflictLeases.NO_ROUTE_HELD))
                 .as("the org just served goes behind the others")
-                .isEqualTo(middle + "," + newest);
+                .isEqualTo(middle + "," + newest + "," + oldest);
 
         assertThat(claim(picture, 1)).extracting(Lease::orgId).containsExactly(middle);
         assertThat(claim(picture, 1)).extracting(Lease::orgId).containsExactly(newest);
@@ -96,6 +96,33 @@ class WaitingOrgsTest {
         assertThat(again.candidates(1, ConflictLeases.NO_ROUTE_HELD))
                 .as("level with the busy org's last, and so first").startsWith(newcomer.toString());
         assertThat(again.candidates(1, ",anthropic,")).isEqualTo(newcomer.toString());
+    }
+
+    @Test
+    void theWalkTellsWhenTheFirstRowInABackoffComesDueAlsoInAnOrgWithRowsDue() {
+        UUID busy = org(1_000);
+        assertThat(walked().nextPendingDueIn()).as("nothing in a backoff").isEmpty();
+
+        backOff(busy, 1, 20);
+        UUID resting = org(0);
+        backOff(resting, 3, 30);
+        WaitingOrgs picture = walked();
+        assertThat(picture.candidates(1, ConflictLeases.NO_ROUTE_HELD))
+                .as("an org whose rows all wait out a backoff is not offered").isEqualTo(busy.toString());
+        assertThat(picture.nextPendingDueIn()).as("the busy org's row, sooner than the resting org's").get()
+                .satisfies(due -> assertThat(due).isBetween(Duration.ofSeconds(15), Duration.ofSeconds(20)));
+
+        now.addAndGet(Duration.ofSeconds(40).toNanos());
+        assertThat(picture.nextPendingDueIn()).as("passed, by the hand-moved clock").contains(Duration.ZERO);
+    }
+
+    /** Puts the {@code count} newest pending rows of {@code org} in a backoff that ends in {@code seconds}. */
+    private static void backOff(UUID org, int count, int seconds) {
+        fixture.admin.useHandle(h -> h.createUpdate("""
+                        UPDATE policy_conflicts SET not_before = now() + :seconds * interval '1 second'
+                        WHERE id IN (SELECT id FROM policy_conflicts WHERE org_id = :org
+                                     ORDER BY not_before DESC LIMIT :count)""")
+                .bind("org", org).bind("count", count).bind("seconds", seconds).execute());
     }
 
     private WaitingOrgs walked() {

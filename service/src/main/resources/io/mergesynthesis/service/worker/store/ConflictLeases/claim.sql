@@ -16,10 +16,18 @@
 -- is the highest last tag among them. An org's next conflict starts at its last tag plus 1 / weight, or at the
 -- level when that is higher, so an org cannot bank a share it did not use, and an org that has had nothing for a
 -- while comes before the next conflict of every busy org, whatever their backlogs. The claim keeps the
--- 2 * :limit orgs that start first (twice the batch, so that orgs whose rows a claim beside this one takes do not
--- leave it short), reads up to :limit of each one's oldest due rows, the nth starting (n - 1) / weight after the
--- first, and locks FOR UPDATE SKIP LOCKED the :limit that start first, writing each one's start as its claim_tag.
+-- :reach orgs that start first, reads up to :reach of each one's oldest due rows, the nth starting (n - 1) / weight
+-- after the first, and locks FOR UPDATE SKIP LOCKED the :limit that start first, writing each one's start as its
+-- claim_tag. :reach is a few more than :limit: claims beside this one (a pool's workers each claim their next as
+-- they store) rank the same rows first and take them, and this one then takes the next ones rather than come
+-- back short, also when one org alone has work.
 -- Nothing else is written: claims of several replicas share one picture and never wait for one another.
+--
+-- The rows offered are locked by the row versions the offer read (ctid), not looked up again by id: no index
+-- choice is left to the planner there. Its statistics may date from a moment with nothing pending (a drained
+-- table analysed before a tenant's import), and then every partial index looks empty and any of them, read
+-- whole with a filter, looks as cheap as the primary key. LockRows follows a version another claim has updated
+-- since to the newest one and checks it again, so a row claimed meanwhile is passed over.
 --
 -- The walk costs a few index pages per waiting org, too much for every claim of a busy pool. So a pool walks
 -- now and then (waiting_orgs.sql) and names here, in :candidates (ids between commas), the orgs its picture puts
@@ -74,20 +82,20 @@ shares AS (
     SELECT org_id, oldest, weight, greatest(last_tag + 1.0 / weight, level) AS starts
     FROM due CROSS JOIN (SELECT greatest(coalesce(max(last_tag), 0), :level) AS level FROM due) l
     ORDER BY starts, oldest NULLS LAST
-    LIMIT 2 * :limit),
+    LIMIT :reach),
 offered AS (
-    SELECT o.id, o.not_before,
-           sh.starts + (row_number() OVER (PARTITION BY sh.org_id ORDER BY o.not_before, o.id) - 1)::float8
+    SELECT o.ctid, o.not_before,
+           sh.starts + (row_number() OVER (PARTITION BY sh.org_id ORDER BY o.not_before, o.ctid) - 1)::float8
                / sh.weight AS tag
     FROM shares sh CROSS JOIN LATERAL (
-        SELECT p.id, p.not_before
+        SELECT p.ctid, p.not_before
         FROM policy_conflicts p
         WHERE p.org_id = sh.org_id AND p.synthesis_state = 'pending' AND p.not_before <= now()
         ORDER BY p.not_before
-        LIMIT :limit) o),
+        LIMIT :reach) o),
 fresh AS (
     SELECT p.id, false AS recovered, false AS cut_by_restart, offered.tag
-    FROM offered JOIN policy_conflicts p ON p.id = offered.id
+    FROM offered JOIN policy_conflicts p ON p.ctid = offered.ctid
     WHERE p.synthesis_state = 'pending' AND p.not_before <= now()
     ORDER BY offered.tag, offered.not_before
     LIMIT :limit

@@ -16,6 +16,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.LongStream;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -159,6 +160,36 @@ class ClaimSharePropertiesTest {
     }
 
     /** {@code count} pending conflicts of {@code org}, a millisecond apart from {@code ageSeconds} ago. */
+    @Test
+    void claimsBesideEachOtherOnOneOrgEachTakeTheNextOldest() {
+        fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
+        UUID org = UUID.randomUUID();
+        List<UUID> oldestFirst = backlog(org, 20, 60);
+        // Four claims of one conflict each, every one held open while the next runs, as a pool's workers refill
+        // from their stores at the same moment: each passes over the rows the others hold and takes the next.
+        List<Handle> open = new ArrayList<>();
+        List<UUID> taken = new ArrayList<>();
+        try {
+            for (int c = 0; c < 4; c++) {
+                Handle handle = fixture.admin.open();
+                open.add(handle);
+                handle.begin();
+                List<UUID> got = handle.createQuery(ConflictLeases.CLAIM)
+                        .bindMap(ConflictLeases.claimParams("beside-" + c, 1, Duration.ofSeconds(60)))
+                        .map((rs, ctx) -> rs.getObject("id", UUID.class))
+                        .list();
+                assertThat(got).as("claim %d, beside %d held open", c, c).hasSize(1);
+                taken.addAll(got);
+            }
+        } finally {
+            open.forEach(handle -> {
+                handle.rollback();
+                handle.close();
+            });
+        }
+        assertThat(taken).as("the four oldest, in order").containsExactlyElementsOf(oldestFirst.subList(0, 4));
+    }
+
     private static List<UUID> backlog(UUID org, int count, int ageSeconds) {
         List<UUID> ids = new ArrayList<>();
         fixture.admin.useHandle(h -> ids.addAll(h.createQuery("""

@@ -16,11 +16,12 @@
 -- is the highest last tag among them. An org's next conflict starts at its last tag plus 1 / weight, or at the
 -- level when that is higher, so an org cannot bank a share it did not use, and an org that has had nothing for a
 -- while comes before the next conflict of every busy org, whatever their backlogs. The claim keeps the
--- :reach orgs that start first, reads up to :reach of each one's oldest due rows, the nth starting (n - 1) / weight
--- after the first, and locks FOR UPDATE SKIP LOCKED the :limit that start first, writing each one's start as its
--- claim_tag. :reach is a few more than :limit: claims beside this one (a pool's workers each claim their next as
--- they store) rank the same rows first and take them, and this one then takes the next ones rather than come
--- back short, also when one org alone has work.
+-- :reach orgs that start first, reads :limit of each one's oldest due rows and its share of :reach - :limit more,
+-- the nth starting (n - 1) / weight after the first, and locks FOR UPDATE SKIP LOCKED the :limit that start first,
+-- writing each one's start as its claim_tag. No org has more than :limit among those, so the rows to spare change
+-- nothing of the order; they are there because claims beside this one (a pool's workers each claim their next as
+-- they store) rank the same rows first and take them, and this one then takes the next ones rather than come back
+-- short, also when one org alone has work.
 -- Nothing else is written: claims of several replicas share one picture and never wait for one another.
 --
 -- The rows offered are locked by the row versions the offer read (ctid), not looked up again by id: no index
@@ -87,12 +88,14 @@ offered AS (
     SELECT o.ctid, o.not_before,
            sh.starts + (row_number() OVER (PARTITION BY sh.org_id ORDER BY o.not_before, o.ctid) - 1)::float8
                / sh.weight AS tag
-    FROM shares sh CROSS JOIN LATERAL (
+    FROM shares sh
+    CROSS JOIN (SELECT count(*) AS orgs FROM shares) k
+    CROSS JOIN LATERAL (
         SELECT p.ctid, p.not_before
         FROM policy_conflicts p
         WHERE p.org_id = sh.org_id AND p.synthesis_state = 'pending' AND p.not_before <= now()
         ORDER BY p.not_before
-        LIMIT :reach) o),
+        LIMIT :limit + (:reach - :limit + k.orgs - 1) / k.orgs) o),
 fresh AS (
     SELECT p.id, false AS recovered, false AS cut_by_restart, offered.tag
     FROM offered JOIN policy_conflicts p ON p.ctid = offered.ctid

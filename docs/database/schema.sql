@@ -728,10 +728,12 @@ CREATE TABLE org_synthesis_settings (
     org_id uuid NOT NULL,
     model text,
     monthly_budget_usd numeric(18,6),
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    weight integer DEFAULT 1 NOT NULL
 );
 ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_monthly_budget_usd_check CHECK ((monthly_budget_usd >= (0)::numeric));
 ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_pkey PRIMARY KEY (org_id);
+ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_weight_check CHECK (((weight >= 1) AND (weight <= 1000)));
 ALTER TABLE org_synthesis_settings ENABLE ROW LEVEL SECURITY;
 ALTER TABLE org_synthesis_settings FORCE ROW LEVEL SECURITY;
 CREATE POLICY org_synthesis_settings_org_isolation ON org_synthesis_settings AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
@@ -782,7 +784,8 @@ CREATE TABLE policy_conflicts (
     resolution resolution,
     resolution_note text,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    merge_check_version integer
+    merge_check_version integer,
+    claim_tag double precision DEFAULT 0 NOT NULL
 );
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_attempts_check CHECK ((attempts >= 0));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_done_has_merge CHECK ((((synthesis_state)::text <> 'done'::text) OR (suggested_merge IS NOT NULL)));
@@ -792,11 +795,12 @@ ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_pkey PRIMARY KEY (i
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_resolved_has_resolution CHECK ((((inbox_status)::text = 'resolved'::text) = (resolution IS NOT NULL)));
 CREATE INDEX policy_conflicts_by_state_received ON public.policy_conflicts USING btree (org_id, synthesis_state, received_at DESC, id DESC) WHERE ((synthesis_state)::text <> ALL (ARRAY['done'::text, 'in_progress'::text]));
 CREATE INDEX policy_conflicts_by_status_received ON public.policy_conflicts USING btree (org_id, inbox_status, received_at DESC, id DESC) WHERE ((inbox_status)::text <> 'open'::text);
-CREATE INDEX policy_conflicts_claimable ON public.policy_conflicts USING btree (not_before) WHERE ((synthesis_state)::text = ANY (ARRAY['pending'::text, 'in_progress'::text]));
+CREATE INDEX policy_conflicts_claim_tags_by_org ON public.policy_conflicts USING btree (org_id, claim_tag) WHERE ((synthesis_state)::text = ANY (ARRAY['in_progress'::text, 'done'::text]));
 CREATE INDEX policy_conflicts_inbox ON public.policy_conflicts USING btree (org_id, received_at DESC, id DESC);
 CREATE INDEX policy_conflicts_leases_by_expiry ON public.policy_conflicts USING btree (lease_expires_at) WHERE ((synthesis_state)::text = 'in_progress'::text);
 CREATE INDEX policy_conflicts_marked ON public.policy_conflicts USING btree (org_id, last_failure_reason) WHERE ((synthesis_state)::text = 'max_attempts_exceeded'::text);
 CREATE INDEX policy_conflicts_marked_newest ON public.policy_conflicts USING btree (updated_at DESC, id DESC) WHERE ((synthesis_state)::text = 'max_attempts_exceeded'::text);
+CREATE INDEX policy_conflicts_pending_by_org ON public.policy_conflicts USING btree (org_id, not_before) WHERE ((synthesis_state)::text = 'pending'::text);
 CREATE INDEX policy_conflicts_waiting_budget ON public.policy_conflicts USING btree (org_id) WHERE ((synthesis_state)::text = 'waiting_budget'::text);
 CREATE TRIGGER policy_conflicts_added AFTER INSERT ON public.policy_conflicts REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION count_conflicts_added();
 CREATE TRIGGER policy_conflicts_by_action_added AFTER INSERT ON public.policy_conflicts REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION add_conflicts_by_action();

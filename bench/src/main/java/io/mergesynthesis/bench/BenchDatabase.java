@@ -186,14 +186,28 @@ final class BenchDatabase implements AutoCloseable {
         }
     }
 
+    private static final String DEADLOCK = "40P01";
+
     /** Empties the product's tables and the peer's, so that each measurement starts from the same state. */
     void reset() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {
             // Every table that references policy_conflicts or api_tokens goes with it, or TRUNCATE refuses; and the
             // month totals and usage kept of the ledger, which its TRUNCATE does not take away (the conflicts'
-            // counts and search keys go with them by their own trigger).
-            s.execute("TRUNCATE conflict_events, llm_usage_events, synthesis_attempt_history, policy_conflicts, "
-                    + "web_sessions, api_tokens, org_names, org_spend_by_month, org_usage_by_month");
+            // counts and search keys go with them by their own trigger). A replica still running folds its usage
+            // rows now and then, and its fold and the TRUNCATE may each wait for a lock the other holds; the
+            // server then cancels one of them, and when it is the TRUNCATE, it is sent again.
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    s.execute("TRUNCATE conflict_events, llm_usage_events, synthesis_attempt_history, "
+                            + "policy_conflicts, web_sessions, api_tokens, org_names, org_spend_by_month, "
+                            + "org_usage_by_month");
+                    break;
+                } catch (SQLException e) {
+                    if (!DEADLOCK.equals(e.getSQLState()) || attempt == 3) {
+                        throw e;
+                    }
+                }
+            }
             s.execute("DROP TABLE IF EXISTS scheduled_tasks");
         }
         settle();

@@ -104,7 +104,8 @@ public final class BenchMain {
         Map<String, Object> s = new LinkedHashMap<>();
         String only = o.scaleTenants() ? "big tenants" : o.latency() ? "latency" : o.headline() ? "headline"
                 : o.tokenCache() ? "token cache"
-                : o.providerBound() ? "provider-bound" : o.workerScaling() ? "worker-scaling" : "full";
+                : o.providerBound() ? "provider-bound" : o.fairShares() ? "fair shares"
+                : o.workerScaling() ? "worker-scaling" : "full";
         s.put("mode", o.quick() ? "quick (smoke sizes: not figures to quote), " + only : only);
         s.put("rows_per_drain", o.rows());
         s.put("workers_per_replica", o.workers());

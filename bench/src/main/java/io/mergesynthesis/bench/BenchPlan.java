@@ -72,6 +72,12 @@ final class BenchPlan {
             results.skipRemaining("not measured with --provider-tokens", Metric.values());
             return;
         }
+        if (options.fairShares()) {
+            db.reset();
+            step("fair shares", this::fairShares, Metric.fairShares());
+            results.skipRemaining("not measured with --fair-shares", Metric.values());
+            return;
+        }
         if (options.workerScaling()) {
             db.reset();
             step("worker scaling", this::workerScaling, Metric.workers(0));
@@ -116,6 +122,13 @@ final class BenchPlan {
                     Metric.tokens(null, 0));
         } else {
             step("provider tokens", this::providerTokens, Metric.tokens(null, 0));
+        }
+        if (options.quick()) {
+            // Five minutes of 1 s calls would more than double a smoke run: --fair-shares runs them.
+            results.skipRemaining("not measured in a --quick run of every step; run --fair-shares",
+                    Metric.fairShares());
+        } else {
+            step("fair shares", this::fairShares, Metric.fairShares());
         }
         step("worker scaling", this::workerScaling, Metric.workers(0));
         if (options.quick()) {
@@ -571,6 +584,12 @@ final class BenchPlan {
     /** A database of one big org and a fleet of small ones, and one replica's reads on it: {@link BigTenants}. */
     private void bigTenants() throws Exception {
         new BigTenants(options, db, seeder, fixture, results, this::startReplica).run();
+    }
+
+    /** One org's conflict behind another's backlog, and three orgs' shares of the calls: {@link FairShares}. */
+    private void fairShares() throws Exception {
+        new FairShares(db, seeder, fixture, results, (name, overrides, environment) ->
+                BenchReplicas.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
     }
 
     /** One replica of 4, 32 and 128 workers against a stand-in that answers after 2 s: {@link WorkerScaling}. */

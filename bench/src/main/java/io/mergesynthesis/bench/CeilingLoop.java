@@ -3,12 +3,14 @@ package io.mergesynthesis.bench;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
+import io.mergesynthesis.service.worker.store.WaitingOrgs;
 import io.mergesynthesis.synthesis.Ticker;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,6 +37,11 @@ final class CeilingLoop {
     private final Fixture fixture;
     private final int threads;
     private final int claimBatch;
+    /**
+     * The pool's picture of the fair order, one for all threads as a replica has one for all its workers: walked
+     * now and then, followed between walks by every thread's claims.
+     */
+    private final WaitingOrgs picture = new WaitingOrgs(Ticker.SYSTEM);
 
     CeilingLoop(BenchDatabase db, Fixture fixture, int threads) {
         this(db, fixture, threads, CLAIM_BATCH);
@@ -96,12 +103,7 @@ final class CeilingLoop {
         String details = "{\"synthesizer\":\"stub\",\"lease_owner\":\"" + owner + "\"}";
         try (Connection c = db.connect()) {
             c.setAutoCommit(true);
-            OneTripBatch claimTrip = OneTripBatch.crossTenant().withoutWaitingForDisk();
-            OneTripBatch.Result<List<Lease>> claimed = ConflictLeases.claim(claimTrip, owner, claimBatch, LEASE,
-                    Ticker.SYSTEM);
-            ConflictLeases.nextDueIn(claimTrip);
-            claimTrip.run(c);
-            List<Lease> leased = claimed.get();
+            List<Lease> leased = claimFresh(c, owner, claimBatch, picture);
             while (!leased.isEmpty()) {
                 OneTripBatch read = OneTripBatch.tenant();
                 List<OneTripBatch.Result<Optional<ConflictLeases.LeasedRow>>> rows = new ArrayList<>();
@@ -120,14 +122,38 @@ final class CeilingLoop {
                 for (Lease lease : leased) {
                     stored.add(ConflictLeases.storeMerge(store, lease.orgId(), lease, fixture.mergeJson(), details));
                 }
-                OneTripBatch.Result<List<Lease>> next = ConflictLeases.claim(store.crossTenantFromHere(), owner,
-                        leased.size(), LEASE, Ticker.SYSTEM);
+                int asked = leased.size();
+                OneTripBatch.Result<Map<Lease, Double>> next = ConflictLeases.claim(store.crossTenantFromHere(),
+                        owner, asked, LEASE, Ticker.SYSTEM, ConflictLeases.NO_ROUTE_HELD, picture);
                 store.run(c);
                 for (OneTripBatch.Result<Integer> count : stored) {
                     finalized.addAndGet(count.get());
                 }
-                leased = next.get();
+                picture.claimed(next.get(), asked);
+                leased = List.copyOf(next.get().keySet());
+                if (leased.isEmpty()) {
+                    // As the pool's claim loop does: a picture that offered nothing is walked again before the
+                    // drain is taken to be over.
+                    leased = claimFresh(c, owner, asked, picture);
+                }
             }
         }
+    }
+
+    /** Walks the waiting orgs when the picture is due, then claims, as the pool's claim loop does. */
+    private static List<Lease> claimFresh(Connection c, String owner, int limit, WaitingOrgs picture)
+            throws SQLException {
+        if (picture.due()) {
+            OneTripBatch walk = OneTripBatch.crossTenant().withoutWaitingForDisk();
+            picture.walkInto(walk);
+            walk.run(c);
+        }
+        OneTripBatch claimTrip = OneTripBatch.crossTenant().withoutWaitingForDisk();
+        OneTripBatch.Result<Map<Lease, Double>> claimed = ConflictLeases.claim(claimTrip, owner, limit, LEASE,
+                Ticker.SYSTEM, ConflictLeases.NO_ROUTE_HELD, picture);
+        ConflictLeases.nextLeaseEndsIn(claimTrip);
+        claimTrip.run(c);
+        picture.claimed(claimed.get(), limit);
+        return List.copyOf(claimed.get().keySet());
     }
 }

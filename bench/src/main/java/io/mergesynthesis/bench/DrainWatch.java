@@ -48,10 +48,13 @@ final class DrainWatch {
             throws SQLException, Stalled {
         try (Connection c = db.connectAsSweep();
              Statement setUp = c.createStatement();
-             PreparedStatement any = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM policy_conflicts "
-                     + "WHERE synthesis_state IN ('pending', 'in_progress'))");
-             PreparedStatement count = c.prepareStatement("SELECT count(*) FROM policy_conflicts "
-                     + "WHERE synthesis_state IN ('pending', 'in_progress')")) {
+             // One test per partial index: the pending rows by org, those under a lease by expiry.
+             PreparedStatement any = c.prepareStatement(
+                     "SELECT EXISTS (SELECT 1 FROM policy_conflicts WHERE synthesis_state = 'pending') "
+                     + "OR EXISTS (SELECT 1 FROM policy_conflicts WHERE synthesis_state = 'in_progress')");
+             PreparedStatement count = c.prepareStatement(
+                     "SELECT (SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'pending') "
+                     + "+ (SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'in_progress')")) {
             setUp.execute(INDEX_ONLY);
             long lastCheck = System.nanoTime();
             long lastProgress = lastCheck;

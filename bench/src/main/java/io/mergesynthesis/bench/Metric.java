@@ -210,6 +210,32 @@ enum Metric {
     TOKENS_OUTPUT_T4_3_ATTEMPTS_LOST(TokenScenario.OUTPUT_TIER_4, 3, TokenFigure.ATTEMPTS_LOST),
     TOKENS_OUTPUT_T4_3_LONGEST_GAP(TokenScenario.OUTPUT_TIER_4, 3, TokenFigure.LONGEST_GAP),
     TOKENS_OUTPUT_T4_3_MERGED(TokenScenario.OUTPUT_TIER_4, 3, TokenFigure.MERGED),
+    // The fair-share rows: one org's single conflict behind another org's backlog, then the shares of the calls of
+    // three orgs with backlogs of 100, 1,000 and 10,000, of equal weights and with the largest at weight 2.
+    FAIR_ALONE("fair_share_alone_wait_s", "Fair shares: org B's one conflict, nothing else waiting", "s",
+            Target.context("claimable to merged, 4 workers at 1 s a call")),
+    FAIR_BEHIND_300("fair_share_behind_300_wait_s", "Fair shares: org B's one conflict behind org A's 300", "s",
+            Target.atMost(3, "the next free worker, then its own call: 4 workers at 1 s a call")),
+    FAIR_BEHIND_3000("fair_share_behind_3000_wait_s", "Fair shares: org B's one conflict behind org A's 3,000",
+            "s", Target.atMost(3, "the next free worker, then its own call: 4 workers at 1 s a call")),
+    FAIR_EQUAL_100("fair_share_equal_backlog_100_to_due_ratio",
+            "Fair shares, weights 1/1/1: backlog 100, calls / due 1/3", "ratio",
+            Target.within(0.8, 1.2, "calls in the window, every org waiting")),
+    FAIR_EQUAL_1000("fair_share_equal_backlog_1000_to_due_ratio",
+            "Fair shares, weights 1/1/1: backlog 1,000, calls / due 1/3", "ratio",
+            Target.within(0.8, 1.2, "calls in the window, every org waiting")),
+    FAIR_EQUAL_10000("fair_share_equal_backlog_10000_to_due_ratio",
+            "Fair shares, weights 1/1/1: backlog 10,000, calls / due 1/3", "ratio",
+            Target.within(0.8, 1.2, "calls in the window, every org waiting")),
+    FAIR_WEIGHTED_100("fair_share_weighted_backlog_100_to_due_ratio",
+            "Fair shares, weights 1/1/2: backlog 100, calls / due 1/4", "ratio",
+            Target.within(0.8, 1.2, "calls in the window, every org waiting")),
+    FAIR_WEIGHTED_1000("fair_share_weighted_backlog_1000_to_due_ratio",
+            "Fair shares, weights 1/1/2: backlog 1,000, calls / due 1/4", "ratio",
+            Target.within(0.8, 1.2, "calls in the window, every org waiting")),
+    FAIR_WEIGHTED_10000("fair_share_weighted_backlog_10000_to_due_ratio",
+            "Fair shares, weights 1/1/2: backlog 10,000, calls / due 1/2", "ratio",
+            Target.within(0.8, 1.2, "calls in the window, every org waiting")),
     // Workers that wait on a slow provider (T = 2 s): one replica with 4, 32 and 128 workers.
     WORKERS_4_MERGED(4, WorkerFigure.MERGED),
     WORKERS_4_TO_BOUND(4, WorkerFigure.TO_BOUND),
@@ -472,24 +498,35 @@ enum Metric {
                 .toArray(Metric[]::new);
     }
 
-    /**
-     * A stated target: a bound the value must reach ({@code AT_LEAST}) or stay within ({@code AT_MOST}), or
-     * only a remark on how to read the figure ({@code CONTEXT}, no verdict).
-     */
-    record Target(Kind kind, double bound, String remark) {
+    /** Every fair-share figure. */
+    static Metric[] fairShares() {
+        return java.util.Arrays.stream(values()).filter(m -> m.key.startsWith("fair_share_"))
+                .toArray(Metric[]::new);
+    }
 
-        enum Kind { AT_LEAST, AT_MOST, CONTEXT }
+    /**
+     * A stated target: a bound the value must reach ({@code AT_LEAST}) or stay within ({@code AT_MOST}), a range
+     * from {@code bound} to {@code upper} it must fall in ({@code WITHIN}; {@code upper} is used by no other kind),
+     * or only a remark on how to read the figure ({@code CONTEXT}, no verdict).
+     */
+    record Target(Kind kind, double bound, double upper, String remark) {
+
+        enum Kind { AT_LEAST, AT_MOST, WITHIN, CONTEXT }
 
         static Target atLeast(double bound, String remark) {
-            return new Target(Kind.AT_LEAST, bound, remark);
+            return new Target(Kind.AT_LEAST, bound, 0, remark);
         }
 
         static Target atMost(double bound, String remark) {
-            return new Target(Kind.AT_MOST, bound, remark);
+            return new Target(Kind.AT_MOST, bound, 0, remark);
+        }
+
+        static Target within(double lower, double upper, String remark) {
+            return new Target(Kind.WITHIN, lower, upper, remark);
         }
 
         static Target context(String remark) {
-            return new Target(Kind.CONTEXT, 0, remark);
+            return new Target(Kind.CONTEXT, 0, 0, remark);
         }
 
         /** "MET" or "MISSED", or null for a figure given as context only. */
@@ -497,6 +534,7 @@ enum Metric {
             return switch (kind) {
                 case AT_LEAST -> value >= bound ? "MET" : "MISSED";
                 case AT_MOST -> value <= bound ? "MET" : "MISSED";
+                case WITHIN -> value >= bound && value <= upper ? "MET" : "MISSED";
                 case CONTEXT -> null;
             };
         }
@@ -506,6 +544,7 @@ enum Metric {
             String limit = switch (kind) {
                 case AT_LEAST -> "at least " + number(bound);
                 case AT_MOST -> "at most " + number(bound);
+                case WITHIN -> "within " + number(bound) + "-" + number(upper);
                 case CONTEXT -> "";
             };
             if (remark == null) {

@@ -15,6 +15,7 @@ record Options(
         boolean tokenCache,
         boolean providerBound,
         boolean providerTokens,
+        boolean fairShares,
         boolean workerScaling,
         boolean latency,
         boolean synchronousCommit,
@@ -52,7 +53,7 @@ record Options(
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
                                                                   [--token-cache] [--provider-bound]
-                                                                  [--provider-tokens]
+                                                                  [--provider-tokens] [--fair-shares]
                                                                   [--provider-warm-up S] [--provider-window S]
                                                                   [--worker-scaling] [--latency]
                                                                   [--synchronous-commit-off] [--jfr]
@@ -73,6 +74,11 @@ record Options(
                                   input or output tokens at Anthropic's first and fourth tier, the bucket
                                   at a tenth and rounded, one replica then three, measured from the first
                                   call (about 15 minutes; 5 with --quick)
+              --fair-shares       only the shares of the provider's calls between orgs: one replica of 4
+                                  workers against a stand-in answering after 1 s; one org's single
+                                  conflict alone and behind another's 300 and 3,000, then the calls of
+                                  three orgs with backlogs of 100, 1,000 and 10,000 over a minute, weights
+                                  1/1/1 and 1/1/2 (about 5 minutes)
               --provider-warm-up S, --provider-window S
                                   the warm-up and the measured window of each request-bound scenario, in
                                   seconds (default 15 and 60; 2 and 6 with --quick)
@@ -117,6 +123,7 @@ record Options(
         boolean tokenCache = false;
         boolean providerBound = false;
         boolean providerTokens = false;
+        boolean fairShares = false;
         Integer providerWarmUp = null;
         Integer providerWindow = null;
         boolean workerScaling = false;
@@ -138,6 +145,7 @@ record Options(
                 case "--token-cache" -> tokenCache = true;
                 case "--provider-bound" -> providerBound = true;
                 case "--provider-tokens" -> providerTokens = true;
+                case "--fair-shares" -> fairShares = true;
                 case "--provider-warm-up" -> providerWarmUp = seconds(value(args, ++i, "--provider-warm-up"));
                 case "--provider-window" -> providerWindow = seconds(value(args, ++i, "--provider-window"));
                 case "--worker-scaling" -> workerScaling = true;
@@ -179,6 +187,7 @@ record Options(
                 tokenCache,
                 providerBound,
                 providerTokens,
+                fairShares,
                 workerScaling,
                 latency,
                 synchronousCommit,

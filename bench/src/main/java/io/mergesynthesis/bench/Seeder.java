@@ -56,6 +56,14 @@ final class Seeder {
         insertConflicts(batch, count, DEFAULT_ORGS, false, "now() + interval '10 years'");
     }
 
+    /**
+     * As {@link #pendingOnHold}, every conflict of the one org numbered {@code org} ({@link #orgId}): one org's
+     * backlog, as an import would leave it.
+     */
+    void pendingOnHoldOf(String batch, int count, int org) throws SQLException {
+        insertConflicts(batch, count, orgIdSql(Integer.toString(org)), false, "now() + interval '10 years'");
+    }
+
     /** Inserts {@code count} finished conflicts: the history a claim must not slow down with. */
     void done(String batch, int count, int orgs) throws SQLException {
         insertConflicts(batch, count, orgs, true, "now()");
@@ -149,6 +157,12 @@ final class Seeder {
 
     private void insertConflicts(String batch, int count, int orgs, boolean done, String notBefore)
             throws SQLException {
+        insertConflicts(batch, count, orgIdSql("g % " + orgs), done, notBefore);
+    }
+
+    /** Inserts {@code count} conflicts, the org of the one numbered {@code g} given by SQL {@code orgSql}. */
+    private void insertConflicts(String batch, int count, String orgSql, boolean done, String notBefore)
+            throws SQLException {
         try (Connection c = db.connectAsSweep()) {
             c.setAutoCommit(false);
             for (int from = 1; from <= count; from += CHUNK) {
@@ -164,7 +178,7 @@ final class Seeder {
                                CASE WHEN ? THEN CAST(replace(?, ?, o.org::text) AS jsonb) END,
                                CASE WHEN ? THEN now() END
                         FROM generate_series(?, ?) g, LATERAL (SELECT %s AS org) o"""
-                        .formatted(notBefore, orgIdSql("g % " + orgs)))) {
+                        .formatted(notBefore, orgSql))) {
                     int i = 1;
                     i = bindConflict(s, i, batch);
                     s.setBoolean(i++, done);
@@ -200,6 +214,19 @@ final class Seeder {
         try (Connection c = db.connectAsSweep(); PreparedStatement s = c.prepareStatement(
                 "SELECT count(*) FROM policy_conflicts WHERE synthesis_state = ?")) {
             s.setString(1, state);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** How many conflicts of {@code org} are in {@code state}. */
+    long count(String state, UUID org) throws SQLException {
+        try (Connection c = db.connectAsSweep(); PreparedStatement s = c.prepareStatement(
+                "SELECT count(*) FROM policy_conflicts WHERE synthesis_state = ? AND org_id = ?")) {
+            s.setString(1, state);
+            s.setObject(2, org);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);

@@ -64,6 +64,7 @@ import io.mergesynthesis.service.operator.FailedList;
 import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.ProviderShares;
 import io.mergesynthesis.service.operator.Replicas;
 import io.mergesynthesis.service.operator.TokenAdmin;
 import io.mergesynthesis.service.replica.HeartbeatWriter;
@@ -246,7 +247,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC()),
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
                 orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
-                new Replicas(transactions), new FleetActivity(transactions),
+                new Replicas(transactions), new ProviderShares(transactions), new FleetActivity(transactions),
                 new TokenAdmin(new TokenStore(transactions))), json, Clock.systemUTC(),
                 config.getLlm().getEscalateBelow());
 

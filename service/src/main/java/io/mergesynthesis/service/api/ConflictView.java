@@ -31,13 +31,16 @@ public record ConflictView(
 
     /**
      * Where the worker pool is with this conflict. Written only by the workers. {@code check}, {@code calls} and
-     * {@code attempt_history} are shown for one conflict, not in pages of them.
+     * {@code attempt_history} are shown for one conflict, not in pages of them; so is {@code ahead_in_org}, only
+     * while the conflict is pending: how many of its org's conflicts the claims take before it, counted up to
+     * 10,000.
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    @JsonPropertyOrder({"state", "attempts", "last_failure_reason", "failure_marker", "synthesized_at", "suggested_merge",
-            "check", "calls", "attempt_history"})
+    @JsonPropertyOrder({"state", "ahead_in_org", "attempts", "last_failure_reason", "failure_marker", "synthesized_at",
+            "suggested_merge", "check", "calls", "attempt_history"})
     public record Synthesis(
             @JsonProperty("state") String state,
+            @JsonProperty("ahead_in_org") @JsonInclude(JsonInclude.Include.NON_NULL) Integer aheadInOrg,
             @JsonProperty("attempts") int attempts,
             @JsonProperty("last_failure_reason") String lastFailureReason,
             @JsonProperty("failure_marker") String failureMarker,
@@ -101,14 +104,18 @@ public record ConflictView(
 
     /** A conflict as a page of the inbox lists it. */
     public static ConflictView of(StoredConflict c) {
-        return of(c, null, null);
+        return of(c, null, null, null);
     }
 
-    /** One conflict on its own, with what the merge check says of it, its provider calls and attempt history. */
-    public static ConflictView of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history) {
+    /**
+     * One conflict on its own, with what the merge check says of it, its provider calls and attempt history, and
+     * while it is pending how many of its org's conflicts are ahead of it (null otherwise).
+     */
+    public static ConflictView of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
+                                   Integer aheadInOrg) {
         return new ConflictView(c.id(), c.orgId(), c.dedupKey(), c.action(), c.target(), c.rulesJson(),
                 c.winnerPolicyId(), c.detectedAt(), c.receivedAt(),
-                new Synthesis(c.synthesisState().wireName(), c.attempts(), c.lastFailureReason(), c.failureMarker(),
+                new Synthesis(c.synthesisState().wireName(), aheadInOrg, c.attempts(), c.lastFailureReason(), c.failureMarker(),
                         c.synthesizedAt(), c.suggestedMergeJson(),
                         calls == null ? null : MergeCheckView.of(c),
                         calls == null ? null : RepairPasses.named(calls).stream().map(Call::of).toList(),

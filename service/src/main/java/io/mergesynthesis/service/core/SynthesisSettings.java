@@ -9,12 +9,18 @@ import java.util.UUID;
  *
  * @param model            {@code provider/model}, or null for the configured primary model
  * @param monthlyBudgetUsd null for no budget
+ * @param weight           the org's share of the claims while others wait too, against 1 for an org of the
+ *                         default weight ({@link #DEFAULT_WEIGHT})
  * @param updatedAt        null when none were ever set
  */
-public record SynthesisSettings(UUID orgId, String model, BigDecimal monthlyBudgetUsd, Instant updatedAt) {
+public record SynthesisSettings(UUID orgId, String model, BigDecimal monthlyBudgetUsd, int weight,
+                                Instant updatedAt) {
+
+    /** The weight of an org whose weight was never set. */
+    public static final int DEFAULT_WEIGHT = 1;
 
     /** The defaults of an org that has never had settings. */
     public static SynthesisSettings none(UUID orgId) {
-        return new SynthesisSettings(orgId, null, null, null);
+        return new SynthesisSettings(orgId, null, null, DEFAULT_WEIGHT, null);
     }
 }

@@ -115,6 +115,22 @@ public final class ConflictStore {
     }
 
     /**
+     * How many of the org's pending conflicts the claims take before pending conflict {@code id}: the oldest
+     * first within an org, whatever other orgs wait (ADR 0069). Counted up to {@code cap}; 0 when the conflict is
+     * not pending. Runs under that org's scope.
+     */
+    public static int aheadInOrg(Handle handle, UUID orgId, UUID id, int cap) {
+        return handle.createQuery(AHEAD_IN_ORG)
+                .bind("org", orgId)
+                .bind("id", id)
+                .bind("cap", cap)
+                .mapTo(Integer.class)
+                .one();
+    }
+
+    private static final String AHEAD_IN_ORG = SqlFiles.of(ConflictStore.class, "ahead_in_org");
+
+    /**
      * Filters, a keyset position and a direction for one inbox page. Null fields do not filter; {@code prefix} (the search) is
      * matched in any case anywhere in the target, the engine's key and every rule's policy id, or at their start
      * when shorter than three characters (schema 21); {@code unresolvedOnly}

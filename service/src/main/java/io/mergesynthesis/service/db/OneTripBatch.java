@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.statement.ColonPrefixSqlParser;
 import org.jdbi.v3.core.statement.ParsedSql;
@@ -61,6 +63,7 @@ public final class OneTripBatch {
     public static final class Result<T> {
         private T value;
         private boolean set;
+        private final List<Consumer<T>> then = new ArrayList<>();
 
         public T get() {
             if (!set) {
@@ -69,11 +72,23 @@ public final class OneTripBatch {
             return value;
         }
 
+        /** A result made from this one by {@code mapping}, once the batch has read it. */
+        public <R> Result<R> map(Function<? super T, ? extends R> mapping) {
+            Result<R> mapped = new Result<>();
+            if (set) {
+                mapped.set(mapping.apply(value));
+            } else {
+                then.add(read -> mapped.set(mapping.apply(read)));
+            }
+            return mapped;
+        }
+
         private void set(Object value) {
             @SuppressWarnings("unchecked")
             T typed = (T) value;
             this.value = typed;
             this.set = true;
+            then.forEach(next -> next.accept(typed));
         }
     }
 
@@ -338,6 +353,8 @@ public final class OneTripBatch {
             statement.setInt(index, i);
         } else if (value instanceof Long l) {
             statement.setLong(index, l);
+        } else if (value instanceof Double d) {
+            statement.setDouble(index, d);
         } else if (value instanceof UUID u) {
             statement.setObject(index, u);
         } else {

@@ -9,7 +9,7 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
 /**
- * Per-org synthesis settings ({@code org_synthesis_settings}: a model override and a monthly budget), and the
+ * Per-org synthesis settings ({@code org_synthesis_settings}: a model override, a monthly budget and a weight), and the
  * one statement that lets an org's conflicts out of {@code waiting_budget} again; all of their SQL.
  */
 public final class OrgSynthesisSettings {
@@ -44,15 +44,22 @@ public final class OrgSynthesisSettings {
 
     private static SynthesisSettings settings(java.sql.ResultSet rs) throws java.sql.SQLException {
         return new SynthesisSettings(rs.getObject("org_id", UUID.class), rs.getString("model"),
-                Money.readable(rs.getBigDecimal("monthly_budget_usd")), rs.getTimestamp("updated_at").toInstant());
+                Money.readable(rs.getBigDecimal("monthly_budget_usd")), rs.getInt("weight"),
+                rs.getTimestamp("updated_at").toInstant());
     }
 
-    /** Replaces the org's settings. Runs under that org's scope. */
-    public static SynthesisSettings put(Handle handle, UUID orgId, String model, BigDecimal monthlyBudgetUsd) {
+    /**
+     * Replaces the org's settings. Runs under that org's scope.
+     *
+     * @param weight null to keep the org's weight (1 for an org without settings)
+     */
+    public static SynthesisSettings put(Handle handle, UUID orgId, String model, BigDecimal monthlyBudgetUsd,
+                                        Integer weight) {
         return handle.createQuery(PUT)
                 .bind("org", orgId)
                 .bind("model", model)
                 .bind("budget", monthlyBudgetUsd)
+                .bind("weight", weight)
                 .map((rs, ctx) -> settings(rs))
                 .one();
     }

@@ -5,7 +5,18 @@ import io.mergesynthesis.service.core.ProviderCall;
 import io.mergesynthesis.service.core.StoredConflict;
 import java.util.List;
 
-/** One conflict on its own, with the provider calls made for it and the history of its attempts, oldest first. */
+/**
+ * One conflict on its own, with the provider calls made for it, the history of its attempts, oldest first, and,
+ * while it waits, how many of its org's conflicts the claims take before it.
+ *
+ * @param aheadInOrg null unless the conflict is pending; counted up to {@link #AHEAD_COUNTED_TO}
+ */
 public record ConflictWithHistory(StoredConflict conflict, List<ProviderCall> calls,
-                                  List<AttemptHistoryLine> history) {
+                                  List<AttemptHistoryLine> history, Integer aheadInOrg) {
+
+    /**
+     * Where the count of those ahead stops: past it, the figure only says "this many or more", and reading on
+     * would cost the page a scan of the org's whole backlog.
+     */
+    public static final int AHEAD_COUNTED_TO = 10_000;
 }

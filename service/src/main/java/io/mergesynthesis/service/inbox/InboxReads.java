@@ -2,6 +2,7 @@ package io.mergesynthesis.service.inbox;
 
 import io.mergesynthesis.service.core.InboxCounts;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.core.SynthesisState;
 import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.ConflictStore;
 import io.mergesynthesis.service.db.ScopedTransactions;
@@ -71,7 +72,10 @@ public final class InboxReads {
 
     public Optional<ConflictWithHistory> conflict(UUID org, UUID id) {
         return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
-                .map(c -> new ConflictWithHistory(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id))));
+                .map(c -> new ConflictWithHistory(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id),
+                        c.synthesisState() == SynthesisState.PENDING
+                                ? ConflictStore.aheadInOrg(handle, org, id, ConflictWithHistory.AHEAD_COUNTED_TO)
+                                : null)));
     }
 
     private static PageOfConflicts page(Handle handle, UUID org, InboxFilter filter, PageCursor position,

@@ -8,6 +8,8 @@ import io.mergesynthesis.service.api.OrgSynthesisView;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.core.ModelCatalog;
+import io.mergesynthesis.service.core.SynthesisSettings;
+import io.mergesynthesis.service.settings.ClaimWeight;
 import io.mergesynthesis.service.settings.MonthlyBudget;
 import io.mergesynthesis.service.settings.OrgSettings;
 import jakarta.annotation.security.RolesAllowed;
@@ -27,7 +29,8 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * An org's synthesis settings: a model override and a monthly budget. The platform sets them; the platform and
+ * An org's synthesis settings: a model override, a monthly budget and a weight (its share of the claims while
+ * other orgs wait too). The platform sets them; the platform and
  * the org's own admins read them. Raising a budget lets the org's conflicts out of {@code waiting_budget} in the
  * same transaction, so they resume at once.
  */
@@ -35,7 +38,7 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class OrgSynthesisResource {
 
-    private static final Set<String> FIELDS = Set.of("model", "monthly_budget_usd");
+    private static final Set<String> FIELDS = Set.of("model", "monthly_budget_usd", "weight");
 
     private final OrgSettings settings;
 
@@ -61,20 +64,22 @@ public class OrgSynthesisResource {
         UUID org = orgId(orgParam);
         if (body == null || body.isMissingNode() || body.isNull() || !body.isObject()) {
             return ErrorBody.response(Response.Status.BAD_REQUEST, "a JSON object is required: "
-                    + "{\"model\": \"<provider>/<model>\" | null, \"monthly_budget_usd\": number | null}");
+                    + "{\"model\": \"<provider>/<model>\" | null, \"monthly_budget_usd\": number | null, "
+                    + "\"weight\": whole number from 1 to " + ClaimWeight.MAX + "}");
         }
         List<FieldProblem> problems = new ArrayList<>();
         body.fieldNames().forEachRemaining(name -> {
             if (!FIELDS.contains(name)) {
-                problems.add(new FieldProblem(name, "is not a synthesis setting; known: model, monthly_budget_usd"));
+                problems.add(new FieldProblem(name, "is not a synthesis setting; known: model, monthly_budget_usd, weight"));
             }
         });
         String model = model(body.get("model"), problems);
         BigDecimal budget = budget(body.get("monthly_budget_usd"), problems);
+        int weight = weight(body.get("weight"), problems);
         if (!problems.isEmpty()) {
             return ErrorBody.response(422, "invalid synthesis settings: nothing was changed", problems);
         }
-        return Response.ok(OrgSynthesisView.of(settings.change(org, model, budget))).build();
+        return Response.ok(OrgSynthesisView.of(settings.change(org, model, budget, weight))).build();
     }
 
     private String model(JsonNode node, List<FieldProblem> problems) {
@@ -113,6 +118,19 @@ public class OrgSynthesisResource {
             return null;
         }
         return budget;
+    }
+
+    /** The PUT replaces the settings: a weight left out is the default, as a model or a budget left out is. */
+    private static int weight(JsonNode node, List<FieldProblem> problems) {
+        if (node == null) {
+            return SynthesisSettings.DEFAULT_WEIGHT;
+        }
+        String problem = ClaimWeight.problem(node);
+        if (problem != null) {
+            problems.add(new FieldProblem("weight", problem));
+            return SynthesisSettings.DEFAULT_WEIGHT;
+        }
+        return node.intValue();
     }
 
     private static UUID orgId(String text) {

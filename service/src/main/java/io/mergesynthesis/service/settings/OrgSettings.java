@@ -12,8 +12,9 @@ import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 
 /**
- * An org's model and monthly budget: reading them, and changing them the one way both the API and the operator
- * page do. The rules for the values are {@link MonthlyBudget} and the catalog's {@link ModelCatalog#unusable};
+ * An org's model, monthly budget and weight: reading them, and changing them the one way both the API and the
+ * operator page do. The rules for the values are {@link MonthlyBudget}, {@link ClaimWeight} and the catalog's
+ * {@link ModelCatalog#unusable};
  * the front ends check them first and say what was wrong in their own form.
  */
 public final class OrgSettings {
@@ -51,10 +52,12 @@ public final class OrgSettings {
      *
      * @param model  {@code provider/model}, or null for the primary model; a usable one
      * @param budget null for none; one that {@link MonthlyBudget#problem} accepts
+     * @param weight the org's share of the claims, one that {@link ClaimWeight#problem} accepts; null to keep
+     *               the one it has
      */
-    public OrgSynthesis change(UUID org, String model, BigDecimal budget) {
+    public OrgSynthesis change(UUID org, String model, BigDecimal budget, Integer weight) {
         OrgSynthesis now = transactions.inOrg(org, handle -> {
-            OrgSynthesisSettings.put(handle, org, model, budget);
+            OrgSynthesisSettings.put(handle, org, model, budget, weight);
             OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
             return read(handle, org);
         });

@@ -10,6 +10,7 @@ import io.mergesynthesis.service.core.RepairPasses;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
+import io.mergesynthesis.service.inbox.ConflictWithHistory;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                       Moment detected, Moment received, List<RuleRow> rules, List<String> cautions,
                       String state, String stateLabel, int attempts, String lastFailureReason, String failureMarker,
                       Moment synthesized, Merge merge, CheckPanel check, List<CallRow> calls, String callsCost,
-                      List<AttemptRow> history,
+                      List<AttemptRow> history, String aheadInOrg,
                       String inboxStatus, Moment acknowledged, Moment resolved, String resolution,
                       String resolutionLabel, String note, boolean mayChange, boolean mayRequeue,
                       List<ResolutionOption> resolutions) {
@@ -57,7 +58,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     }
 
     static ConflictDetail of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
-                             boolean mayChange, boolean mayRequeue, ObjectMapper json, Instant now,
+                             Integer aheadInOrg, boolean mayChange, boolean mayRequeue, ObjectMapper json, Instant now,
                              double escalateBelow) {
         List<RuleRow> rules = rules(c, json);
         Map<String, String> ruleText = new HashMap<>();
@@ -79,10 +80,22 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                 Moment.of(c.detectedAt(), now), Moment.of(c.receivedAt(), now), rules, LayerCautions.of(rules),
                 c.synthesisState().wireName(), c.synthesisState().label(), c.attempts(), c.lastFailureReason(),
                 c.failureMarker(), Moment.of(c.synthesizedAt(), now), merge, CheckPanel.of(c), callRows,
-                Dollars.usd(cost), attempts, c.inboxStatus().wireName(), Moment.of(c.acknowledgedAt(), now),
+                Dollars.usd(cost), attempts, ahead(aheadInOrg), c.inboxStatus().wireName(), Moment.of(c.acknowledgedAt(), now),
                 Moment.of(c.resolvedAt(), now), c.resolution() == null ? null : c.resolution().wireName(),
                 c.resolution() == null ? null : c.resolution().label(), c.resolutionNote(),
                 mayChange, mayRequeue, options);
+    }
+
+    /**
+     * How many of the org's conflicts the claims take before this one, as the page says it; null unless it waits.
+     * The count stops at {@link ConflictWithHistory#AHEAD_COUNTED_TO}, so that figure reads "or more".
+     */
+    private static String ahead(Integer aheadInOrg) {
+        if (aheadInOrg == null) {
+            return null;
+        }
+        String figure = String.format(java.util.Locale.ROOT, "%,d", aheadInOrg);
+        return aheadInOrg >= ConflictWithHistory.AHEAD_COUNTED_TO ? figure + " or more" : figure;
     }
 
     boolean hasCautions() {

@@ -136,8 +136,8 @@ public final class OperatorResource {
             return back(Notice.INVALID_BUDGET);
         }
         // The same change as PUT /v1/orgs/{org_id}/synthesis: a budget raised here lets the org's waiting
-        // conflicts go at once.
-        settings.change(org, model, budget);
+        // conflicts go at once. The page does not show the weight, so it keeps the one the org has.
+        settings.change(org, model, budget, null);
         return back(Notice.SETTINGS_SAVED);
     }
 

@@ -11,6 +11,7 @@ import io.mergesynthesis.service.operator.FailedList;
 import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.ProviderShares;
 import io.mergesynthesis.service.operator.Replicas;
 import io.mergesynthesis.service.operator.TokenAdmin;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
@@ -38,9 +39,12 @@ public final class WebInbox {
                            ConflictRequeue requeue, MonthlyUsage usage, Fleet fleet, OrgSettings settings) {
     }
 
-    /** What the operator's own pages call beyond the overview: names, failures, replicas, time and tokens. */
-    public record OperatorUseCases(OrgDirectory orgs, FailedList failed, Replicas replicas, FleetActivity activity,
-                                   TokenAdmin tokens) {
+    /**
+     * What the operator's own pages call beyond the overview: names, failures, replicas and the orgs' shares of the
+     * calls, time and tokens.
+     */
+    public record OperatorUseCases(OrgDirectory orgs, FailedList failed, Replicas replicas, ProviderShares shares,
+                                   FleetActivity activity, TokenAdmin tokens) {
     }
 
     /**
@@ -63,7 +67,8 @@ public final class WebInbox {
         environment.jersey().register(new OrgPageResource(pages, operator.orgs()));
         environment.jersey().register(new FailedPageResource(pages, operator.failed(), operator.orgs(),
                 uses.requeue()));
-        environment.jersey().register(new ReplicasPageResource(pages, operator.replicas()));
+        environment.jersey().register(new ReplicasPageResource(pages, operator.replicas(), operator.shares(),
+                operator.orgs()));
         environment.jersey().register(new TimePageResource(pages, operator.activity()));
         environment.jersey().register(new TokensPageResource(pages, operator.tokens(), operator.orgs()));
         environment.servlets().addServlet("web-static",

@@ -123,10 +123,12 @@ class ColumnWordsTest {
             h.execute("SET enable_seqscan = off");
             return String.join("\n", h.createQuery("""
                             EXPLAIN SELECT id FROM policy_conflicts
-                            WHERE synthesis_state IN ('pending', 'in_progress') AND not_before <= now()""")
+                            WHERE org_id = '66149ad9-b0fe-4981-b3a0-ea0d94e58b4f' AND synthesis_state = 'pending'
+                              AND not_before <= now()
+                            ORDER BY not_before""")
                     .mapTo(String.class).list());
         });
-        assertThat(plan).contains("policy_conflicts_claimable");
+        assertThat(plan).contains("policy_conflicts_pending_by_org");
     }
 
     private String row() {

@@ -47,7 +47,10 @@ class EveryStatementPlansTest {
             Map.entry("after", UUID.fromString("22222222-2222-4222-8222-222222222222")),
             Map.entry("conflict", UUID.fromString("11111111-1111-4111-8111-111111111111")),
             Map.entry("limit", 4),
+            Map.entry("reach", 12),
             Map.entry("heldRoutes", ",anthropic,*,"),
+            Map.entry("candidates", "00000000-0000-0000-0000-000000000001,00000000-0000-0000-0000-000000000002"),
+            Map.entry("level", 3.5),
             Map.entry("cap", 1000),
             Map.entry("attempts", 1),
             Map.entry("attempt", 1),
@@ -66,6 +69,7 @@ class EveryStatementPlansTest {
             Map.entry("state", "waiting_budget"),
             Map.entry("model", "stand-in/model"),
             Map.entry("budget", new BigDecimal("10.00")),
+            Map.entry("weight", 2),
             Map.entry("requester", "{\"requested_by\": \"operator\"}"),
             Map.entry("requestedBy", "operator"),
             Map.entry("afterTx", "0"),
@@ -160,9 +164,12 @@ class EveryStatementPlansTest {
         // A floor, not a count: the named files below pin the place, the floor that the walk reads the whole tree.
         assertThat(statementFiles()).hasSizeGreaterThan(20).contains(
                 ROOT + "/worker/store/ConflictLeases/claim.sql",
+                ROOT + "/worker/store/ConflictLeases/waiting_orgs.sql",
+                ROOT + "/db/ConflictStore/ahead_in_org.sql",
                 ROOT + "/worker/store/ConflictLeases/store_merge_with_calls.sql",
                 ROOT + "/worker/store/ConflictLeases/ledger_rows_without_merge.sql",
                 ROOT + "/db/UsageLedger/record_early.sql",
+                ROOT + "/db/CallShares/by_org.sql",
                 ROOT + "/db/MarkedConflicts/requeue.sql",
                 ROOT + "/db/EventStream/page_of_org.sql");
     }

@@ -34,8 +34,9 @@ import org.openqa.selenium.support.ui.Select;
 
 /**
  * The operator's console in headless Chromium: failed conflicts across orgs tried again, an org given a name and
- * shown by it, a replica that stops beating marked gone and then removed, a token minted in the page that signs in
- * and, once revoked, is refused, and the fleet's activity drawn over time. Each test works on orgs of its own.
+ * shown by it, a replica that stops beating marked gone and then removed (and the org called shown with its share
+ * of the calls), a token minted in the page that signs in and, once revoked, is refused, and the fleet's activity
+ * drawn over time. Each test works on orgs of its own.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class OperatorConsoleBrowserTest {
@@ -57,6 +58,7 @@ class OperatorConsoleBrowserTest {
     static UUID jsonFirst;
     static UUID jsonSecond;
     static UUID synthesizerFailed;
+    static UUID namedConflict;
 
     @BeforeAll
     static void seed() {
@@ -66,6 +68,7 @@ class OperatorConsoleBrowserTest {
         jsonSecond = failed(ORG_OTHER, "json-2", "kb.search", "invalid_json");
         synthesizerFailed = failed(ORG_OTHER, "synth-1", "slack.post_message", "synthesizer");
         UUID named = WebSeed.one(APP, platform, ORG_NAMED, "named-1", "drive.share_file");
+        namedConflict = named;
         WebSeed.call(superuser, ORG_NAMED, named, 1, "primary", "openai", "model-small", 900, 210, "0.0040", "stored");
         // Activity for the charts: merges over the last hours and days, a deferral, paid calls.
         for (int minutesAgo : new int[] {2, 3, 3, 17, 45, 90, 150}) {
@@ -230,11 +233,17 @@ class OperatorConsoleBrowserTest {
         HeartbeatWriter writer = new HeartbeatWriter(APP.database().transactions(), readings, "drill-host", "test",
                 Duration.ofMillis(500), Clock.systemUTC());
         writer.beat();
+        // A call of the last minute: its org, the only one called, has every call and is due all of them.
+        WebSeed.call(superuser, ORG_NAMED, namedConflict, 2, "primary", "openai", "model-small", 900, 210, "0.0040",
+                "stored");
         signIn(platform);
         driver.get(url("/operator/replicas"));
         WebElement row = driver.findElement(By.cssSelector("tr[data-replica='" + id + "']"));
         assertThat(row.getText()).contains("live").contains("3 of 8").contains("circuit open").contains("limit 3")
                 .contains("2.50 requests/s");
+        WebElement share = driver.findElement(By.cssSelector("table.shares tr.share[data-org='" + ORG_NAMED + "']"));
+        assertThat(share.findElement(By.cssSelector("td.share")).getText()).isEqualTo("100.0%");
+        assertThat(share.findElement(By.cssSelector("td.due")).getText()).isEqualTo("100.0%");
         // This replica itself beats too, with no pool.
         assertThat(driver.findElements(By.cssSelector("tr.replica.live")).size()).isGreaterThanOrEqualTo(2);
         browser.screenshot("operator-replicas");

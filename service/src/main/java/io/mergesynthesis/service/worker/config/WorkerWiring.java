@@ -254,10 +254,12 @@ public final class WorkerWiring {
                     new MergeMaker(router, orgModels, call, mergeJson, metrics), counter, completer, metrics, clock,
                     hold, retries, spans);
             Waiter waiter = new Waiter();
+            LeaseClaimer claimer = new LeaseClaimer(transactions, settings.owner(), settings.leaseDuration(), metrics,
+                    ticker);
             Optional<PendingListener> listener = settings.listen() && listenConnection != null
-                    ? Optional.of(new PendingListener(listenConnection, waiter, clock)) : Optional.empty();
-            return new SynthesisPool(settings, new SynthesisPool.Parts(
-                    new LeaseClaimer(transactions, settings.owner(), settings.leaseDuration(), metrics, ticker),
+                    ? Optional.of(new PendingListener(listenConnection, waiter, claimer::newConflictsReported, clock))
+                    : Optional.empty();
+            return new SynthesisPool(settings, new SynthesisPool.Parts(claimer,
                     new LeaseReader(transactions), call, runner, completer, hold, waiter, listener), clock, ticker);
         }
     }

@@ -5,9 +5,12 @@ import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
+import io.mergesynthesis.service.worker.store.WaitingOrgs;
 import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -27,8 +30,9 @@ public final class LeaseClaimer {
     private final Duration leaseDuration;
     private final SynthesisMetrics metrics;
     private final Ticker ticker;
+    private final WaitingOrgs waiting;
 
-    /** @param ticker what each lease's deadline is reckoned on */
+    /** @param ticker what each lease's deadline and the picture of the waiting orgs are reckoned on */
     public LeaseClaimer(ScopedTransactions transactions, String owner, Duration leaseDuration,
                         SynthesisMetrics metrics, Ticker ticker) {
         this.transactions = transactions;
@@ -36,6 +40,7 @@ public final class LeaseClaimer {
         this.leaseDuration = leaseDuration;
         this.metrics = metrics;
         this.ticker = ticker;
+        this.waiting = new WaitingOrgs(ticker);
     }
 
     /**
@@ -51,21 +56,91 @@ public final class LeaseClaimer {
      * @param heldRoutes the routes whose pending conflicts are left for later ({@link ClaimHold#heldRoutes})
      */
     Claim claim(int limit, String heldRoutes) {
-        // The claim and the look at what comes due next go in one round trip; the second matters only when
+        boolean walked = walkIfDue();
+        Claim claim = claimOnce(limit, heldRoutes);
+        if (claim.leases().size() < limit && !walked) {
+            // Short on a picture walked a while ago: the orgs it offered may have had nothing left while others
+            // wait. Walk now and claim once more, rather than idle with work waiting.
+            walkIfDue();
+            Claim more = claimOnce(limit - claim.leases().size(), heldRoutes);
+            List<Lease> all = new ArrayList<>(claim.leases());
+            all.addAll(more.leases());
+            claim = new Claim(all, more.nextDueIn());
+        }
+        if (claim.leases().size() >= limit) {
+            return new Claim(claim.leases(), Optional.empty());
+        }
+        // Short: a walk has just been made (at the start or above), so the picture knows when the next pending
+        // row waiting out a backoff comes due; the claim's batch told when the next lease ends.
+        Optional<Duration> pendingDue = waiting.nextPendingDueIn();
+        Optional<Duration> next = claim.nextDueIn().isEmpty() ? pendingDue
+                : pendingDue.isEmpty() ? claim.nextDueIn()
+                : Optional.of(min(claim.nextDueIn().get(), pendingDue.get()));
+        return new Claim(claim.leases(), next);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /** One claim in one round trip, with when the next lease held now ends. */
+    private Claim claimOnce(int limit, String heldRoutes) {
+        // The claim and the look at when the next lease ends go in one round trip; the second matters only when
         // the claim came back short, and costs one index probe when it did not.
         OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
-        OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration, ticker,
-                heldRoutes);
-        OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextDueIn(batch);
+        OneTripBatch.Result<Map<Lease, Double>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration,
+                ticker, heldRoutes, waiting);
+        OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextLeaseEndsIn(batch);
         batch.run(transactions);
-        Claim claim = new Claim(leases.get(), leases.get().size() < limit ? nextDue.get() : Optional.empty());
-        counted(claim.leases());
+        List<Lease> got = noted(leases.get(), limit);
+        counted(got);
+        return new Claim(got, nextDue.get());
+    }
+
+    /**
+     * New conflicts were reported (a NOTIFY): the next claim walks the waiting orgs first, so that an org that had
+     * nothing waiting is seen at once rather than when the picture ages, however busy the pool is with others.
+     */
+    public void newConflictsReported() {
+        waiting.newConflictsReported();
+    }
+
+    /**
+     * Walks the waiting orgs, in a round trip of its own, when the picture is due and no other claim has taken
+     * the walk; true when it walked.
+     */
+    private boolean walkIfDue() {
+        if (!waiting.takeWalk()) {
+            return false;
+        }
+        OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
+        waiting.walkInto(batch);
+        batch.run(transactions);
+        return true;
+    }
+
+    /**
+     * Adds a claim of up to {@code limit} conflicts to a cross-tenant {@code trip}, sent by its owner (a store that
+     * claims the next conflicts). When the picture is due, the walk goes in the same trip, after the claim: a pool whose
+     * workers all refill from their stores claims in no other way, and must still see orgs that have just reported
+     * work. This claim goes on the picture as it was, the next one on the new one.
+     */
+    OneTripBatch.Result<Map<Lease, Double>> claimInto(OneTripBatch trip, int limit, String heldRoutes) {
+        OneTripBatch.Result<Map<Lease, Double>> claim = ConflictLeases.claim(trip, owner, limit, leaseDuration,
+                ticker, heldRoutes, waiting);
+        if (waiting.takeWalk()) {
+            waiting.walkInto(trip);
+        }
         return claim;
     }
 
-    /** Adds a claim of up to {@code limit} conflicts to a cross-tenant {@code trip}, sent by its owner. */
-    OneTripBatch.Result<List<Lease>> claimInto(OneTripBatch trip, int limit, String heldRoutes) {
-        return ConflictLeases.claim(trip, owner, limit, leaseDuration, ticker, heldRoutes);
+    /**
+     * Moves the picture of the waiting orgs on by what a claim of up to {@code asked} got; the leases, in the order
+     * claimed.
+     */
+    List<Lease> noted(Map<Lease, Double> claimed, int asked) {
+        waiting.claimed(claimed, asked);
+        return List.copyOf(claimed.keySet());
     }
 
     /** Counts the recovered leases among {@code leases}, as {@link #claim} does for its own. */

@@ -31,6 +31,7 @@ public final class PendingListener {
 
     private final DedicatedConnection opener;
     private final Waiter loop;
+    private final Runnable reported;
     private final Waiter retryPause = new Waiter();
     private static final int NOT_LOST = -1;
 
@@ -44,9 +45,11 @@ public final class PendingListener {
     private volatile Connection current;
     private Thread thread;
 
-    public PendingListener(DedicatedConnection opener, Waiter loop, Clock clock) {
+    /** @param reported told of every notification before the loop is woken: new conflicts were reported */
+    public PendingListener(DedicatedConnection opener, Waiter loop, Runnable reported, Clock clock) {
         this.opener = opener;
         this.loop = loop;
+        this.reported = reported;
         this.failures = new FailureStreak(LOG, "Listening for new conflicts (polling covers for it meanwhile)",
                 clock);
     }
@@ -114,6 +117,7 @@ public final class PendingListener {
                 while (running) {
                     PGNotification[] received = pg.getNotifications(RECEIVE_TIMEOUT_MILLIS);
                     if (received != null && received.length > 0) {
+                        reported.run();
                         loop.wake();
                     }
                 }

@@ -378,7 +378,7 @@ public final class SynthesisPool implements Managed {
 
         @Override
         public OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit) {
-            return claimer.claimInto(trip, limit, hold.heldRoutes());
+            return claimer.claimInto(trip, limit, hold.heldRoutes()).map(claimed -> claimer.noted(claimed, limit));
         }
 
         @Override

@@ -13,8 +13,8 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -71,7 +71,9 @@ public final class ConflictLeases {
 
     /**
      * Claims up to {@code limit} claimable rows across every org and leases them to {@code owner}. Rows that
-     * another replica is claiming at the same moment are skipped, not waited for. Runs cross-tenant.
+     * another replica is claiming at the same moment are skipped, not waited for. Runs cross-tenant. Expired
+     * leases come first; pending rows are shared between the orgs that have some, each org's share weighted by
+     * its {@code weight}, oldest first within an org ({@code claim.sql}, ADR 0069).
      *
      * <p>An expired lease is "cut by a restart" when it was granted (the claim stamps {@code updated_at}) before
      * the database server last started. An inbox write since can only move {@code updated_at} later, which errs
@@ -101,16 +103,42 @@ public final class ConflictLeases {
     public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
                                                          Duration leaseDuration, Ticker ticker, String heldRoutes) {
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
-        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, heldRoutes), rs -> {
-            List<Lease> leases = new ArrayList<>();
-            while (rs.next()) {
-                leases.add(lease(rs, owner, heldUntil));
-            }
-            return leases;
-        });
+        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, heldRoutes),
+                rs -> List.copyOf(tagged(rs, owner, heldUntil).keySet()));
     }
 
-    /** The claim ({@code claim.sql}: expired leases first, then pending rows); public for the benchmark's plan. */
+    /**
+     * As above, looking only at the orgs a pool's picture of the fair order puts first ({@link WaitingOrgs}; all
+     * of them when {@code picture} is null, or before its first walk); each lease with the tag it was given (null
+     * for a recovered one), in the order the claim returned them.
+     */
+    public static OneTripBatch.Result<Map<Lease, Double>> claim(OneTripBatch batch, String owner, int limit,
+                                                                Duration leaseDuration, Ticker ticker,
+                                                                String heldRoutes, WaitingOrgs picture) {
+        Deadline heldUntil = Deadline.in(leaseDuration, ticker);
+        Map<String, Object> params = new HashMap<>(claimParams(owner, limit, leaseDuration, heldRoutes));
+        if (picture != null) {
+            params.put("candidates", picture.candidates(limit, heldRoutes));
+            params.put("level", picture.level());
+        }
+        return batch.query(CLAIM, params, rs -> tagged(rs, owner, heldUntil));
+    }
+
+    /** The claim's leases, each with the tag it was given (null for a recovered one), in the order returned. */
+    private static Map<Lease, Double> tagged(ResultSet rs, String owner, Deadline heldUntil) throws SQLException {
+        Map<Lease, Double> leases = new LinkedHashMap<>();
+        while (rs.next()) {
+            Lease lease = lease(rs, owner, heldUntil);
+            double tag = rs.getDouble("claim_tag");
+            leases.put(lease, lease.recovered() ? null : tag);
+        }
+        return leases;
+    }
+
+    /**
+     * The claim ({@code claim.sql}: expired leases first, then pending rows shared fairly between the orgs that
+     * have some); public for the benchmark's plan.
+     */
     public static final String CLAIM = SqlFiles.of(ConflictLeases.class, "claim");
 
     /** The values of {@link #CLAIM}'s parameters: the benchmark shows the claim's plan with them. */
@@ -120,12 +148,26 @@ public final class ConflictLeases {
 
     private static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration,
                                                    String heldRoutes) {
-        return Map.of("limit", limit, "owner", owner, "leaseMicros", micros(leaseDuration),
-                "heldRoutes", heldRoutes);
+        return Map.of("limit", limit, "reach", reach(limit), "owner", owner, "leaseMicros", micros(leaseDuration),
+                "heldRoutes", heldRoutes, "candidates", EVERY_WAITING_ORG, "level", 0.0);
+    }
+
+    /**
+     * How many rows beyond its {@code limit} a claim looks at, in orgs and in rows of each: as many claims as
+     * this beside it can take the rows it ranks first and still leave it a full batch.
+     */
+    static final int SPARE = 8;
+
+    /** The orgs a claim of {@code limit} looks at, and the rows of each: {@code limit} and {@link #SPARE}. */
+    static int reach(int limit) {
+        return limit + SPARE;
     }
 
     /** The {@code heldRoutes} of a claim that holds no route back. */
     public static final String NO_ROUTE_HELD = "";
+
+    /** The {@code candidates} of a claim that walks every waiting org itself. */
+    static final String EVERY_WAITING_ORG = "";
 
     private static Lease lease(ResultSet rs, String owner, Deadline heldUntil) throws SQLException {
         return new Lease(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class), owner,
@@ -133,20 +175,20 @@ public final class ConflictLeases {
     }
 
     /**
-     * How long until the next row not claimable yet becomes claimable (a retry's backoff ends, or a lease
-     * expires), by the database clock; empty when no such row exists. Lets an idle claim loop sleep exactly
-     * until there is work instead of polling for it. Runs cross-tenant, on the same partial index as the claim,
-     * as one statement of the claim's batch.
+     * How long until the next lease held now expires, by the database clock; empty when none is held. With
+     * {@link WaitingOrgs#nextPendingDueIn()} (the rows waiting out a backoff) it lets an idle claim loop sleep
+     * exactly until there is work instead of polling for it. Runs cross-tenant, as one statement of the claim's
+     * batch.
      */
-    public static OneTripBatch.Result<Optional<Duration>> nextDueIn(OneTripBatch batch) {
-        return batch.query(NEXT_DUE_IN, Map.of(), rs -> {
+    public static OneTripBatch.Result<Optional<Duration>> nextLeaseEndsIn(OneTripBatch batch) {
+        return batch.query(NEXT_LEASE_END, Map.of(), rs -> {
             rs.next();
             long micros = rs.getLong(1);
             return rs.wasNull() ? Optional.empty() : Optional.of(fromMicros(micros));
         });
     }
 
-    private static final String NEXT_DUE_IN = SqlFiles.of(ConflictLeases.class, "next_due_in");
+    private static final String NEXT_LEASE_END = SqlFiles.of(ConflictLeases.class, "next_lease_end");
 
     private static Duration fromMicros(long micros) {
         return Duration.of(micros, ChronoUnit.MICROS);

@@ -1,7 +1,9 @@
--- Replaces the settings of :org (:model and :budget, each null for the default). Runs under that org's scope.
-INSERT INTO org_synthesis_settings (org_id, model, monthly_budget_usd, updated_at)
-VALUES (:org, :model, :budget, now())
+-- Replaces the settings of :org (:model and :budget, each null for the default; :weight, its share of the claims,
+-- null to keep the one it has, 1 for an org without settings). Runs under that org's scope.
+INSERT INTO org_synthesis_settings (org_id, model, monthly_budget_usd, weight, updated_at)
+VALUES (:org, :model, :budget, coalesce(CAST(:weight AS integer), 1), now())
 ON CONFLICT (org_id) DO UPDATE
     SET model = excluded.model, monthly_budget_usd = excluded.monthly_budget_usd,
+        weight = coalesce(CAST(:weight AS integer), org_synthesis_settings.weight),
         updated_at = excluded.updated_at
-RETURNING org_id, model, monthly_budget_usd, updated_at
+RETURNING org_id, model, monthly_budget_usd, weight, updated_at

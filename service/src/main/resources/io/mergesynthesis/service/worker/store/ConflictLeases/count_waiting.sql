@@ -1,6 +1,8 @@
--- Rows waiting for synthesis, counted up to :cap, so that a huge backlog costs no more than :cap index entries
--- to report. Runs cross-tenant.
-SELECT count(*) FROM (
-    SELECT 1 FROM policy_conflicts
-    WHERE synthesis_state IN ('pending', 'in_progress')
-    LIMIT :cap) waiting
+-- Rows waiting for synthesis (pending, or under a lease), counted up to :cap each, so that a huge backlog costs
+-- no more than :cap index entries of each kind to report. Runs cross-tenant; the pending rows are counted on
+-- policy_conflicts_pending_by_org, those under a lease on policy_conflicts_leases_by_expiry.
+SELECT least(:cap,
+             (SELECT count(*) FROM (
+                  SELECT 1 FROM policy_conflicts WHERE synthesis_state = 'pending' LIMIT :cap) pending)
+             + (SELECT count(*) FROM (
+                  SELECT 1 FROM policy_conflicts WHERE synthesis_state = 'in_progress' LIMIT :cap) leased))

@@ -243,11 +243,15 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new OrgNameResource(orgDirectory));
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
-        WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC()),
+        WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC(),
+                        config.getWeb().getSessionIdle().toJavaDuration(),
+                        config.getWeb().getSessionMax().toJavaDuration()),
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
                 orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
                 new Replicas(transactions), new FleetActivity(transactions),
-                new TokenAdmin(new TokenStore(transactions))), json, Clock.systemUTC(),
+                new TokenAdmin(new TokenStore(transactions))),
+                new WebInbox.SignIn(config.getWeb().getOidc().build(config.getWeb().publicBase()),
+                        config.getWeb().isTokenSignIn(), config.getWeb().publicBase()), json, Clock.systemUTC(),
                 config.getLlm().getEscalateBelow());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");

@@ -120,7 +120,7 @@ public final class ConflictInbox {
                 AcceptedMerge.addTo(details, c.suggestedMergeJson(), json);
             }
         }
-        details.put("token_id", caller.tokenId().toString());
+        caller.actor().addTo(details);
         try {
             return json.writeValueAsString(details);
         } catch (JsonProcessingException e) {

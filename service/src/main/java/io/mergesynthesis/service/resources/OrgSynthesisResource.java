@@ -44,7 +44,7 @@ public class OrgSynthesisResource {
     }
 
     @GET
-    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME})
+    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME, Role.ORG_VIEWER_NAME})
     public Response get(@Auth Caller caller, @PathParam("org_id") String orgParam) {
         UUID org = orgId(orgParam);
         if (caller.role() != Role.PLATFORM && !org.equals(caller.orgId())) {

@@ -127,6 +127,10 @@ public final class InboxResource {
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
         }
+        Response viewer = pages.refusedToViewer(session, "an org_admin");
+        if (viewer != null) {
+            return viewer;
+        }
         UUID id = CanonicalIds.uuid(idParam);
         if (id == null || !session.mayChangeConflicts()) {
             return pages.notFound(session);
@@ -152,6 +156,10 @@ public final class InboxResource {
         WebSession session = found.get();
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
+        }
+        Response viewer = pages.refusedToViewer(session, "an org_admin");
+        if (viewer != null) {
+            return viewer;
         }
         UUID id = CanonicalIds.uuid(idParam);
         if (id == null || !session.mayChangeConflicts()) {
@@ -193,6 +201,10 @@ public final class InboxResource {
         WebSession session = found.get();
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
+        }
+        Response viewer = pages.refusedToViewer(session, "an org_admin or the platform operator");
+        if (viewer != null) {
+            return viewer;
         }
         UUID id = CanonicalIds.uuid(idParam);
         if (id == null || session.org() == null || !session.mayRequeue()) {

@@ -18,9 +18,12 @@ import io.mergesynthesis.service.session.WebSessions;
 import io.mergesynthesis.service.settings.OrgSettings;
 import io.mergesynthesis.service.usage.MonthlyUsage;
 import jakarta.servlet.DispatcherType;
+import io.mergesynthesis.service.signin.SignInWithProvider;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.EnumSet;
+import java.util.Optional;
 
 /**
  * The web inbox on the application port, beside the JSON API: server-rendered pages, a stylesheet and one small
@@ -38,6 +41,13 @@ public final class WebInbox {
                            ConflictRequeue requeue, MonthlyUsage usage, Fleet fleet, OrgSettings settings) {
     }
 
+    /**
+     * How people sign in: the identity provider, when one is configured; whether a token may be pasted; and the
+     * console's public address, where the provider sends people back.
+     */
+    public record SignIn(Optional<SignInWithProvider> provider, boolean tokenSignIn, URI publicBase) {
+    }
+
     /** What the operator's own pages call beyond the overview: names, failures, replicas, time and tokens. */
     public record OperatorUseCases(OrgDirectory orgs, FailedList failed, Replicas replicas, FleetActivity activity,
                                    TokenAdmin tokens) {
@@ -49,10 +59,11 @@ public final class WebInbox {
      * @param escalateBelow the confidence under which the LLM synthesizer asks a second model; a conflict's page flags
      *                      a merge under it
      */
-    public static void install(Environment environment, UseCases uses, OperatorUseCases operator, ObjectMapper json,
-                               Clock clock, double escalateBelow) {
+    public static void install(Environment environment, UseCases uses, OperatorUseCases operator, SignIn signIn,
+                               ObjectMapper json, Clock clock, double escalateBelow) {
         Pages pages = new Pages(new Templates(), uses.sessions(), clock, operator.orgs()::nameOf);
-        environment.jersey().register(new SignInResource(pages, uses.tokens()));
+        environment.jersey().register(new SignInResource(pages, uses.tokens(), signIn.provider(),
+                signIn.tokenSignIn(), signIn.publicBase()));
         environment.jersey().register(new InboxResource(pages, uses.reads(), uses.inbox(), uses.requeue(), json,
                 escalateBelow));
         environment.jersey().register(new InboxLiveResource(pages, uses.reads(), json));

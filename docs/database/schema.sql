@@ -855,7 +855,9 @@ CREATE TABLE policy_conflicts (
     resolution resolution,
     resolution_note text,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    merge_check_version integer
+    merge_check_version integer,
+    acknowledged_by jsonb,
+    resolved_by jsonb
 );
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_attempts_check CHECK ((attempts >= 0));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_done_has_merge CHECK ((((synthesis_state)::text <> 'done'::text) OR (suggested_merge IS NOT NULL)));

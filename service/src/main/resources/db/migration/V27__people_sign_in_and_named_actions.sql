@@ -171,3 +171,9 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION active_token(bytea) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION active_token(bytea) TO merge_synthesis_tenant, merge_synthesis_sweep;
+
+-- Who acknowledged and who resolved a conflict, for its page and GET /v1/conflicts/{id}: {"type": "person", "id":
+-- subject, "email", "name"} or {"type": "token", "id": token id, "name": label}. The events carry the same.
+ALTER TABLE policy_conflicts
+    ADD COLUMN acknowledged_by jsonb,
+    ADD COLUMN resolved_by     jsonb;

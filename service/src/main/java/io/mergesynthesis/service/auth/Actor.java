@@ -44,6 +44,28 @@ public record Actor(UUID tokenId, String tokenLabel, String subject, String emai
      * person's {@code user_id}, {@code user_email} and {@code user_name}, or the token's {@code token_id} and
      * {@code token_label}. The export turns these into ECS {@code user.*} and CEF {@code suid}/{@code suser}.
      */
+    /**
+     * The actor as a conflict's row keeps who decided it: {@code type} ({@code person} or {@code token}),
+     * {@code id} (subject or token id), and {@code email} and {@code name} (a token's name is its label).
+     */
+    public ObjectNode asDecider(ObjectNode into) {
+        if (isPerson()) {
+            into.put("type", "person").put("id", subject);
+            if (email != null) {
+                into.put("email", email);
+            }
+            if (name != null) {
+                into.put("name", name);
+            }
+        } else {
+            into.put("type", "token").put("id", tokenId.toString());
+            if (tokenLabel != null) {
+                into.put("name", tokenLabel);
+            }
+        }
+        return into;
+    }
+
     public ObjectNode addTo(ObjectNode details) {
         if (isPerson()) {
             details.put("requested_by", "person").put("user_id", subject);

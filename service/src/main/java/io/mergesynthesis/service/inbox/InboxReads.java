@@ -71,7 +71,8 @@ public final class InboxReads {
 
     public Optional<ConflictWithHistory> conflict(UUID org, UUID id) {
         return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
-                .map(c -> new ConflictWithHistory(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id))));
+                .map(c -> new ConflictWithHistory(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id),
+                        ConflictStore.deciders(handle, org, id))));
     }
 
     private static PageOfConflicts page(Handle handle, UUID org, InboxFilter filter, PageCursor position,

@@ -167,7 +167,7 @@ public class ConflictResource {
     public Response get(@Auth Caller caller, @PathParam("id") String idParam) {
         UUID id = Ids.parse(idParam);
         return reads.conflict(caller.orgId(), id)
-                .map(c -> Response.ok(ConflictView.of(c.conflict(), c.calls(), c.history())).build())
+                .map(c -> Response.ok(ConflictView.of(c.conflict(), c.calls(), c.history(), c.deciders())).build())
                 .orElseGet(Ids::notFound);
     }
 

@@ -73,6 +73,12 @@ public final class IdentityProvider {
         this.clockSkew = clockSkew;
     }
 
+    /** The issuer's scheme, host and port: where the browser is sent to sign in and out. */
+    public String origin() {
+        URI uri = URI.create(issuer.getValue());
+        return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
+    }
+
     /** Where the person is sent to sign in, carrying this sign-in's state, nonce and code challenge. */
     public URI authorizationRequest(ProviderSignIn signIn) throws ProviderUnavailable {
         OIDCProviderMetadata metadata = discovered().metadata();

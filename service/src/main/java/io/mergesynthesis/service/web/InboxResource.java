@@ -98,7 +98,7 @@ public final class InboxResource {
         }
         Instant now = pages.clock().instant();
         Optional<ConflictDetail> detail = reads.conflict(org, id).map(c -> ConflictDetail.of(c.conflict(), c.calls(),
-                c.history(), session.mayChangeConflicts(), session.mayRequeue(), json, now, escalateBelow));
+                c.history(), c.deciders(), session.mayChangeConflicts(), session.mayRequeue(), json, now, escalateBelow));
         if (detail.isEmpty()) {
             return pages.notFound(session);
         }

@@ -80,7 +80,8 @@ public final class WebInbox {
         environment.servlets().addServlet("web-static",
                         new AssetServlet("/web/static", STATIC_PATH, null, StandardCharsets.UTF_8))
                 .addMapping(STATIC_PATH + "/*");
-        environment.servlets().addFilter("web-page-headers", new PageHeaders())
+        environment.servlets().addFilter("web-page-headers", new PageHeaders(signIn.provider()
+                        .map(p -> p.provider().origin()).orElse(null)))
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
     }
 }

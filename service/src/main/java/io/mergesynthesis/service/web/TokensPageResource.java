@@ -59,7 +59,7 @@ public final class TokensPageResource {
         }
     }
 
-    record Row(String id, String prefix, String role, OrgLabel orgLabel, Moment created, Moment lastUsed,
+    record Row(String id, String prefix, String label, String role, OrgLabel orgLabel, Moment created, Moment lastUsed,
                Moment expires, String state, boolean active) {
     }
 
@@ -81,7 +81,8 @@ public final class TokensPageResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Response mint(@CookieParam(SessionCookies.SESSION) String cookie, @FormParam("form_key") String formKey,
                          @FormParam("role") String roleParam, @FormParam("org") String orgParam,
-                         @FormParam("expires_in") String expiresParam, @Context HttpHeaders headers) {
+                         @FormParam("expires_in") String expiresParam, @FormParam("label") String labelParam,
+                         @Context HttpHeaders headers) {
         PlatformAccess access = PlatformAccess.toForm(pages, cookie, headers, formKey);
         if (access.refused()) {
             return access.turnedBack();
@@ -100,9 +101,15 @@ public final class TokensPageResource {
         if (expiresParam != null && !expiresParam.isEmpty() && expiresIn == null) {
             return page(422, layout, null, "Not minted: choose one of the offered lifetimes.");
         }
+        String label = labelParam == null || labelParam.isBlank() ? null : labelParam.strip();
+        if (label != null && (label.length() > TokenStore.LABEL_LENGTH
+                || label.codePoints().anyMatch(Character::isISOControl))) {
+            return page(422, layout, null, "Not minted: a label is at most " + TokenStore.LABEL_LENGTH
+                    + " characters on one line.");
+        }
         TokenStore.MintedToken minted;
         try {
-            minted = tokens.mint(access.session().caller(), role.get(), org, expiresIn);
+            minted = tokens.mint(access.session().caller(), role.get(), org, expiresIn, label);
         } catch (IllegalArgumentException e) {
             return page(422, layout, null, "Not minted: " + role.get().wireName()
                     + (role.get().boundToOrg() ? " tokens need an org." : " tokens are bound to no org; leave the "
@@ -147,7 +154,7 @@ public final class TokensPageResource {
         List<Row> rows = listed.stream().map(t -> {
             String state = t.revokedAt() != null ? "revoked"
                     : t.expiresAt() != null && !now.isBefore(t.expiresAt()) ? "expired" : "active";
-            return new Row(t.id().toString(), t.prefix() == null ? "-" : t.prefix(), t.role().wireName(),
+            return new Row(t.id().toString(), t.prefix() == null ? "-" : t.prefix(), t.label(), t.role().wireName(),
                     t.orgId() == null ? null : OrgLabel.of(t.orgId(), names), Moment.of(t.createdAt(), now),
                     Moment.of(t.lastUsedAt(), now), Moment.of(t.expiresAt(), now), state, "active".equals(state));
         }).toList();

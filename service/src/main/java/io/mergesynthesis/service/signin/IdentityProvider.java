@@ -54,18 +54,30 @@ public final class IdentityProvider {
 
     /** How long each call to the provider may take to connect, and to answer. */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * The shortest time between two fetches of the key set: a token naming an unknown key fetches it again (a
+     * rotation), but a flood of made-up key ids costs the provider one fetch per interval at most.
+     */
+    static final Duration KEY_REFETCH_INTERVAL = Duration.ofSeconds(30);
 
     private final Issuer issuer;
     private final ClientID clientId;
     private final Secret clientSecret;
     private final URI callback;
     private final Duration clockSkew;
+    private final Duration keyRefetchInterval;
     private volatile Discovered discovered;
 
     private record Discovered(OIDCProviderMetadata metadata, IDTokenValidator validator) {
     }
 
     public IdentityProvider(String issuer, String clientId, String clientSecret, URI callback, Duration clockSkew) {
+        this(issuer, clientId, clientSecret, callback, clockSkew, KEY_REFETCH_INTERVAL);
+    }
+
+    IdentityProvider(String issuer, String clientId, String clientSecret, URI callback, Duration clockSkew,
+                     Duration keyRefetchInterval) {
+        this.keyRefetchInterval = keyRefetchInterval;
         this.issuer = new Issuer(issuer);
         this.clientId = new ClientID(clientId);
         this.clientSecret = new Secret(clientSecret);
@@ -171,9 +183,10 @@ public final class IdentityProvider {
                     (int) CALL_TIMEOUT.toMillis(), (int) CALL_TIMEOUT.toMillis());
             URL jwks = metadata.getJWKSetURI().toURL();
             // Keys are kept and fetched again when a token names an unknown key id (a rotation), at most once
-            // every half minute; a provider that is briefly unreachable is retried once.
+            // every keyRefetchInterval; a provider that is briefly unreachable is retried once.
             JWKSource<SecurityContext> keys = JWKSourceBuilder.create(jwks, new DefaultResourceRetriever(
                             (int) CALL_TIMEOUT.toMillis(), (int) CALL_TIMEOUT.toMillis()))
+                    .rateLimited(keyRefetchInterval.toMillis())
                     .retrying(true)
                     .build();
             JWSAlgorithm algorithm = metadata.getIDTokenJWSAlgs() != null

@@ -38,6 +38,7 @@ public final class ConflictStore {
     private static final String ACKNOWLEDGE = SqlFiles.of(ConflictStore.class, "acknowledge");
     private static final String RESOLVE = SqlFiles.of(ConflictStore.class, "resolve");
     private static final String DECIDERS = SqlFiles.of(ConflictStore.class, "deciders");
+    private static final String DECIDERS_OF = SqlFiles.of(ConflictStore.class, "deciders_of");
     // The inbox page towards older conflicts and towards newer ones, each as a first page and as a page after a
     // position; each takes every filter as optional. The position is not folded in as optional too: a plan kept
     // for the statement would then read the org's rows from the newest one down to the position on every page.
@@ -288,6 +289,25 @@ public final class ConflictStore {
                 .map((rs, ctx) -> new Deciders(rs.getString("acknowledged_by"), rs.getString("resolved_by")))
                 .findOne()
                 .orElse(Deciders.NONE);
+    }
+
+    /** As {@link #deciders}, for a page of conflicts at once: those someone acknowledged or resolved. */
+    public static java.util.Map<UUID, Deciders> decidersOf(Handle handle, UUID orgId, List<UUID> ids) {
+        java.util.Map<UUID, Deciders> found = new java.util.HashMap<>();
+        if (ids.isEmpty()) {
+            return found;
+        }
+        handle.createQuery(DECIDERS_OF)
+                .bind("org", orgId)
+                .bind("ids", ids.toArray(UUID[]::new))
+                .map((rs, ctx) -> java.util.Map.entry(rs.getObject("id", UUID.class),
+                        new Deciders(rs.getString("acknowledged_by"), rs.getString("resolved_by"))))
+                .forEach(e -> {
+                    if (e.getValue().acknowledgedByJson() != null || e.getValue().resolvedByJson() != null) {
+                        found.put(e.getKey(), e.getValue());
+                    }
+                });
+        return found;
     }
 
     private static StoredConflict map(ResultSet rs, StatementContext ctx) throws SQLException {

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.inbox;
 
+import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.InboxCounts;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.db.AttemptHistory;
@@ -9,6 +10,7 @@ import io.mergesynthesis.service.db.UsageLedger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -26,8 +28,11 @@ public final class InboxReads {
         this.transactions = transactions;
     }
 
-    /** A page with the counts of the whole inbox beside it, both read in one transaction. */
-    public record PageWithCounts(PageOfConflicts page, InboxCounts counts) {
+    /**
+     * A page with the counts of the whole inbox beside it, and who acknowledged or resolved the page's conflicts,
+     * all read in one transaction.
+     */
+    public record PageWithCounts(PageOfConflicts page, InboxCounts counts, Map<UUID, Deciders> deciders) {
     }
 
     /** The order a page lists conflicts in. */
@@ -60,8 +65,11 @@ public final class InboxReads {
      */
     public PageWithCounts pageWithCounts(UUID org, InboxFilter filter, PageCursor position, Direction direction,
                                          Order order, int size) {
-        return transactions.inOrg(org, handle -> new PageWithCounts(
-                page(handle, org, filter, position, direction, order, size), ConflictStore.counts(handle, org)));
+        return transactions.inOrg(org, handle -> {
+            PageOfConflicts page = page(handle, org, filter, position, direction, order, size);
+            return new PageWithCounts(page, ConflictStore.counts(handle, org), ConflictStore.decidersOf(handle, org,
+                    page.conflicts().stream().map(StoredConflict::id).toList()));
+        });
     }
 
     /** How many of the org's conflicts are in each synthesis state and inbox status: a few rows, at any size. */

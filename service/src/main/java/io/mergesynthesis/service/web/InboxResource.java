@@ -77,8 +77,9 @@ public final class InboxResource {
                 beforeParam);
         InboxReads.PageWithCounts read = reads.pageWithCounts(org, query.filter(), query.position(),
                 query.direction(), query.order(), PAGE_SIZE);
-        InboxPage page = InboxPage.of(read.page(), read.counts(), query, session.mayChangeConflicts(),
-                session.mayRequeue(), BulkActions.MAX_CONFLICTS, pages.clock().instant());
+        InboxPage page = InboxPage.of(read.page(), read.counts(), read.deciders(), query,
+                session.mayChangeConflicts(), session.mayRequeue(), BulkActions.MAX_CONFLICTS, json,
+                pages.clock().instant());
         return pages.render(200, "inbox", Layout.of("Inbox", "inbox", session), page);
     }
 

@@ -79,6 +79,7 @@ class EveryStatementPlansTest {
             Map.entry("hash", new byte[32]),
             Map.entry("tokenHash", new byte[32]),
             Map.entry("label", "policy engine, eu-west"),
+            Map.entry("ids", new UUID[] {UUID.fromString("55555555-5555-4555-8555-555555555555")}),
             Map.entry("actor", "{\"type\": \"person\", \"id\": \"f:3c1e8a4d:alice\", \"name\": \"Alice\"}"),
             Map.entry("subject", "f:3c1e8a4d:alice"),
             Map.entry("email", "alice@example.com"),

@@ -115,6 +115,9 @@ class ProviderSignInBrowserTest {
         driver.findElement(By.xpath("//button[text()='Resolve']")).click();
         waitFor(ExpectedConditions.urlContains("notice=resolved"));
         assertThat(text("p.resolution")).contains("by Alice Example");
+        driver.get(url("/?inbox_status=all"));
+        assertThat(driver.findElement(By.cssSelector("tr[data-id='" + toResolve + "']")).getText())
+                .contains("resolved").contains("by Alice Example");
 
         JsonNode conflict = JSON.readTree(APP.get(viewerToken, "/v1/conflicts/" + toResolve).body());
         JsonNode resolvedBy = conflict.path("inbox").path("resolved_by");

@@ -143,8 +143,9 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
     @Override
     public void run(MergeSynthesisConfiguration config, Environment environment) {
         // First, before anything logs: no logger at any level, nor the request log, writes a token or a key.
-        SecretRedactor redactor = SecretRedactor.withSecrets(config.getLlm().getProviders().values().stream()
-                .map(ProviderSettings::getApiKey).toList());
+        SecretRedactor redactor = SecretRedactor.withSecrets(java.util.stream.Stream.concat(
+                config.getLlm().getProviders().values().stream().map(ProviderSettings::getApiKey),
+                java.util.stream.Stream.of(config.getWeb().getOidc().getClientSecret())).toList());
         LogRedaction.install(redactor);
         environment.lifecycle().addEventListener(new LifeCycle.Listener() {
             @Override

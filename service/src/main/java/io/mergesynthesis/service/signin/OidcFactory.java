@@ -48,7 +48,9 @@ public class OidcFactory {
             throw new IllegalArgumentException("web.oidc.clockSkew must be from 0s to 5m, got " + clockSkew);
         }
         URI callback = URI.create(stripSlash(publicBaseUrl.toString()) + "/auth/callback");
-        IdentityProvider provider = new IdentityProvider(stripSlash(issuer.strip()), clientId.strip(), clientSecret,
+        // The issuer exactly as configured: discovery compares it with the one the provider states, and some
+        // (Auth0) end theirs with a slash.
+        IdentityProvider provider = new IdentityProvider(issuer.strip(), clientId.strip(), clientSecret,
                 callback, clockSkew.toJavaDuration());
         return Optional.of(new SignInWithProvider(provider, new ClaimsMapping(orgClaim.strip(), roleClaim.strip())));
     }

@@ -65,6 +65,7 @@ import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
 import io.mergesynthesis.service.operator.Replicas;
+import io.mergesynthesis.service.operator.SignedInPeople;
 import io.mergesynthesis.service.operator.TokenAdmin;
 import io.mergesynthesis.service.replica.HeartbeatWriter;
 import io.mergesynthesis.service.replica.ReplicaReadings;
@@ -250,7 +251,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
                 orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
                 new Replicas(transactions), new FleetActivity(transactions),
-                new TokenAdmin(new TokenStore(transactions))),
+                new TokenAdmin(new TokenStore(transactions)), new SignedInPeople(transactions)),
                 new WebInbox.SignIn(config.getWeb().getOidc().build(config.getWeb().publicBase()),
                         config.getWeb().isTokenSignIn(), config.getWeb().publicBase()), json, Clock.systemUTC(),
                 config.getLlm().getEscalateBelow());

@@ -2,7 +2,9 @@ package io.mergesynthesis.service.web;
 
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.core.SignedInPerson;
 import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.SignedInPeople;
 import io.mergesynthesis.service.operator.TokenAdmin;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
@@ -45,18 +47,30 @@ public final class TokensPageResource {
 
     private final Pages pages;
     private final TokenAdmin tokens;
+    private final SignedInPeople people;
     private final OrgDirectory orgs;
 
-    TokensPageResource(Pages pages, TokenAdmin tokens, OrgDirectory orgs) {
+    TokensPageResource(Pages pages, TokenAdmin tokens, OrgDirectory orgs, SignedInPeople people) {
+        this.people = people;
         this.pages = pages;
         this.tokens = tokens;
         this.orgs = orgs;
     }
 
-    record TokensPage(List<Row> tokens, List<String> roles, Minted minted, String problem, boolean more) {
+    record TokensPage(List<Row> tokens, List<String> roles, Minted minted, String problem, boolean more,
+                      List<PersonRow> people) {
         boolean hasTokens() {
             return !tokens.isEmpty();
         }
+
+        boolean hasPeople() {
+            return !people.isEmpty();
+        }
+    }
+
+    /** A person who signed in with the identity provider. */
+    record PersonRow(String name, String email, String subject, String role, OrgLabel orgLabel, Moment firstSeen,
+                     Moment lastSeen) {
     }
 
     record Row(String id, String prefix, String label, String role, OrgLabel orgLabel, Moment created, Moment lastUsed,
@@ -159,7 +173,14 @@ public final class TokensPageResource {
                     Moment.of(t.lastUsedAt(), now), Moment.of(t.expiresAt(), now), state, "active".equals(state));
         }).toList();
         Layout shown = problem == null ? layout : layout.withProblem(problem);
+        List<SignedInPerson> signedIn = people.recent(LISTED);
+        Map<UUID, String> orgNames = orgs.namesOf(signedIn.stream().map(SignedInPerson::orgId)
+                .filter(Objects::nonNull).collect(Collectors.toSet()));
+        List<PersonRow> personRows = signedIn.stream().map(p -> new PersonRow(p.name(), p.email(), p.subject(),
+                p.role(), p.orgId() == null ? null : OrgLabel.of(p.orgId(), orgNames), Moment.of(p.firstSeen(), now),
+                Moment.of(p.lastSeen(), now))).toList();
         return pages.render(status, "tokens", shown, new TokensPage(rows,
-                Arrays.stream(Role.values()).map(Role::wireName).toList(), minted, problem, all.size() > LISTED));
+                Arrays.stream(Role.values()).map(Role::wireName).toList(), minted, problem, all.size() > LISTED,
+                personRows));
     }
 }

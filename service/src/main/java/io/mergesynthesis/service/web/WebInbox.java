@@ -12,6 +12,7 @@ import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
 import io.mergesynthesis.service.operator.Replicas;
+import io.mergesynthesis.service.operator.SignedInPeople;
 import io.mergesynthesis.service.operator.TokenAdmin;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.session.WebSessions;
@@ -50,7 +51,7 @@ public final class WebInbox {
 
     /** What the operator's own pages call beyond the overview: names, failures, replicas, time and tokens. */
     public record OperatorUseCases(OrgDirectory orgs, FailedList failed, Replicas replicas, FleetActivity activity,
-                                   TokenAdmin tokens) {
+                                   TokenAdmin tokens, SignedInPeople people) {
     }
 
     /**
@@ -76,7 +77,8 @@ public final class WebInbox {
                 uses.requeue()));
         environment.jersey().register(new ReplicasPageResource(pages, operator.replicas()));
         environment.jersey().register(new TimePageResource(pages, operator.activity()));
-        environment.jersey().register(new TokensPageResource(pages, operator.tokens(), operator.orgs()));
+        environment.jersey().register(new TokensPageResource(pages, operator.tokens(), operator.orgs(),
+                operator.people()));
         environment.servlets().addServlet("web-static",
                         new AssetServlet("/web/static", STATIC_PATH, null, StandardCharsets.UTF_8))
                 .addMapping(STATIC_PATH + "/*");

@@ -195,6 +195,9 @@ class ProviderSignInBrowserTest {
         signInAs("petra");
         assertThat(driver.getCurrentUrl()).isEqualTo(url("/operator"));
         assertThat(text("#signed-in-person")).isEqualTo("Petra Platform");
+        driver.get(url("/operator/tokens"));
+        assertThat(text("table.people")).contains("Petra Platform").contains("petra@example.com")
+                .contains("platform");
     }
 
     @Test

@@ -32,7 +32,7 @@ CREATE DOMAIN conflict_action AS text
     CONSTRAINT conflict_action_check CHECK ((VALUE = ANY (ARRAY['tool_call'::text, 'data_export'::text, 'knowledge_query'::text])));
 
 CREATE DOMAIN conflict_event_type AS text
-    CONSTRAINT conflict_event_type_check CHECK ((VALUE = ANY (ARRAY['conflict_detected'::text, 'merge_synthesized'::text, 'synthesis_failed_permanently'::text, 'conflict_acknowledged'::text, 'conflict_resolved'::text, 'synthesis_requeued'::text, 'org_named'::text, 'token_minted'::text, 'token_revoked'::text])));
+    CONSTRAINT conflict_event_type_check CHECK ((VALUE = ANY (ARRAY['conflict_detected'::text, 'merge_synthesized'::text, 'synthesis_failed_permanently'::text, 'conflict_acknowledged'::text, 'conflict_resolved'::text, 'synthesis_requeued'::text, 'org_named'::text, 'token_minted'::text, 'token_revoked'::text, 'org_settings_changed'::text])));
 
 CREATE DOMAIN failure_marker AS text
     CONSTRAINT failure_marker_check CHECK ((VALUE = 'synthesis_max_attempts_exceeded'::text));

@@ -177,3 +177,10 @@ GRANT EXECUTE ON FUNCTION active_token(bytea) TO merge_synthesis_tenant, merge_s
 ALTER TABLE policy_conflicts
     ADD COLUMN acknowledged_by jsonb,
     ADD COLUMN resolved_by     jsonb;
+
+-- A change to an org's synthesis settings (model, monthly budget) is an event too, naming who made it.
+ALTER DOMAIN conflict_event_type DROP CONSTRAINT conflict_event_type_check;
+ALTER DOMAIN conflict_event_type ADD CONSTRAINT conflict_event_type_check
+    CHECK (VALUE IN ('conflict_detected', 'merge_synthesized', 'synthesis_failed_permanently',
+                     'conflict_acknowledged', 'conflict_resolved', 'synthesis_requeued',
+                     'org_named', 'token_minted', 'token_revoked', 'org_settings_changed'));

@@ -252,7 +252,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
                 new Replicas(transactions), new FleetActivity(transactions),
                 new TokenAdmin(new TokenStore(transactions)), new SignedInPeople(transactions)),
-                new WebInbox.SignIn(config.getWeb().getOidc().build(config.getWeb().publicBase()),
+                new WebInbox.SignIn(config.getWeb().signInWithProvider(),
                         config.getWeb().isTokenSignIn(), config.getWeb().publicBase()), json, Clock.systemUTC(),
                 config.getLlm().getEscalateBelow());
 

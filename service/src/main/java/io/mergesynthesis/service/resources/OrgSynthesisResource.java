@@ -74,7 +74,7 @@ public class OrgSynthesisResource {
         if (!problems.isEmpty()) {
             return ErrorBody.response(422, "invalid synthesis settings: nothing was changed", problems);
         }
-        return Response.ok(OrgSynthesisView.of(settings.change(org, model, budget))).build();
+        return Response.ok(OrgSynthesisView.of(settings.change(caller, org, model, budget))).build();
     }
 
     private String model(JsonNode node, List<FieldProblem> problems) {

@@ -137,7 +137,7 @@ public final class OperatorResource {
         }
         // The same change as PUT /v1/orgs/{org_id}/synthesis: a budget raised here lets the org's waiting
         // conflicts go at once.
-        settings.change(org, model, budget);
+        settings.change(session.caller(), org, model, budget);
         return back(Notice.SETTINGS_SAVED);
     }
 

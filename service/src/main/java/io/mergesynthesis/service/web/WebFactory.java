@@ -5,12 +5,14 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
 import io.mergesynthesis.service.http.TrustedProxies;
 import io.mergesynthesis.service.signin.OidcFactory;
+import io.mergesynthesis.service.signin.SignInWithProvider;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * How the web inbox learns that a browser reached it over https: directly, or through a proxy that terminated TLS
@@ -131,6 +133,19 @@ public class WebFactory {
     @JsonProperty
     public void setOidc(OidcFactory oidc) {
         this.oidc = oidc;
+    }
+
+    /**
+     * The identity provider, if one is configured. Turning token sign-in off with no provider would leave nobody a
+     * way into the console: that stops the start, saying so.
+     */
+    public Optional<SignInWithProvider> signInWithProvider() {
+        Optional<SignInWithProvider> provider = oidc.build(publicBase());
+        if (provider.isEmpty() && !tokenSignIn) {
+            throw new IllegalArgumentException("web.tokenSignIn is false and no OIDC_ISSUER is set: nobody could "
+                    + "sign in to the console; set OIDC_ISSUER or leave token sign-in on");
+        }
+        return provider;
     }
 
     /** The configured proxies; an entry that is not an address or a range stops the start, naming it. */

@@ -62,6 +62,8 @@ class ProviderSignInBrowserTest {
     static UUID toAcknowledge;
     static UUID toResolve;
     static UUID forTheViewer;
+    static UUID toRetry;
+    static UUID forTheBulk;
 
     @BeforeAll
     static void seed() {
@@ -75,6 +77,10 @@ class ProviderSignInBrowserTest {
         forTheViewer = WebSeed.one(APP, platform, ORG, "people-viewer", "slack.post_message");
         WebSeed.synthesized(superuser, forTheViewer, WebSeed.merge(forTheViewer, ORG, "slack.post_message",
                 "The org rule wins."));
+        toRetry = WebSeed.one(APP, platform, ORG, "people-retry", "crm.sync_accounts");
+        WebSeed.failed(superuser, toRetry, "synthesizer");
+        WebSeed.attempt(superuser, ORG, toRetry, 1, "permanent_failure", "synthesizer", "provider answered 503");
+        forTheBulk = WebSeed.one(APP, platform, ORG, "people-bulk", "kb.search");
         browser = Browser.start();
         driver = browser.driver();
     }
@@ -138,6 +144,26 @@ class ProviderSignInBrowserTest {
         String cef = APP.get(platform, "/v1/events?format=cef&org_id=" + ORG).body();
         assertThat(cef.lines().filter(l -> l.contains("|conflict_resolved|")))
                 .anySatisfy(l -> assertThat(l).contains("suid=" + subject).contains("suser=Alice Example"));
+
+        // Try again: the attempt history's re-queue line names her.
+        driver.get(url("/conflicts/" + toRetry));
+        driver.findElement(By.xpath("//button[text()='Try again']")).click();
+        waitFor(ExpectedConditions.urlContains("notice=requeued"));
+        assertThat(text("#history-heading + table")).contains("re-queued by Alice Example (role org_admin)");
+
+        // A bulk action: the event names her too.
+        driver.get(url("/"));
+        driver.findElement(By.cssSelector("input[name=id][value='" + forTheBulk + "']")).click();
+        driver.findElement(By.cssSelector("form#bulk button[value=selected]")).click();
+        waitFor(ExpectedConditions.presenceOfElementLocated(By.id("bulk-heading")));
+        JsonNode bulked = JSON.readTree(APP.get(viewerToken, "/v1/conflicts/" + forTheBulk).body());
+        assertThat(bulked.path("inbox").path("acknowledged_by").path("name").asText()).isEqualTo("Alice Example");
+        assertThat(APP.get(platform, "/v1/events?format=ndjson&org_id=" + ORG).body().lines()
+                .map(ProviderSignInBrowserTest::json)
+                .filter(e -> forTheBulk.toString().equals(e.path("merge_synthesis").path("conflict_id").asText()))
+                .filter(e -> "conflict_acknowledged".equals(e.path("merge_synthesis").path("event_type").asText())))
+                .singleElement().satisfies(e -> assertThat(e.path("user").path("name").asText())
+                        .isEqualTo("Alice Example"));
 
         // Signing out ends the session here and Keycloak's: the next sign-in asks for the password again.
         driver.get(url("/"));

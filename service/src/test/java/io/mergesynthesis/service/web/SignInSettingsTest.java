@@ -26,7 +26,8 @@ class SignInSettingsTest {
             ConfigOverride.config("web.tokenSignIn", "false"),
             ConfigOverride.config("web.oidc.issuer", "http://127.0.0.1:9/realms/unreachable"),
             ConfigOverride.config("web.oidc.clientId", "console"),
-            ConfigOverride.config("web.oidc.clientSecret", "not-used-here"));
+            ConfigOverride.config("web.oidc.clientSecret", "not-used-here"),
+            ConfigOverride.config("web.trustedProxies", "127.0.0.1"));
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
 
     @Test
@@ -58,6 +59,19 @@ class SignInSettingsTest {
         assertThat(callback.statusCode()).isEqualTo(400);
         assertThat(callback.body()).contains("did not start in this browser");
         assertThat(callback.headers().allValues("Set-Cookie")).noneMatch(c -> c.startsWith(SessionCookies.SESSION));
+    }
+
+    @Test
+    void theSignInCookieIsLaxAndSecureBehindATrustedProxyThatTerminatedTls() {
+        HttpResponse<String> callback = APP.send(HttpRequest.newBuilder(
+                APP.uri("/auth/callback?code=abc&state=def")).header("X-Forwarded-Proto", "https").GET().build());
+        assertThat(callback.headers().allValues("Set-Cookie"))
+                .anySatisfy(c -> assertThat(c).startsWith(SessionCookies.PROVIDER_SIGN_IN + "=")
+                        .contains("; Path=/auth/").contains("; HttpOnly").contains("; SameSite=Lax")
+                        .contains("; Secure"));
+        HttpResponse<String> plain = APP.send(HttpRequest.newBuilder(
+                APP.uri("/auth/callback?code=abc&state=def")).GET().build());
+        assertThat(plain.headers().allValues("Set-Cookie")).noneMatch(c -> c.contains("Secure"));
     }
 
     @Test

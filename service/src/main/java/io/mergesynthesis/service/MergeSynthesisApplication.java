@@ -79,6 +79,7 @@ import io.mergesynthesis.service.resources.UsageResource;
 import io.mergesynthesis.service.retention.PartitionUpkeep;
 import io.mergesynthesis.service.retention.PartitionUpkeepSchedule;
 import io.mergesynthesis.service.session.WebSessions;
+import io.mergesynthesis.service.signin.SignInWithProvider;
 import io.mergesynthesis.service.settings.OrgSettings;
 import io.mergesynthesis.service.usage.MonthlyUsage;
 import io.mergesynthesis.service.web.WebInbox;
@@ -186,8 +187,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         ObjectMapper json = environment.getObjectMapper();
         CollectorRegistry metrics = new CollectorRegistry(true);
 
+        Optional<SignInWithProvider> signIn = config.getWeb().signInWithProvider();
         TokenAuthenticator authenticator = new TokenAuthenticator(
-                config.getAuth().build(new TokenStore(transactions), Clock.systemUTC()));
+                config.getAuth().build(new TokenStore(transactions), Clock.systemUTC()),
+                token -> signIn.flatMap(SignInWithProvider::machines).flatMap(machines -> machines.apply(token)));
         environment.jersey().register(new AuthDynamicFeature(new BearerHeaderFilter.Builder()
                 .setAuthenticator(authenticator)
                 .setAuthorizer(authenticator)
@@ -252,7 +255,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
                 new Replicas(transactions), new FleetActivity(transactions),
                 new TokenAdmin(new TokenStore(transactions)), new SignedInPeople(transactions)),
-                new WebInbox.SignIn(config.getWeb().signInWithProvider(),
+                new WebInbox.SignIn(signIn,
                         config.getWeb().isTokenSignIn(), config.getWeb().publicBase()), json, Clock.systemUTC(),
                 config.getLlm().getEscalateBelow());
 

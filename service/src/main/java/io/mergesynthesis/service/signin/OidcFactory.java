@@ -20,6 +20,12 @@ public class OidcFactory {
     private String orgClaim = "org_id";
     @NotNull
     private String roleClaim = "roles";
+    /**
+     * The audience ({@code aud}) an access token of this issuer must be meant for to be taken from a machine (an
+     * {@code ingest} or {@code siem} caller using the client credentials grant); empty: machines use our tokens.
+     */
+    private String machineAudience;
+
     /** How far the provider's clock and ours may differ when a token's times are checked. */
     @NotNull
     private Duration clockSkew = Duration.seconds(60);
@@ -52,7 +58,11 @@ public class OidcFactory {
         // (Auth0) end theirs with a slash.
         IdentityProvider provider = new IdentityProvider(issuer.strip(), clientId.strip(), clientSecret,
                 callback, clockSkew.toJavaDuration());
-        return Optional.of(new SignInWithProvider(provider, new ClaimsMapping(orgClaim.strip(), roleClaim.strip())));
+        Optional<MachineTokens> machines = machineAudience == null || machineAudience.isBlank() ? Optional.empty()
+                : Optional.of(new MachineTokens(provider, machineAudience.strip(), orgClaim.strip(),
+                        roleClaim.strip()));
+        return Optional.of(new SignInWithProvider(provider, new ClaimsMapping(orgClaim.strip(), roleClaim.strip()),
+                machines));
     }
 
     private static String stripSlash(String url) {
@@ -108,6 +118,16 @@ public class OidcFactory {
     @JsonProperty
     public void setRoleClaim(String roleClaim) {
         this.roleClaim = roleClaim;
+    }
+
+    @JsonProperty
+    public String getMachineAudience() {
+        return machineAudience;
+    }
+
+    @JsonProperty
+    public void setMachineAudience(String machineAudience) {
+        this.machineAudience = machineAudience;
     }
 
     @JsonProperty

@@ -50,7 +50,8 @@ class ProviderSignInBrowserTest {
             ConfigOverride.config("web.publicBaseUrl", "http://127.0.0.1:" + PORT),
             ConfigOverride.config("web.oidc.issuer", KEYCLOAK.issuer()),
             ConfigOverride.config("web.oidc.clientId", Keycloak.CLIENT_ID),
-            ConfigOverride.config("web.oidc.clientSecret", Keycloak.CLIENT_SECRET));
+            ConfigOverride.config("web.oidc.clientSecret", Keycloak.CLIENT_SECRET),
+            ConfigOverride.config("web.oidc.machineAudience", "merge-synthesis-api"));
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
     static final UUID ORG = UUID.fromString(Keycloak.ORG);
     static final ObjectMapper JSON = new ObjectMapper();
@@ -286,6 +287,37 @@ class ProviderSignInBrowserTest {
         assertThat(again.body()).contains("refused the sign-in code");
         assertThat(again.headers().allValues("Set-Cookie"))
                 .noneMatch(c -> c.startsWith(SessionCookies.SESSION + "=") && !c.contains("Max-Age=0"));
+    }
+
+    /** A policy engine with the provider's client credentials reports conflicts; others' tokens are refused. */
+    @Test
+    void aMachineWithTheProvidersAccessTokenReportsConflictsAndNothingMore() throws Exception {
+        String engine = clientCredentials("policy-engine", "engine-secret-for-tests-only");
+        HttpResponse<String> reported = APP.post(engine, "/v1/conflicts",
+                WebSeed.report(ORG, "from-the-engine", "wiki.edit_page"));
+        assertThat(reported.statusCode()).as(reported.body()).isEqualTo(201);
+        assertThat(APP.get(engine, "/v1/events?format=ndjson").statusCode()).as("ingest reads no events")
+                .isEqualTo(403);
+
+        String another = clientCredentials("another-app", "another-secret-for-tests-only");
+        assertThat(APP.post(another, "/v1/conflicts", WebSeed.report(ORG, "from-another", "wiki.edit_page"))
+                .statusCode()).as("a token meant for another audience").isEqualTo(401);
+        String[] parts = engine.split("\\.");
+        String forged = parts[0] + "." + parts[1] + "." + new StringBuilder(parts[2]).reverse();
+        assertThat(APP.post(forged, "/v1/conflicts", WebSeed.report(ORG, "forged", "wiki.edit_page")).statusCode())
+                .as("a token whose signature does not match").isEqualTo(401);
+    }
+
+    private static String clientCredentials(String client, String secret) throws Exception {
+        HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(KEYCLOAK.issuer() + "/protocol/openid-connect/token"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        (client + ":" + secret).getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .POST(HttpRequest.BodyPublishers.ofString("grant_type=client_credentials")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        return JSON.readTree(answer.body()).path("access_token").asText();
     }
 
     private static HttpResponse<String> callback(URI callback, String providerCookie) {

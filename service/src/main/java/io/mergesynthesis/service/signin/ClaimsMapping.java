@@ -68,7 +68,7 @@ public final class ClaimsMapping {
                 return new Refused(orgClaim, "Your account has the role " + role.get().wireName() + " but no claim "
                         + orgClaim + " naming your org. Ask whoever runs your company's sign-in to add it.");
             }
-            org = uuid(orgText.strip());
+            org = orgNamed(orgText);
             if (org == null) {
                 return new Refused(orgClaim, "The claim " + orgClaim + " of your account is not an org id (a UUID "
                         + "such as 4f0c3a52-8b1e-4a51-9d53-0c2e9e0d7a11).");
@@ -78,15 +78,29 @@ public final class ClaimsMapping {
     }
 
     private static Optional<Role> strongest(Object value) {
+        List<Role> named = rolesNamed(value);
+        return PERSON_ROLES.stream().filter(named::contains).findFirst();
+    }
+
+    /**
+     * The roles of ours a role claim names, each once: a list of strings, or one string of names separated by
+     * spaces or commas. Anything else names none. Shared with {@link MachineTokens}.
+     */
+    static List<Role> rolesNamed(Object value) {
         Collection<?> values = value instanceof Collection<?> many ? many
                 : value instanceof String one ? List.of(one.split("[\\s,]+")) : List.of();
         List<Role> named = new ArrayList<>();
         for (Object v : values) {
             if (v instanceof String text) {
-                Role.fromWireName(text.strip()).filter(PERSON_ROLES::contains).ifPresent(named::add);
+                Role.fromWireName(text.strip()).filter(r -> !named.contains(r)).ifPresent(named::add);
             }
         }
-        return PERSON_ROLES.stream().filter(named::contains).findFirst();
+        return named;
+    }
+
+    /** The org an org claim names: a UUID in a string, else null. Shared with {@link MachineTokens}. */
+    static UUID orgNamed(Object value) {
+        return value instanceof String text ? uuid(text.strip()) : null;
     }
 
     /** The person's name: {@code name}, else given and family names, else the user name they sign in with. */

@@ -3,7 +3,6 @@ package io.mergesynthesis.service.signin;
 import io.mergesynthesis.service.auth.Actor;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,9 +47,9 @@ public final class MachineTokens implements Function<String, Optional<Caller>> {
         if (claims == null) {
             return Optional.empty();
         }
-        List<Role> roles = roles(claims.get(roleClaim));
-        Object org = claims.get(orgClaim);
-        UUID orgId = org instanceof String text ? uuid(text.strip()) : null;
+        List<Role> roles = ClaimsMapping.rolesNamed(claims.get(roleClaim)).stream()
+                .filter(MACHINE_ROLES::contains).toList();
+        UUID orgId = ClaimsMapping.orgNamed(claims.get(orgClaim));
         if (roles.size() != 1 || orgId == null) {
             return Optional.empty();
         }
@@ -58,25 +57,5 @@ public final class MachineTokens implements Function<String, Optional<Caller>> {
         Object client = claims.get("azp");
         return Optional.of(new Caller(null, roles.get(0), orgId,
                 Actor.person(subject, null, client instanceof String id ? "client " + id : "client " + subject)));
-    }
-
-    private static List<Role> roles(Object value) {
-        Collection<?> values = value instanceof Collection<?> many ? many
-                : value instanceof String one ? List.of(one.split("[\\s,]+")) : List.of();
-        return values.stream()
-                .filter(String.class::isInstance)
-                .map(v -> Role.fromWireName(((String) v).strip()))
-                .flatMap(Optional::stream)
-                .filter(MACHINE_ROLES::contains)
-                .distinct()
-                .toList();
-    }
-
-    private static UUID uuid(String text) {
-        try {
-            return text.length() == 36 ? UUID.fromString(text) : null;
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
     }
 }

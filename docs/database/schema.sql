@@ -32,7 +32,7 @@ CREATE DOMAIN conflict_action AS text
     CONSTRAINT conflict_action_check CHECK ((VALUE = ANY (ARRAY['tool_call'::text, 'data_export'::text, 'knowledge_query'::text])));
 
 CREATE DOMAIN conflict_event_type AS text
-    CONSTRAINT conflict_event_type_check CHECK ((VALUE = ANY (ARRAY['conflict_detected'::text, 'merge_synthesized'::text, 'synthesis_failed_permanently'::text, 'conflict_acknowledged'::text, 'conflict_resolved'::text, 'synthesis_requeued'::text, 'org_named'::text, 'token_minted'::text, 'token_revoked'::text])));
+    CONSTRAINT conflict_event_type_check CHECK ((VALUE = ANY (ARRAY['conflict_detected'::text, 'merge_synthesized'::text, 'synthesis_failed_permanently'::text, 'conflict_acknowledged'::text, 'conflict_resolved'::text, 'synthesis_requeued'::text, 'org_named'::text, 'token_minted'::text, 'token_revoked'::text, 'org_settings_changed'::text])));
 
 CREATE DOMAIN failure_marker AS text
     CONSTRAINT failure_marker_check CHECK ((VALUE = 'synthesis_max_attempts_exceeded'::text));
@@ -62,13 +62,13 @@ GRANT USAGE ON SEQUENCE synthesis_attempt_history_id_seq TO merge_synthesis_tena
 -- Functions
 
 CREATE OR REPLACE FUNCTION public.active_token(token_hash bytea)
- RETURNS TABLE(id uuid, role text, org_id uuid, expires_at timestamp with time zone, use_is_old boolean)
+ RETURNS TABLE(id uuid, role text, org_id uuid, expires_at timestamp with time zone, use_is_old boolean, label text)
  LANGUAGE sql
  STABLE SECURITY DEFINER
  SET search_path TO 'public', 'pg_temp'
 AS $function$
     SELECT t.id, t.role, t.org_id, t.expires_at,
-           t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute'
+           t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute', t.label
       FROM api_tokens t
      WHERE t.token_sha256 = token_hash AND t.revoked_at IS NULL
        AND (t.expires_at IS NULL OR t.expires_at > now())
@@ -358,6 +358,20 @@ REVOKE EXECUTE ON FUNCTION end_web_session(session_hash bytea, at_time timestamp
 GRANT EXECUTE ON FUNCTION end_web_session(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_sweep;
 GRANT EXECUTE ON FUNCTION end_web_session(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_tenant;
 
+CREATE OR REPLACE FUNCTION public.end_web_session_for_sign_out(session_hash bytea, at_time timestamp with time zone)
+ RETURNS text
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+    UPDATE web_sessions SET ended_at = at_time
+     WHERE id_sha256 = session_hash AND ended_at IS NULL
+    RETURNING id_token
+$function$;
+REVOKE EXECUTE ON FUNCTION end_web_session_for_sign_out(session_hash bytea, at_time timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION end_web_session_for_sign_out(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION end_web_session_for_sign_out(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_tenant;
+
 CREATE OR REPLACE FUNCTION public.forget_conflict_counts()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -393,21 +407,6 @@ CREATE OR REPLACE FUNCTION public.ledger_month(at timestamp with time zone)
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 AS $function$ SELECT date_trunc('month', at AT TIME ZONE 'UTC')::date $function$;
-
-CREATE OR REPLACE FUNCTION public.live_web_session(session_hash bytea, at_time timestamp with time zone)
- RETURNS TABLE(token_id uuid, role text, org_id uuid, viewing_org_id uuid, expires_at timestamp with time zone)
- LANGUAGE sql
- STABLE SECURITY DEFINER
- SET search_path TO 'public', 'pg_temp'
-AS $function$
-    SELECT s.token_id, t.role, t.org_id, s.viewing_org_id, s.expires_at
-      FROM web_sessions s JOIN api_tokens t ON t.id = s.token_id
-     WHERE s.id_sha256 = session_hash AND s.ended_at IS NULL AND s.expires_at > at_time
-       AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > at_time)
-$function$;
-REVOKE EXECUTE ON FUNCTION live_web_session(session_hash bytea, at_time timestamp with time zone) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION live_web_session(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_sweep;
-GRANT EXECUTE ON FUNCTION live_web_session(session_hash bytea, at_time timestamp with time zone) TO merge_synthesis_tenant;
 
 CREATE OR REPLACE FUNCTION public.mark_event_stream_horizon(partition text)
  RETURNS void
@@ -467,6 +466,20 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.open_person_web_session(session_hash bytea, who text, mail text, full_name text, person_role text, org uuid, token text, opened timestamp with time zone, expires timestamp with time zone)
+ RETURNS void
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+    INSERT INTO web_sessions (id_sha256, person_subject, person_email, person_name, person_role, person_org_id,
+                              id_token, created_at, expires_at, last_used_at)
+    VALUES (session_hash, who, mail, full_name, person_role, org, token, opened, expires, opened)
+$function$;
+REVOKE EXECUTE ON FUNCTION open_person_web_session(session_hash bytea, who text, mail text, full_name text, person_role text, org uuid, token text, opened timestamp with time zone, expires timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION open_person_web_session(session_hash bytea, who text, mail text, full_name text, person_role text, org uuid, token text, opened timestamp with time zone, expires timestamp with time zone) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION open_person_web_session(session_hash bytea, who text, mail text, full_name text, person_role text, org uuid, token text, opened timestamp with time zone, expires timestamp with time zone) TO merge_synthesis_tenant;
+
 CREATE OR REPLACE FUNCTION public.open_web_session(session_hash bytea, token_hash bytea, opened timestamp with time zone, expires timestamp with time zone)
  RETURNS boolean
  LANGUAGE sql
@@ -474,8 +487,8 @@ CREATE OR REPLACE FUNCTION public.open_web_session(session_hash bytea, token_has
  SET search_path TO 'public', 'pg_temp'
 AS $function$
     WITH opened_session AS (
-        INSERT INTO web_sessions (id_sha256, token_id, created_at, expires_at)
-        SELECT session_hash, t.id, opened, expires
+        INSERT INTO web_sessions (id_sha256, token_id, created_at, expires_at, last_used_at)
+        SELECT session_hash, t.id, opened, expires, opened
           FROM api_tokens t
          WHERE t.token_sha256 = token_hash AND t.revoked_at IS NULL
            AND (t.expires_at IS NULL OR t.expires_at > opened)
@@ -497,6 +510,22 @@ BEGIN
                       WHERE s.org_id = org AND s.month = ledger_month(now())), 0);
 END
 $function$;
+
+CREATE OR REPLACE FUNCTION public.record_person_sign_in(who text, org uuid, mail text, full_name text, person_role text, at_time timestamp with time zone)
+ RETURNS void
+ LANGUAGE sql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+    INSERT INTO people (subject, org_id, email, name, role, first_seen_at, last_seen_at)
+    VALUES (who, org, mail, full_name, person_role, at_time, at_time)
+    ON CONFLICT (subject) DO UPDATE
+        SET org_id = EXCLUDED.org_id, email = EXCLUDED.email, name = EXCLUDED.name, role = EXCLUDED.role,
+            last_seen_at = EXCLUDED.last_seen_at
+$function$;
+REVOKE EXECUTE ON FUNCTION record_person_sign_in(who text, org uuid, mail text, full_name text, person_role text, at_time timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION record_person_sign_in(who text, org uuid, mail text, full_name text, person_role text, at_time timestamp with time zone) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION record_person_sign_in(who text, org uuid, mail text, full_name text, person_role text, at_time timestamp with time zone) TO merge_synthesis_tenant;
 
 CREATE OR REPLACE FUNCTION public.record_token_use(token_hash bytea)
  RETURNS boolean
@@ -538,6 +567,30 @@ $function$;
 GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_sweep;
 GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_tenant;
 
+CREATE OR REPLACE FUNCTION public.use_web_session(session_hash bytea, at_time timestamp with time zone, idle_since timestamp with time zone)
+ RETURNS TABLE(token_id uuid, token_label text, role text, org_id uuid, viewing_org_id uuid, expires_at timestamp with time zone, person_subject text, person_email text, person_name text)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+BEGIN
+    UPDATE web_sessions s SET last_used_at = at_time
+     WHERE s.id_sha256 = session_hash AND s.ended_at IS NULL AND s.expires_at > at_time
+       AND s.last_used_at > idle_since AND s.last_used_at < at_time - interval '1 minute';
+    RETURN QUERY
+    SELECT s.token_id, t.label, coalesce(t.role, s.person_role), coalesce(t.org_id, s.person_org_id),
+           s.viewing_org_id, s.expires_at, s.person_subject, s.person_email, s.person_name
+      FROM web_sessions s LEFT JOIN api_tokens t ON t.id = s.token_id
+     WHERE s.id_sha256 = session_hash AND s.ended_at IS NULL AND s.expires_at > at_time
+       AND s.last_used_at > idle_since
+       AND (s.token_id IS NULL
+            OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > at_time)));
+END
+$function$;
+REVOKE EXECUTE ON FUNCTION use_web_session(session_hash bytea, at_time timestamp with time zone, idle_since timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION use_web_session(session_hash bytea, at_time timestamp with time zone, idle_since timestamp with time zone) TO merge_synthesis_sweep;
+GRANT EXECUTE ON FUNCTION use_web_session(session_hash bytea, at_time timestamp with time zone, idle_since timestamp with time zone) TO merge_synthesis_tenant;
+
 CREATE OR REPLACE FUNCTION public.view_in_web_session(session_hash bytea, org uuid)
  RETURNS boolean
  LANGUAGE plpgsql
@@ -546,8 +599,9 @@ CREATE OR REPLACE FUNCTION public.view_in_web_session(session_hash bytea, org uu
 AS $function$
 BEGIN
     UPDATE web_sessions s SET viewing_org_id = org
-      FROM api_tokens t
-     WHERE s.id_sha256 = session_hash AND t.id = s.token_id AND t.role = 'platform';
+     WHERE s.id_sha256 = session_hash
+       AND (s.person_role = 'platform'
+            OR EXISTS (SELECT 1 FROM api_tokens t WHERE t.id = s.token_id AND t.role = 'platform'));
     RETURN FOUND;
 END
 $function$;
@@ -566,12 +620,14 @@ CREATE TABLE api_tokens (
     revoked_at timestamp with time zone,
     prefix text,
     expires_at timestamp with time zone,
-    last_used_at timestamp with time zone
+    last_used_at timestamp with time zone,
+    label text
 );
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_label_check CHECK (((label IS NULL) OR ((length(label) >= 1) AND (length(label) <= 100))));
 ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_org_matches_role CHECK (((role = 'platform'::text) = (org_id IS NULL)));
 ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_pkey PRIMARY KEY (id);
 ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_prefix_check CHECK (((prefix IS NULL) OR ((length(prefix) >= 8) AND (length(prefix) <= 32))));
-ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_role_check CHECK ((role = ANY (ARRAY['org_admin'::text, 'ingest'::text, 'siem'::text, 'platform'::text])));
+ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_role_check CHECK ((role = ANY (ARRAY['org_admin'::text, 'org_viewer'::text, 'ingest'::text, 'siem'::text, 'platform'::text])));
 ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_token_sha256_check CHECK ((length(token_sha256) = 32));
 ALTER TABLE api_tokens ADD CONSTRAINT api_tokens_token_sha256_key UNIQUE (token_sha256);
 CREATE INDEX api_tokens_prefix ON public.api_tokens USING btree (prefix) WHERE (prefix IS NOT NULL);
@@ -759,6 +815,23 @@ CREATE POLICY org_usage_by_month_org_isolation ON org_usage_by_month AS PERMISSI
 GRANT DELETE, INSERT, SELECT ON TABLE org_usage_by_month TO merge_synthesis_sweep;
 GRANT INSERT, SELECT ON TABLE org_usage_by_month TO merge_synthesis_tenant;
 
+CREATE TABLE people (
+    subject text NOT NULL,
+    org_id uuid,
+    email text,
+    name text,
+    role text NOT NULL,
+    first_seen_at timestamp with time zone NOT NULL,
+    last_seen_at timestamp with time zone NOT NULL
+);
+ALTER TABLE people ADD CONSTRAINT people_email_check CHECK (((email IS NULL) OR (length(email) <= 320)));
+ALTER TABLE people ADD CONSTRAINT people_name_check CHECK (((name IS NULL) OR (length(name) <= 200)));
+ALTER TABLE people ADD CONSTRAINT people_pkey PRIMARY KEY (subject);
+ALTER TABLE people ADD CONSTRAINT people_role_check CHECK ((role = ANY (ARRAY['org_admin'::text, 'org_viewer'::text, 'platform'::text])));
+ALTER TABLE people ADD CONSTRAINT people_subject_check CHECK (((length(subject) >= 1) AND (length(subject) <= 255)));
+CREATE INDEX people_by_org ON public.people USING btree (org_id, last_seen_at DESC);
+GRANT SELECT ON TABLE people TO merge_synthesis_runtime;
+
 CREATE TABLE policy_conflicts (
     id uuid NOT NULL,
     org_id uuid NOT NULL,
@@ -785,7 +858,9 @@ CREATE TABLE policy_conflicts (
     resolution_note text,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     merge_check_version integer,
-    claim_tag double precision DEFAULT 0 NOT NULL
+    claim_tag double precision DEFAULT 0 NOT NULL,
+    acknowledged_by jsonb,
+    resolved_by jsonb
 );
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_attempts_check CHECK ((attempts >= 0));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_done_has_merge CHECK ((((synthesis_state)::text <> 'done'::text) OR (suggested_merge IS NOT NULL)));
@@ -869,16 +944,27 @@ GRANT INSERT, SELECT ON TABLE synthesis_attempt_history TO merge_synthesis_tenan
 
 CREATE TABLE web_sessions (
     id_sha256 bytea NOT NULL,
-    token_id uuid NOT NULL,
+    token_id uuid,
     viewing_org_id uuid,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     expires_at timestamp with time zone NOT NULL,
-    ended_at timestamp with time zone
+    ended_at timestamp with time zone,
+    person_subject text,
+    person_email text,
+    person_name text,
+    person_role text,
+    person_org_id uuid,
+    id_token text,
+    last_used_at timestamp with time zone NOT NULL
 );
 ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_expiry_after_start CHECK ((expires_at > created_at));
 ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_id_sha256_check CHECK ((length(id_sha256) = 32));
+ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_person_has_role CHECK (((person_subject IS NULL) OR (person_role IS NOT NULL)));
+ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_person_role_check CHECK ((person_role = ANY (ARRAY['org_admin'::text, 'org_viewer'::text, 'platform'::text])));
+ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_person_subject_fkey FOREIGN KEY (person_subject) REFERENCES people(subject);
 ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (id_sha256);
 ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_token_id_fkey FOREIGN KEY (token_id) REFERENCES api_tokens(id);
+ALTER TABLE web_sessions ADD CONSTRAINT web_sessions_token_or_person CHECK (((token_id IS NULL) <> (person_subject IS NULL)));
 CREATE INDEX web_sessions_token ON public.web_sessions USING btree (token_id);
 
 -- Views

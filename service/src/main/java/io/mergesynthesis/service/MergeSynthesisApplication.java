@@ -66,6 +66,7 @@ import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
 import io.mergesynthesis.service.operator.ProviderShares;
 import io.mergesynthesis.service.operator.Replicas;
+import io.mergesynthesis.service.operator.SignedInPeople;
 import io.mergesynthesis.service.operator.TokenAdmin;
 import io.mergesynthesis.service.replica.HeartbeatWriter;
 import io.mergesynthesis.service.replica.ReplicaReadings;
@@ -79,6 +80,7 @@ import io.mergesynthesis.service.resources.UsageResource;
 import io.mergesynthesis.service.retention.PartitionUpkeep;
 import io.mergesynthesis.service.retention.PartitionUpkeepSchedule;
 import io.mergesynthesis.service.session.WebSessions;
+import io.mergesynthesis.service.signin.SignInWithProvider;
 import io.mergesynthesis.service.settings.OrgSettings;
 import io.mergesynthesis.service.usage.MonthlyUsage;
 import io.mergesynthesis.service.web.WebInbox;
@@ -144,8 +146,9 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
     @Override
     public void run(MergeSynthesisConfiguration config, Environment environment) {
         // First, before anything logs: no logger at any level, nor the request log, writes a token or a key.
-        SecretRedactor redactor = SecretRedactor.withSecrets(config.getLlm().getProviders().values().stream()
-                .map(ProviderSettings::getApiKey).toList());
+        SecretRedactor redactor = SecretRedactor.withSecrets(java.util.stream.Stream.concat(
+                config.getLlm().getProviders().values().stream().map(ProviderSettings::getApiKey),
+                java.util.stream.Stream.of(config.getWeb().getOidc().getClientSecret())).toList());
         LogRedaction.install(redactor);
         environment.lifecycle().addEventListener(new LifeCycle.Listener() {
             @Override
@@ -185,8 +188,10 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         ObjectMapper json = environment.getObjectMapper();
         CollectorRegistry metrics = new CollectorRegistry(true);
 
+        Optional<SignInWithProvider> signIn = config.getWeb().signInWithProvider();
         TokenAuthenticator authenticator = new TokenAuthenticator(
-                config.getAuth().build(new TokenStore(transactions), Clock.systemUTC()));
+                config.getAuth().build(new TokenStore(transactions), Clock.systemUTC()),
+                token -> signIn.flatMap(SignInWithProvider::machines).flatMap(machines -> machines.apply(token)));
         environment.jersey().register(new AuthDynamicFeature(new BearerHeaderFilter.Builder()
                 .setAuthenticator(authenticator)
                 .setAuthorizer(authenticator)
@@ -244,11 +249,15 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
         environment.jersey().register(new OrgNameResource(orgDirectory));
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
-        WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC()),
+        WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC(),
+                        config.getWeb().getSessionIdle().toJavaDuration(),
+                        config.getWeb().getSessionMax().toJavaDuration()),
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
                 orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
                 new Replicas(transactions), new ProviderShares(transactions), new FleetActivity(transactions),
-                new TokenAdmin(new TokenStore(transactions))), json, Clock.systemUTC(),
+                new TokenAdmin(new TokenStore(transactions)), new SignedInPeople(transactions)),
+                new WebInbox.SignIn(signIn,
+                        config.getWeb().isTokenSignIn(), config.getWeb().publicBase()), json, Clock.systemUTC(),
                 config.getLlm().getEscalateBelow());
 
         environment.admin().addServlet("prometheus", new MetricsServlet(metrics)).addMapping("/metrics");

@@ -30,7 +30,7 @@ public class LayeringTest {
             "io.mergesynthesis.service.requeue..", "io.mergesynthesis.service.export..",
             "io.mergesynthesis.service.settings..", "io.mergesynthesis.service.usage..",
             "io.mergesynthesis.service.operator..", "io.mergesynthesis.service.session..",
-            "io.mergesynthesis.service.counts.."};
+            "io.mergesynthesis.service.counts..", "io.mergesynthesis.service.signin.."};
 
     static final ArchRule FRONT_ENDS_NEVER_REACH_THE_DATABASE = noClasses()
             .that().resideInAnyPackage(WEB, API_RESOURCES)

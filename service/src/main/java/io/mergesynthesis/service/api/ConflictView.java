@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.mergesynthesis.service.core.AttemptHistoryLine;
+import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.ProviderCall;
 import io.mergesynthesis.service.core.RepairPasses;
 import io.mergesynthesis.service.core.StoredConflict;
@@ -91,36 +92,46 @@ public record ConflictView(
         }
     }
 
-    /** Where the org's admins are with this conflict. Written only through the API. */
+    /**
+     * Where the org's admins are with this conflict. Written only through the API. {@code acknowledged_by} and
+     * {@code resolved_by} (a person or a token) are shown for one conflict, not in pages of them.
+     */
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    @JsonPropertyOrder({"status", "acknowledged_at", "resolved_at", "resolution", "note"})
+    @JsonPropertyOrder({"status", "acknowledged_at", "acknowledged_by", "resolved_at", "resolved_by", "resolution",
+            "note"})
     public record Inbox(
             @JsonProperty("status") String status,
             @JsonProperty("acknowledged_at") Instant acknowledgedAt,
+            @JsonProperty("acknowledged_by") @JsonInclude(JsonInclude.Include.NON_NULL) @JsonRawValue
+            String acknowledgedBy,
             @JsonProperty("resolved_at") Instant resolvedAt,
+            @JsonProperty("resolved_by") @JsonInclude(JsonInclude.Include.NON_NULL) @JsonRawValue String resolvedBy,
             @JsonProperty("resolution") String resolution,
             @JsonProperty("note") String note) {
     }
 
     /** A conflict as a page of the inbox lists it. */
     public static ConflictView of(StoredConflict c) {
-        return of(c, null, null, null);
+        return of(c, null, null, null, null);
     }
 
     /**
-     * One conflict on its own, with what the merge check says of it, its provider calls and attempt history, and
-     * while it is pending how many of its org's conflicts are ahead of it (null otherwise).
+     * One conflict on its own, with what the merge check says of it, its provider calls, attempt history and who
+     * decided it, and while it is pending how many of its org's conflicts are ahead of it (null otherwise).
      */
     public static ConflictView of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
-                                   Integer aheadInOrg) {
+                                  Deciders deciders, Integer aheadInOrg) {
         return new ConflictView(c.id(), c.orgId(), c.dedupKey(), c.action(), c.target(), c.rulesJson(),
                 c.winnerPolicyId(), c.detectedAt(), c.receivedAt(),
-                new Synthesis(c.synthesisState().wireName(), aheadInOrg, c.attempts(), c.lastFailureReason(), c.failureMarker(),
+                new Synthesis(c.synthesisState().wireName(), aheadInOrg, c.attempts(), c.lastFailureReason(),
+                        c.failureMarker(),
                         c.synthesizedAt(), c.suggestedMergeJson(),
                         calls == null ? null : MergeCheckView.of(c),
                         calls == null ? null : RepairPasses.named(calls).stream().map(Call::of).toList(),
                         history == null ? null : history.stream().map(HistoryLine::of).toList()),
-                new Inbox(c.inboxStatus().wireName(), c.acknowledgedAt(), c.resolvedAt(),
+                new Inbox(c.inboxStatus().wireName(), c.acknowledgedAt(),
+                        deciders == null ? null : deciders.acknowledgedByJson(), c.resolvedAt(),
+                        deciders == null ? null : deciders.resolvedByJson(),
                         c.resolution() == null ? null : c.resolution().wireName(), c.resolutionNote()));
     }
 }

@@ -8,6 +8,8 @@ import java.util.Optional;
 public enum Role implements WireName {
     /** A customer org's admin inbox: reads, acknowledges and resolves its org's conflicts. */
     ORG_ADMIN,
+    /** A colleague of an org's admins who reads everything they read of the org and changes nothing. */
+    ORG_VIEWER,
     /** The policy engine reporting conflicts for one org. */
     INGEST,
     /** A security team's log pipeline pulling its org's event stream. */
@@ -17,6 +19,7 @@ public enum Role implements WireName {
 
     /** Names used in {@code @RolesAllowed}; they must match {@link #wireName()}. */
     public static final String ORG_ADMIN_NAME = "org_admin";
+    public static final String ORG_VIEWER_NAME = "org_viewer";
     public static final String INGEST_NAME = "ingest";
     public static final String SIEM_NAME = "siem";
     public static final String PLATFORM_NAME = "platform";
@@ -28,6 +31,11 @@ public enum Role implements WireName {
 
     public boolean boundToOrg() {
         return this != PLATFORM;
+    }
+
+    /** The roles that read an org's inbox: its admins and its viewers. */
+    public boolean readsInbox() {
+        return this == ORG_ADMIN || this == ORG_VIEWER;
     }
 
     public static Optional<Role> fromWireName(String name) {

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.UUID;
 
 /**
- * The details of the {@code token_minted} and {@code token_revoked} events: which token (id, prefix, role; never
- * the secret nor its hash), and who acted, as the inbox's events name their actor (the acting token's id and role)
- * or {@code cli} for the command line.
+ * The details of the {@code token_minted} and {@code token_revoked} events: which token (id, prefix, label, role;
+ * never the secret nor its hash), and who acted, as every change names its actor (a person or a token, see
+ * {@link Actor}) or {@code cli} for the command line.
  */
 final class TokenEvents {
 
@@ -16,18 +16,20 @@ final class TokenEvents {
     private TokenEvents() {
     }
 
-    static ObjectNode details(UUID token, String prefix, Role role, Caller by) {
+    static ObjectNode details(UUID token, String prefix, String label, Role role, Caller by) {
         ObjectNode details = JSON.createObjectNode()
                 .put("subject_token_id", token.toString())
                 .put("subject_token_role", role.wireName());
         if (prefix != null) {
             details.put("subject_token_prefix", prefix);
         }
+        if (label != null) {
+            details.put("subject_token_label", label);
+        }
         if (by == null) {
             details.put("requested_by", "cli");
         } else {
-            details.put("requested_by", "token").put("token_id", by.tokenId().toString()).put("role",
-                    by.role().wireName());
+            by.actor().addTo(details).put("role", by.role().wireName());
         }
         return details;
     }

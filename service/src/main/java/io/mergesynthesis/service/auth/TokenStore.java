@@ -60,9 +60,12 @@ public final class TokenStore {
     }
 
     /** One row of {@code token list}: everything but the secret and its hash. */
-    public record ListedToken(UUID id, String prefix, Role role, UUID orgId, Instant createdAt, Instant expiresAt,
-                              Instant lastUsedAt, Instant revokedAt) {
+    public record ListedToken(UUID id, String prefix, String label, Role role, UUID orgId, Instant createdAt,
+                              Instant expiresAt, Instant lastUsedAt, Instant revokedAt) {
     }
+
+    /** The longest label a token may have. */
+    public static final int LABEL_LENGTH = 100;
 
     /** Stores a token that never expires. */
     public MintedToken mint(Role role, UUID orgId) {
@@ -83,6 +86,20 @@ public final class TokenStore {
      * {@code token_minted} event written with the token carries.
      */
     public MintedToken mint(Role role, UUID orgId, Duration expiresIn, Caller by) {
+        return mint(role, orgId, expiresIn, null, by);
+    }
+
+    /**
+     * As {@link #mint(Role, UUID, Duration, Caller)}, named {@code label} (null for none): the name people know the
+     * token by, shown in the token list and recorded with every action the token makes.
+     */
+    public MintedToken mint(Role role, UUID orgId, Duration expiresIn, String label, Caller by) {
+        String named = label == null ? null : label.strip();
+        if (named != null && (named.isEmpty() || named.length() > LABEL_LENGTH
+                || named.codePoints().anyMatch(Character::isISOControl))) {
+            throw new IllegalArgumentException("--label must be 1 to " + LABEL_LENGTH
+                    + " characters with no control characters");
+        }
         if (role.boundToOrg() && orgId == null) {
             throw new IllegalArgumentException("a " + role.wireName() + " token needs --org ORG_ID");
         }
@@ -104,12 +121,13 @@ public final class TokenStore {
                     .bind("role", role.wireName())
                     .bind("org", orgId)
                     .bind("prefix", prefix)
+                    .bind("label", named)
                     .bind("seconds", expiresIn == null ? null : (Double) (expiresIn.toMillis() / 1000.0))
                     .mapTo(OffsetDateTime.class)
                     .findOne()
                     .map(OffsetDateTime::toInstant)
                     .orElse(null);
-            ObjectNode details = TokenEvents.details(id, prefix, role, by);
+            ObjectNode details = TokenEvents.details(id, prefix, named, role, by);
             if (expiresAt != null) {
                 details.put("expires_at", expiresAt.toString());
             }
@@ -141,7 +159,8 @@ public final class TokenStore {
                     .map((rs, ctx) -> new Found(new ActiveToken(new Caller(
                             rs.getObject("id", UUID.class),
                             Role.fromWireName(rs.getString("role")).orElseThrow(),
-                            rs.getObject("org_id", UUID.class)),
+                            rs.getObject("org_id", UUID.class),
+                            Actor.token(rs.getObject("id", UUID.class), rs.getString("label"))),
                             instant(rs.getObject("expires_at", OffsetDateTime.class))),
                             rs.getBoolean("use_is_old")))
                     .findOne();
@@ -161,6 +180,7 @@ public final class TokenStore {
                 .map((rs, ctx) -> new ListedToken(
                         rs.getObject("id", UUID.class),
                         rs.getString("prefix"),
+                        rs.getString("label"),
                         Role.fromWireName(rs.getString("role")).orElseThrow(),
                         rs.getObject("org_id", UUID.class),
                         instant(rs.getObject("created_at", OffsetDateTime.class)),
@@ -205,18 +225,19 @@ public final class TokenStore {
             Optional<Revoked> changed = handle.createQuery(REVOKE)
                     .bind("id", revoked)
                     .map((rs, ctx) -> new Revoked(rs.getObject("org_id", UUID.class), rs.getString("prefix"),
-                            Role.fromWireName(rs.getString("role")).orElseThrow()))
+                            rs.getString("label"), Role.fromWireName(rs.getString("role")).orElseThrow()))
                     .findOne();
             if (changed.isEmpty()) {
                 return Revocation.ALREADY_REVOKED;
             }
             EventLog.appendPlatformChange(handle, changed.get().org(), EventLog.EventType.TOKEN_REVOKED,
-                    TokenEvents.details(revoked, changed.get().prefix(), changed.get().role(), by).toString());
+                    TokenEvents.details(revoked, changed.get().prefix(), changed.get().label(),
+                            changed.get().role(), by).toString());
             return Revocation.REVOKED;
         });
     }
 
-    private record Revoked(UUID org, String prefix, Role role) {
+    private record Revoked(UUID org, String prefix, String label, Role role) {
     }
 
     private static UUID asUuid(String text) {

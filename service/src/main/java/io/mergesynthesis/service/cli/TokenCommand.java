@@ -36,6 +36,8 @@ import net.sourceforge.argparse4j.inf.Subparsers;
 public class TokenCommand extends ConfiguredCommand<MergeSynthesisConfiguration> {
 
     private static final Pattern EXPIRES_IN = Pattern.compile("(\\d{1,6})([mhd])");
+    /** How long a token lasts unless {@code --expires-in} says otherwise: a departed holder's token runs out. */
+    static final Duration DEFAULT_LIFETIME = Duration.ofDays(90);
 
     private final PrintStream out;
     private final PrintStream err;
@@ -61,7 +63,11 @@ public class TokenCommand extends ConfiguredCommand<MergeSynthesisConfiguration>
                 .help("what the token may do");
         create.addArgument("--org").metavar("ORG_ID").help("the org the token is bound to (every role but platform)");
         create.addArgument("--expires-in").metavar("DURATION")
-                .help("refuse the token after this long: minutes, hours or days, e.g. 30m, 12h, 90d (default: never)");
+                .help("refuse the token after this long: minutes, hours or days, e.g. 30m, 12h, 90d, or never "
+                        + "(default: 90d)");
+        create.addArgument("--label").metavar("TEXT")
+                .help("what the token is for, e.g. \"policy engine, eu-west\": shown in the token list and in "
+                        + "every action the token makes");
         addFileArgument(create);
         Subparser list = actions.addParser("list")
                 .help("every token: id, prefix, role, org, created, last used, expiry, state; never a secret");
@@ -87,11 +93,13 @@ public class TokenCommand extends ConfiguredCommand<MergeSynthesisConfiguration>
         Role role = Role.fromWireName(namespace.getString("role")).orElseThrow();
         UUID org = CommandDatabase.org(namespace);
         Duration expiresIn = expiresIn(namespace.getString("expires_in"));
+        String label = namespace.getString("label");
         MintedToken token = CommandDatabase.use(config, err,
-                transactions -> new TokenStore(transactions).mint(role, org, expiresIn));
+                transactions -> new TokenStore(transactions).mint(role, org, expiresIn, label, null));
         out.println("Minted " + role.wireName() + " token " + token.id() + " (prefix " + token.prefix() + ")"
                 + (org == null ? " for every org" : " for org " + org)
-                + (token.expiresAt() == null ? "" : ", expiring " + show(token.expiresAt()))
+                + (label == null ? "" : ", labelled \"" + label.strip() + "\"")
+                + (token.expiresAt() == null ? ", never expiring" : ", expiring " + show(token.expiresAt()))
                 + ". It is shown once and stored only as a hash:");
         out.println(token.secret());
         out.flush();
@@ -100,15 +108,17 @@ public class TokenCommand extends ConfiguredCommand<MergeSynthesisConfiguration>
     private void list(MergeSynthesisConfiguration config) throws Exception {
         List<ListedToken> tokens = CommandDatabase.use(config, err, transactions -> new TokenStore(transactions).list());
         Instant now = Instant.now();
-        String format = "%-36s  %-12s  %-9s  %-36s  %-20s  %-20s  %-20s  %s%n";
-        out.printf(Locale.ROOT, format, "ID", "PREFIX", "ROLE", "ORG", "CREATED", "LAST USED", "EXPIRES", "STATE");
+        String format = "%-36s  %-12s  %-10s  %-36s  %-20s  %-20s  %-20s  %-28s  %s%n";
+        out.printf(Locale.ROOT, format, "ID", "PREFIX", "ROLE", "ORG", "CREATED", "LAST USED", "EXPIRES", "STATE",
+                "LABEL");
         for (ListedToken t : tokens) {
             String state = t.revokedAt() != null ? "revoked " + show(t.revokedAt())
                     : t.expiresAt() != null && !now.isBefore(t.expiresAt()) ? "expired" : "active";
             out.printf(Locale.ROOT, format, t.id(), t.prefix() == null ? "-" : t.prefix(), t.role().wireName(),
                     t.orgId() == null ? "(every org)" : t.orgId(), show(t.createdAt()),
                     t.lastUsedAt() == null ? "never" : show(t.lastUsedAt()),
-                    t.expiresAt() == null ? "never" : show(t.expiresAt()), state);
+                    t.expiresAt() == null ? "never" : show(t.expiresAt()), state,
+                    t.label() == null ? "-" : t.label());
         }
         out.flush();
     }
@@ -122,15 +132,21 @@ public class TokenCommand extends ConfiguredCommand<MergeSynthesisConfiguration>
         out.flush();
     }
 
-    /** {@code 30m}, {@code 12h}, {@code 90d}; null when not given. */
+    /**
+     * {@code 30m}, {@code 12h}, {@code 90d}; {@link #DEFAULT_LIFETIME} when not given; null (no expiry) only for
+     * an explicit {@code never}.
+     */
     static Duration expiresIn(String text) {
         if (text == null) {
+            return DEFAULT_LIFETIME;
+        }
+        if (text.trim().equalsIgnoreCase("never")) {
             return null;
         }
         Matcher m = EXPIRES_IN.matcher(text.trim().toLowerCase(Locale.ROOT));
         if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
             throw new CommandDatabase.CommandRefused("--expires-in takes a whole number of minutes, hours or days "
-                    + "above zero, such as 30m, 12h or 90d; got " + text);
+                    + "above zero, such as 30m, 12h or 90d, or never; got " + text);
         }
         long n = Long.parseLong(m.group(1));
         return switch (m.group(2)) {

@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.db;
 
 import io.mergesynthesis.service.core.ConflictReport;
+import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.InboxCounts;
 import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.MergeFieldOrder;
@@ -36,6 +37,8 @@ public final class ConflictStore {
     private static final String COUNTS = SqlFiles.of(ConflictStore.class, "counts");
     private static final String ACKNOWLEDGE = SqlFiles.of(ConflictStore.class, "acknowledge");
     private static final String RESOLVE = SqlFiles.of(ConflictStore.class, "resolve");
+    private static final String DECIDERS = SqlFiles.of(ConflictStore.class, "deciders");
+    private static final String DECIDERS_OF = SqlFiles.of(ConflictStore.class, "deciders_of");
     // The inbox page towards older conflicts and towards newer ones, each as a first page and as a page after a
     // position; each takes every filter as optional. The position is not folded in as optional too: a plan kept
     // for the statement would then read the org's rows from the newest one down to the position on every page.
@@ -267,10 +270,11 @@ public final class ConflictStore {
      * Moves an open conflict to acknowledged. Empty when no row changed: the conflict is not this org's, does
      * not exist, or was no longer open when this statement got its row lock.
      */
-    public static Optional<StoredConflict> acknowledge(Handle handle, UUID orgId, UUID id) {
+    public static Optional<StoredConflict> acknowledge(Handle handle, UUID orgId, UUID id, String actorJson) {
         return handle.createQuery(ACKNOWLEDGE)
                 .bind("org", orgId)
                 .bind("id", id)
+                .bind("actor", actorJson)
                 .map(ConflictStore::map)
                 .findOne();
     }
@@ -282,14 +286,44 @@ public final class ConflictStore {
      * row changed.
      */
     public static Optional<StoredConflict> resolve(Handle handle, UUID orgId, UUID id, Resolution resolution,
-                                                   String note) {
+                                                   String note, String actorJson) {
         return handle.createQuery(RESOLVE)
                 .bind("org", orgId)
                 .bind("id", id)
+                .bind("actor", actorJson)
                 .bind("resolution", resolution.wireName())
                 .bind("note", note)
                 .map(ConflictStore::map)
                 .findOne();
+    }
+
+    /** Who acknowledged and who resolved the org's conflict {@code id}, as JSON; none for a missing conflict. */
+    public static Deciders deciders(Handle handle, UUID orgId, UUID id) {
+        return handle.createQuery(DECIDERS)
+                .bind("org", orgId)
+                .bind("id", id)
+                .map((rs, ctx) -> new Deciders(rs.getString("acknowledged_by"), rs.getString("resolved_by")))
+                .findOne()
+                .orElse(Deciders.NONE);
+    }
+
+    /** As {@link #deciders}, for a page of conflicts at once: those someone acknowledged or resolved. */
+    public static java.util.Map<UUID, Deciders> decidersOf(Handle handle, UUID orgId, List<UUID> ids) {
+        java.util.Map<UUID, Deciders> found = new java.util.HashMap<>();
+        if (ids.isEmpty()) {
+            return found;
+        }
+        handle.createQuery(DECIDERS_OF)
+                .bind("org", orgId)
+                .bind("ids", ids.toArray(UUID[]::new))
+                .map((rs, ctx) -> java.util.Map.entry(rs.getObject("id", UUID.class),
+                        new Deciders(rs.getString("acknowledged_by"), rs.getString("resolved_by"))))
+                .forEach(e -> {
+                    if (e.getValue().acknowledgedByJson() != null || e.getValue().resolvedByJson() != null) {
+                        found.put(e.getKey(), e.getValue());
+                    }
+                });
+        return found;
     }
 
     private static StoredConflict map(ResultSet rs, StatementContext ctx) throws SQLException {

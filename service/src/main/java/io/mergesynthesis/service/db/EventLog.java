@@ -23,7 +23,9 @@ public final class EventLog {
         /** A token was minted; of the token's org, or of no org for a platform token. */
         TOKEN_MINTED,
         /** A token was revoked; of the token's org, or of no org for a platform token. */
-        TOKEN_REVOKED;
+        TOKEN_REVOKED,
+        /** An org's synthesis settings (model, monthly budget) were changed; the event names no conflict. */
+        ORG_SETTINGS_CHANGED;
 
         public String dbName() {
             return name().toLowerCase(java.util.Locale.ROOT);

@@ -63,11 +63,12 @@ final class CefLines implements EventLines {
         ext.custom(6, "resolution", text(details, "resolution"));
         ext.add("msg", firstText(details, "resolution_note", "name"));
         ext.add("reason", firstText(details, "reason", "previous_failure_reason"));
-        ext.add("suid", text(details, "token_id"));
+        // Who acted: a person by subject and name (or email), a token by id and label, or the command line.
+        ext.add("suid", firstText(details, "user_id", "token_id"));
         // The token a token_minted or token_revoked event is about.
         ext.add("duid", text(details, "subject_token_id"));
-        // Who asked, where no token did: the operator's command line.
-        ext.add("suser", "cli".equals(text(details, "requested_by")) ? "cli" : null);
+        ext.add("suser", "cli".equals(text(details, "requested_by")) ? "cli"
+                : firstText(details, "user_name", text(details, "user_email") != null ? "user_email" : "token_label"));
         mergedRule(ext, details);
         return line.toString();
     }

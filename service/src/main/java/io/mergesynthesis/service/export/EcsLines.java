@@ -42,6 +42,9 @@ final class EcsLines implements EventLines {
             root.putObject("organization").put("id", e.orgId().toString());
         }
 
+        JsonNode details = read(e.detailsJson());
+        user(root, details);
+
         ObjectNode ours = root.putObject("merge_synthesis");
         ours.put("event_type", e.eventType());
         ours.put("conflict_id", e.conflictId() == null ? null : e.conflictId().toString());
@@ -49,7 +52,6 @@ final class EcsLines implements EventLines {
         ours.put("action", e.action());
         ours.put("target", e.target());
         ours.put("winner_policy_id", e.winnerPolicyId());
-        JsonNode details = read(e.detailsJson());
         for (Iterator<Map.Entry<String, JsonNode>> it = details.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
             if (!ours.has(field.getKey())) {
@@ -57,6 +59,35 @@ final class EcsLines implements EventLines {
             }
         }
         return write(root);
+    }
+
+    /**
+     * ECS {@code user.*}: who made the change. A person by subject, email and name; a token by its id, and its
+     * label as the name; nothing for the worker's own events or the command line.
+     */
+    private static void user(ObjectNode root, JsonNode details) {
+        String id = text(details, "user_id");
+        String email = text(details, "user_email");
+        String name = text(details, "user_name");
+        if (id == null) {
+            id = text(details, "token_id");
+            name = text(details, "token_label");
+        }
+        if (id == null) {
+            return;
+        }
+        ObjectNode user = root.putObject("user").put("id", id);
+        if (email != null) {
+            user.put("email", email);
+        }
+        if (name != null) {
+            user.put("name", name);
+        }
+    }
+
+    private static String text(JsonNode details, String field) {
+        JsonNode value = details.get(field);
+        return value == null || !value.isTextual() ? null : value.textValue();
     }
 
     @Override

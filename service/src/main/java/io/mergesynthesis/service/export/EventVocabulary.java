@@ -25,7 +25,10 @@ public record EventVocabulary(String action, String ecsType, String outcome, int
             // The platform's own changes: a name only labels an org; a credential made or withdrawn is worth more.
             "org_named", new EventVocabulary("org-named", "change", "success", 2, "Org named"),
             "token_minted", new EventVocabulary("token-minted", "creation", "success", 5, "API token minted"),
-            "token_revoked", new EventVocabulary("token-revoked", "deletion", "success", 4, "API token revoked"));
+            "token_revoked", new EventVocabulary("token-revoked", "deletion", "success", 4, "API token revoked"),
+            // A model or a budget changes what the org spends and which model sees its policies.
+            "org_settings_changed", new EventVocabulary("org-settings-changed", "change", "success", 3,
+                    "Org synthesis settings changed"));
 
     /** An event type this build does not know (a newer replica wrote it) still exports, at a middle severity. */
     public static EventVocabulary of(String eventType) {

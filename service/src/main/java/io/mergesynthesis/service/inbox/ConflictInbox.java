@@ -57,7 +57,7 @@ public final class ConflictInbox {
     public ActionResult acknowledge(Caller caller, UUID id) {
         UUID org = caller.orgId();
         return transactions.inOrg(org, handle -> {
-            Optional<StoredConflict> changed = ConflictStore.acknowledge(handle, org, id);
+            Optional<StoredConflict> changed = ConflictStore.acknowledge(handle, org, id, actorJson(caller));
             if (changed.isPresent()) {
                 StoredConflict c = changed.get();
                 EventLog.append(handle, org, id, EventType.CONFLICT_ACKNOWLEDGED, details(c, caller));
@@ -77,7 +77,8 @@ public final class ConflictInbox {
     public ActionResult resolve(Caller caller, UUID id, Resolution resolution, String note) {
         UUID org = caller.orgId();
         return transactions.inOrg(org, handle -> {
-            Optional<StoredConflict> changed = ConflictStore.resolve(handle, org, id, resolution, note);
+            Optional<StoredConflict> changed = ConflictStore.resolve(handle, org, id, resolution, note,
+                    actorJson(caller));
             if (changed.isPresent()) {
                 StoredConflict c = changed.get();
                 EventLog.append(handle, org, id, EventType.CONFLICT_RESOLVED, details(c, caller));
@@ -120,11 +121,20 @@ public final class ConflictInbox {
                 AcceptedMerge.addTo(details, c.suggestedMergeJson(), json);
             }
         }
-        details.put("token_id", caller.tokenId().toString());
+        caller.actor().addTo(details);
         try {
             return json.writeValueAsString(details);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot serialise event details", e);
+        }
+    }
+
+    /** The actor as the conflict's row keeps it: what its page and {@code GET /v1/conflicts/{id}} show. */
+    private String actorJson(Caller caller) {
+        try {
+            return json.writeValueAsString(caller.actor().asDecider(json.createObjectNode()));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialise the actor", e);
         }
     }
 

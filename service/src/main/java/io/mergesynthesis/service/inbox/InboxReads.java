@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.inbox;
 
+import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.InboxCounts;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
@@ -10,6 +11,7 @@ import io.mergesynthesis.service.db.UsageLedger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -27,8 +29,11 @@ public final class InboxReads {
         this.transactions = transactions;
     }
 
-    /** A page with the counts of the whole inbox beside it, both read in one transaction. */
-    public record PageWithCounts(PageOfConflicts page, InboxCounts counts) {
+    /**
+     * A page with the counts of the whole inbox beside it, and who acknowledged or resolved the page's conflicts,
+     * all read in one transaction.
+     */
+    public record PageWithCounts(PageOfConflicts page, InboxCounts counts, Map<UUID, Deciders> deciders) {
     }
 
     /** The order a page lists conflicts in. */
@@ -61,8 +66,11 @@ public final class InboxReads {
      */
     public PageWithCounts pageWithCounts(UUID org, InboxFilter filter, PageCursor position, Direction direction,
                                          Order order, int size) {
-        return transactions.inOrg(org, handle -> new PageWithCounts(
-                page(handle, org, filter, position, direction, order, size), ConflictStore.counts(handle, org)));
+        return transactions.inOrg(org, handle -> {
+            PageOfConflicts page = page(handle, org, filter, position, direction, order, size);
+            return new PageWithCounts(page, ConflictStore.counts(handle, org), ConflictStore.decidersOf(handle, org,
+                    page.conflicts().stream().map(StoredConflict::id).toList()));
+        });
     }
 
     /** How many of the org's conflicts are in each synthesis state and inbox status: a few rows, at any size. */
@@ -73,6 +81,7 @@ public final class InboxReads {
     public Optional<ConflictWithHistory> conflict(UUID org, UUID id) {
         return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
                 .map(c -> new ConflictWithHistory(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id),
+                        ConflictStore.deciders(handle, org, id),
                         c.synthesisState() == SynthesisState.PENDING
                                 ? ConflictStore.aheadInOrg(handle, org, id, ConflictWithHistory.AHEAD_COUNTED_TO)
                                 : null)));

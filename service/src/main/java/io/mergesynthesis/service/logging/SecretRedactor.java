@@ -30,10 +30,11 @@ public final class SecretRedactor {
      */
     private static final Pattern URL_USERINFO = Pattern.compile(
             "(?i)\\b([a-z][a-z0-9+.\\-]*://)([^/?#@\\s\\[\\]]+)@");
-    private static final Pattern SESSION_COOKIE = Pattern.compile("\\b(msw_session|msw_sign_in)=(" + VALUE + ")");
+    private static final Pattern SESSION_COOKIE = Pattern.compile(
+            "\\b(msw_session|msw_sign_in|msw_oidc)=(" + VALUE + ")");
     private static final Pattern SECRET_PARAMETER = Pattern.compile(
             "(?i)([?&;]\\s*(?:[a-z0-9_.\\-]*(?:token|secret|password|passwd|api[_\\-]?key|signature|credential)"
-                    + "[a-z0-9_.\\-]*|key|pwd|auth|session|sig)=)([^&\\s\"'#\\\\]+)");
+                    + "[a-z0-9_.\\-]*|key|pwd|auth|session|session_state|sig|code|code_verifier|state|nonce)=)([^&\\s\"'#\\\\]+)");
     /** Our tokens and the providers' keys by their look; a short tail after "sk-" is an ordinary word. */
     private static final Pattern SHAPES = Pattern.compile(
             "\\b(msk_|sk-ant-)[A-Za-z0-9_\\-]+|\\b(sk-)[A-Za-z0-9_\\-]{8,}");

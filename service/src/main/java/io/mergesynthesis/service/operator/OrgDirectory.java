@@ -50,8 +50,7 @@ public final class OrgDirectory {
             Optional<String> previous = OrgNames.name(handle, org, valid, clock.instant());
             ObjectNode details = JSON.createObjectNode().put("name", valid.text());
             previous.ifPresent(p -> details.put("previous_name", p));
-            details.put("requested_by", "token").put("token_id", by.tokenId().toString())
-                    .put("role", by.role().wireName());
+            by.actor().addTo(details).put("role", by.role().wireName());
             EventLog.appendPlatformChange(handle, org, EventLog.EventType.ORG_NAMED, details.toString());
             return valid;
         });

@@ -21,7 +21,12 @@ public final class TokenAdmin {
 
     /** @throws IllegalArgumentException when the role, org and expiry do not go together (the store's words) */
     public TokenStore.MintedToken mint(Caller by, Role role, UUID org, Duration expiresIn) {
-        return tokens.mint(role, org, expiresIn, by);
+        return mint(by, role, org, expiresIn, null);
+    }
+
+    /** As {@link #mint(Caller, Role, UUID, Duration)}, named {@code label} (null for none). */
+    public TokenStore.MintedToken mint(Caller by, Role role, UUID org, Duration expiresIn, String label) {
+        return tokens.mint(role, org, expiresIn, label, by);
     }
 
     public List<TokenStore.ListedToken> list() {

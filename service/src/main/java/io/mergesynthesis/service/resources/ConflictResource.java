@@ -99,7 +99,7 @@ public class ConflictResource {
     }
 
     @GET
-    @RolesAllowed(Role.ORG_ADMIN_NAME)
+    @RolesAllowed({Role.ORG_ADMIN_NAME, Role.ORG_VIEWER_NAME})
     public Response list(@Auth Caller caller,
                          @QueryParam("limit") String limitParam,
                          @QueryParam("cursor") String cursorParam,
@@ -156,18 +156,19 @@ public class ConflictResource {
 
     @GET
     @Path("/counts")
-    @RolesAllowed(Role.ORG_ADMIN_NAME)
+    @RolesAllowed({Role.ORG_ADMIN_NAME, Role.ORG_VIEWER_NAME})
     public Response counts(@Auth Caller caller) {
         return Response.ok(InboxCountsView.of(reads.counts(caller.orgId()))).build();
     }
 
     @GET
     @Path("/{id}")
-    @RolesAllowed(Role.ORG_ADMIN_NAME)
+    @RolesAllowed({Role.ORG_ADMIN_NAME, Role.ORG_VIEWER_NAME})
     public Response get(@Auth Caller caller, @PathParam("id") String idParam) {
         UUID id = Ids.parse(idParam);
         return reads.conflict(caller.orgId(), id)
-                .map(c -> Response.ok(ConflictView.of(c.conflict(), c.calls(), c.history(), c.aheadInOrg())).build())
+                .map(c -> Response.ok(ConflictView.of(c.conflict(), c.calls(), c.history(), c.deciders(),
+                        c.aheadInOrg())).build())
                 .orElseGet(Ids::notFound);
     }
 

@@ -47,7 +47,7 @@ public class OrgSynthesisResource {
     }
 
     @GET
-    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME})
+    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME, Role.ORG_VIEWER_NAME})
     public Response get(@Auth Caller caller, @PathParam("org_id") String orgParam) {
         UUID org = orgId(orgParam);
         if (caller.role() != Role.PLATFORM && !org.equals(caller.orgId())) {
@@ -79,7 +79,7 @@ public class OrgSynthesisResource {
         if (!problems.isEmpty()) {
             return ErrorBody.response(422, "invalid synthesis settings: nothing was changed", problems);
         }
-        return Response.ok(OrgSynthesisView.of(settings.change(org, model, budget, weight))).build();
+        return Response.ok(OrgSynthesisView.of(settings.change(caller, org, model, budget, weight))).build();
     }
 
     private String model(JsonNode node, List<FieldProblem> problems) {

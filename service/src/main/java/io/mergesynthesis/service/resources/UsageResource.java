@@ -34,7 +34,7 @@ public class UsageResource {
     /** An org admin sees its own org; the platform every org together, or one with {@code org_id}. */
     @GET
     @Path("/usage")
-    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME})
+    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME, Role.ORG_VIEWER_NAME})
     public Response usage(@Auth Caller caller, @QueryParam("org_id") String orgParam) {
         Optional<UUID> org;
         if (caller.role() == Role.PLATFORM) {
@@ -42,7 +42,7 @@ public class UsageResource {
         } else {
             if (orgParam != null && !orgParam.equalsIgnoreCase(caller.orgId().toString())) {
                 return ErrorBody.response(Response.Status.FORBIDDEN,
-                        "an org_admin token reads its own org's usage only; leave org_id out");
+                        "an " + caller.role().wireName() + " token reads its own org's usage only; leave org_id out");
             }
             org = Optional.of(caller.orgId());
         }
@@ -59,7 +59,7 @@ public class UsageResource {
 
     @GET
     @Path("/models")
-    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME})
+    @RolesAllowed({Role.PLATFORM_NAME, Role.ORG_ADMIN_NAME, Role.ORG_VIEWER_NAME})
     public Response models() {
         return Response.ok(models).build();
     }

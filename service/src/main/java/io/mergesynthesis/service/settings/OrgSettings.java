@@ -1,7 +1,11 @@
 package io.mergesynthesis.service.settings;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.core.SynthesisSettings;
+import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
@@ -18,6 +22,8 @@ import org.jdbi.v3.core.Handle;
  * the front ends check them first and say what was wrong in their own form.
  */
 public final class OrgSettings {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ScopedTransactions transactions;
     private final ModelCatalog models;
@@ -50,16 +56,26 @@ public final class OrgSettings {
      * Replaces the org's settings. In the same transaction, a budget that allows it again (or none) lets the
      * org's conflicts out of {@code waiting_budget}, so they resume at once.
      *
+     * @param by     who changes them, named in the {@code org_settings_changed} event written with the change
      * @param model  {@code provider/model}, or null for the primary model; a usable one
      * @param budget null for none; one that {@link MonthlyBudget#problem} accepts
      * @param weight the org's share of the claims, one that {@link ClaimWeight#problem} accepts; null to keep
      *               the one it has
      */
-    public OrgSynthesis change(UUID org, String model, BigDecimal budget, Integer weight) {
+    public OrgSynthesis change(Caller by, UUID org, String model, BigDecimal budget, Integer weight) {
         OrgSynthesis now = transactions.inOrg(org, handle -> {
             OrgSynthesisSettings.put(handle, org, model, budget, weight);
             OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
-            return read(handle, org);
+            OrgSynthesis read = read(handle, org);
+            ObjectNode details = JSON.createObjectNode().put("model", model);
+            details.put("monthly_budget_usd", budget);
+            if (weight != null) {
+                details.put("weight", weight);
+            }
+            by.actor().addTo(details).put("role", by.role().wireName());
+            // The last statement: it leaves the org's scope for the platform's.
+            EventLog.appendPlatformChange(handle, org, EventLog.EventType.ORG_SETTINGS_CHANGED, details.toString());
+            return read;
         });
         changed.accept(org);
         return now;

@@ -53,7 +53,8 @@ public final class BulkActionsResource {
             return pages.forbiddenForm(session);
         }
         if (session.org() == null || !session.mayChangeConflicts()) {
-            return pages.message(403, session, "Not allowed", "Only this org's admins act on its conflicts.");
+            return pages.message(403, session, "Not allowed", "Only this org's admins (the org_admin role) act on "
+                    + "its conflicts; you are signed in as " + session.role().wireName() + ".");
         }
         InboxQuery query = InboxQuery.of(inboxStatus, state, action, search, null, null, null);
         Layout layout = Layout.of("Bulk action", "inbox", session);

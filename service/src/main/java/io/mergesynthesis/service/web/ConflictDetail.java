@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.core.AttemptHistoryLine;
+import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.ProviderCall;
 import io.mergesynthesis.service.core.RepairPasses;
@@ -27,7 +28,8 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                       String state, String stateLabel, int attempts, String lastFailureReason, String failureMarker,
                       Moment synthesized, Merge merge, CheckPanel check, List<CallRow> calls, String callsCost,
                       List<AttemptRow> history, String aheadInOrg,
-                      String inboxStatus, Moment acknowledged, Moment resolved, String resolution,
+                      String inboxStatus, Moment acknowledged, String acknowledgedBy, Moment resolved,
+                      String resolvedBy, String resolution,
                       String resolutionLabel, String note, boolean mayChange, boolean mayRequeue,
                       List<ResolutionOption> resolutions) {
 
@@ -58,7 +60,8 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     }
 
     static ConflictDetail of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
-                             Integer aheadInOrg, boolean mayChange, boolean mayRequeue, ObjectMapper json, Instant now,
+                             Deciders deciders, Integer aheadInOrg, boolean mayChange, boolean mayRequeue,
+                             ObjectMapper json, Instant now,
                              double escalateBelow) {
         List<RuleRow> rules = rules(c, json);
         Map<String, String> ruleText = new HashMap<>();
@@ -80,8 +83,10 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                 Moment.of(c.detectedAt(), now), Moment.of(c.receivedAt(), now), rules, LayerCautions.of(rules),
                 c.synthesisState().wireName(), c.synthesisState().label(), c.attempts(), c.lastFailureReason(),
                 c.failureMarker(), Moment.of(c.synthesizedAt(), now), merge, CheckPanel.of(c), callRows,
-                Dollars.usd(cost), attempts, ahead(aheadInOrg), c.inboxStatus().wireName(), Moment.of(c.acknowledgedAt(), now),
-                Moment.of(c.resolvedAt(), now), c.resolution() == null ? null : c.resolution().wireName(),
+                Dollars.usd(cost), attempts, ahead(aheadInOrg), c.inboxStatus().wireName(),
+                Moment.of(c.acknowledgedAt(), now), ActorWords.of(deciders.acknowledgedByJson(), json),
+                Moment.of(c.resolvedAt(), now), ActorWords.of(deciders.resolvedByJson(), json),
+                c.resolution() == null ? null : c.resolution().wireName(),
                 c.resolution() == null ? null : c.resolution().label(), c.resolutionNote(),
                 mayChange, mayRequeue, options);
     }

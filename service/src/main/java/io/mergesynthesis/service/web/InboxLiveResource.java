@@ -66,12 +66,12 @@ public final class InboxLiveResource {
         body.set("counts", counts(read.counts()));
         ArrayNode rows = body.putArray("conflicts");
         for (StoredConflict c : read.page().conflicts()) {
-            InboxPage.Row row = InboxPage.Row.of(c, now);
+            InboxPage.Row row = InboxPage.Row.of(c, read.deciders().get(c.id()), json, now);
             rows.addObject().put("id", row.id()).put("link", row.link()).put("action", row.action())
                     .put("target", row.target()).put("winner", row.winner()).put("state", row.state())
                     .put("state_label", row.stateLabel()).put("inbox_status", row.inboxStatus())
                     .put("received_iso", row.received().iso()).put("received_exact", row.received().exact())
-                    .put("received_relative", row.received().relative());
+                    .put("received_relative", row.received().relative()).put("decided_by", row.decidedBy());
         }
         return Response.ok(body.toString()).build();
     }

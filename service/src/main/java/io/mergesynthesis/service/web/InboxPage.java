@@ -1,5 +1,7 @@
 package io.mergesynthesis.service.web;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.InboxCounts;
 import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.StoredConflict;
@@ -10,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * The values of the inbox page: one page of conflicts, the filters and the search, the counts, the paging links,
@@ -19,13 +22,18 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
                  List<Option> statusOptions, List<Option> stateOptions, List<Option> actionOptions, String q,
                  List<Option> sortOptions, Paging paging, boolean filtered, String liveLink, Bulk bulk) {
 
+    /** {@code decidedBy} and {@code decided}: who resolved the conflict and when, else who acknowledged it. */
     record Row(String id, String link, String action, String target, String winner, String state, String stateLabel,
-               String inboxStatus, Moment received) {
+               String inboxStatus, Moment received, String decidedBy, Moment decided) {
 
-        static Row of(StoredConflict c, Instant now) {
+        static Row of(StoredConflict c, Deciders deciders, ObjectMapper json, Instant now) {
+            boolean resolved = c.inboxStatus() == InboxStatus.RESOLVED;
+            String by = deciders == null ? null
+                    : ActorWords.of(resolved ? deciders.resolvedByJson() : deciders.acknowledgedByJson(), json);
             return new Row(c.id().toString(), "/conflicts/" + c.id(), c.action(), c.target(), c.winnerPolicyId(),
                     c.synthesisState().wireName(), c.synthesisState().label(), c.inboxStatus().wireName(),
-                    Moment.of(c.receivedAt(), now));
+                    Moment.of(c.receivedAt(), now), by,
+                    by == null ? null : Moment.of(resolved ? c.resolvedAt() : c.acknowledgedAt(), now));
         }
     }
 
@@ -59,9 +67,9 @@ record InboxPage(List<Row> rows, List<Chip> stateChips, List<Chip> statusChips, 
         return rows.isEmpty();
     }
 
-    static InboxPage of(PageOfConflicts page, InboxCounts counts, InboxQuery query, boolean mayChange,
-                        boolean mayRequeue, int matchingCap, Instant now) {
-        List<Row> rows = page.conflicts().stream().map(c -> Row.of(c, now)).toList();
+    static InboxPage of(PageOfConflicts page, InboxCounts counts, Map<UUID, Deciders> deciders, InboxQuery query,
+                        boolean mayChange, boolean mayRequeue, int matchingCap, ObjectMapper json, Instant now) {
+        List<Row> rows = page.conflicts().stream().map(c -> Row.of(c, deciders.get(c.id()), json, now)).toList();
         List<Chip> stateChips = new ArrayList<>();
         for (Map.Entry<SynthesisState, Long> e : counts.bySynthesisState().entrySet()) {
             stateChips.add(new Chip(e.getKey().label(), e.getValue(), query.withState(e.getKey()).first(),

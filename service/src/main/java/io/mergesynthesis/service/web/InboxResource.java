@@ -77,8 +77,9 @@ public final class InboxResource {
                 beforeParam);
         InboxReads.PageWithCounts read = reads.pageWithCounts(org, query.filter(), query.position(),
                 query.direction(), query.order(), PAGE_SIZE);
-        InboxPage page = InboxPage.of(read.page(), read.counts(), query, session.mayChangeConflicts(),
-                session.mayRequeue(), BulkActions.MAX_CONFLICTS, pages.clock().instant());
+        InboxPage page = InboxPage.of(read.page(), read.counts(), read.deciders(), query,
+                session.mayChangeConflicts(), session.mayRequeue(), BulkActions.MAX_CONFLICTS, json,
+                pages.clock().instant());
         return pages.render(200, "inbox", Layout.of("Inbox", "inbox", session), page);
     }
 
@@ -98,7 +99,8 @@ public final class InboxResource {
         }
         Instant now = pages.clock().instant();
         Optional<ConflictDetail> detail = reads.conflict(org, id).map(c -> ConflictDetail.of(c.conflict(), c.calls(),
-                c.history(), c.aheadInOrg(), session.mayChangeConflicts(), session.mayRequeue(), json, now, escalateBelow));
+                c.history(), c.deciders(), c.aheadInOrg(), session.mayChangeConflicts(), session.mayRequeue(), json,
+                now, escalateBelow));
         if (detail.isEmpty()) {
             return pages.notFound(session);
         }
@@ -127,6 +129,10 @@ public final class InboxResource {
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
         }
+        Response viewer = pages.refusedToViewer(session, "an org_admin");
+        if (viewer != null) {
+            return viewer;
+        }
         UUID id = CanonicalIds.uuid(idParam);
         if (id == null || !session.mayChangeConflicts()) {
             return pages.notFound(session);
@@ -152,6 +158,10 @@ public final class InboxResource {
         WebSession session = found.get();
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
+        }
+        Response viewer = pages.refusedToViewer(session, "an org_admin");
+        if (viewer != null) {
+            return viewer;
         }
         UUID id = CanonicalIds.uuid(idParam);
         if (id == null || !session.mayChangeConflicts()) {
@@ -193,6 +203,10 @@ public final class InboxResource {
         WebSession session = found.get();
         if (!FormGuard.accepts(headers, session.formKey(), formKey)) {
             return pages.forbiddenForm(session);
+        }
+        Response viewer = pages.refusedToViewer(session, "an org_admin or the platform operator");
+        if (viewer != null) {
+            return viewer;
         }
         UUID id = CanonicalIds.uuid(idParam);
         if (id == null || session.org() == null || !session.mayRequeue()) {

@@ -33,6 +33,11 @@ record Layout(String title, String section, WebSession session, String notice, b
         return session != null && session.platform();
     }
 
+    /** The signed-in person's name, for the header; null for a token's session. */
+    String actorName() {
+        return session == null || !session.actor().isPerson() ? null : session.actor().inWords();
+    }
+
     String roleName() {
         return session == null ? null : session.role().wireName();
     }

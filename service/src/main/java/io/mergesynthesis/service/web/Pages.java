@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.web;
 
+import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.session.WebSession;
 import io.mergesynthesis.service.session.WebSessions;
 import jakarta.ws.rs.core.MediaType;
@@ -57,6 +58,18 @@ final class Pages {
     /** Another org's conflict and a missing one answer exactly this, so a URL tells nothing about other orgs. */
     Response notFound(WebSession session) {
         return message(404, session, "Not found", "There is no such conflict in this org's inbox.");
+    }
+
+    /**
+     * A viewer's attempt at a change: 403 naming the roles that may make it. Null for any other session, which the
+     * caller then judges as before.
+     */
+    Response refusedToViewer(WebSession session, String allowed) {
+        if (session.role() != Role.ORG_VIEWER) {
+            return null;
+        }
+        return message(403, session, "Not allowed", "Only " + allowed + " may do this; you are signed in as "
+                + Role.ORG_VIEWER.wireName() + ", which reads this org's conflicts and changes nothing.");
     }
 
     Response forbiddenForm(WebSession session) {

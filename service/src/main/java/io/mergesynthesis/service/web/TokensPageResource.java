@@ -2,7 +2,9 @@ package io.mergesynthesis.service.web;
 
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.auth.TokenStore;
+import io.mergesynthesis.service.core.SignedInPerson;
 import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.SignedInPeople;
 import io.mergesynthesis.service.operator.TokenAdmin;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
@@ -45,21 +47,33 @@ public final class TokensPageResource {
 
     private final Pages pages;
     private final TokenAdmin tokens;
+    private final SignedInPeople people;
     private final OrgDirectory orgs;
 
-    TokensPageResource(Pages pages, TokenAdmin tokens, OrgDirectory orgs) {
+    TokensPageResource(Pages pages, TokenAdmin tokens, OrgDirectory orgs, SignedInPeople people) {
+        this.people = people;
         this.pages = pages;
         this.tokens = tokens;
         this.orgs = orgs;
     }
 
-    record TokensPage(List<Row> tokens, List<String> roles, Minted minted, String problem, boolean more) {
+    record TokensPage(List<Row> tokens, List<String> roles, Minted minted, String problem, boolean more,
+                      List<PersonRow> people) {
         boolean hasTokens() {
             return !tokens.isEmpty();
         }
+
+        boolean hasPeople() {
+            return !people.isEmpty();
+        }
     }
 
-    record Row(String id, String prefix, String role, OrgLabel orgLabel, Moment created, Moment lastUsed,
+    /** A person who signed in with the identity provider. */
+    record PersonRow(String name, String email, String subject, String role, OrgLabel orgLabel, Moment firstSeen,
+                     Moment lastSeen) {
+    }
+
+    record Row(String id, String prefix, String label, String role, OrgLabel orgLabel, Moment created, Moment lastUsed,
                Moment expires, String state, boolean active) {
     }
 
@@ -81,7 +95,8 @@ public final class TokensPageResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Response mint(@CookieParam(SessionCookies.SESSION) String cookie, @FormParam("form_key") String formKey,
                          @FormParam("role") String roleParam, @FormParam("org") String orgParam,
-                         @FormParam("expires_in") String expiresParam, @Context HttpHeaders headers) {
+                         @FormParam("expires_in") String expiresParam, @FormParam("label") String labelParam,
+                         @Context HttpHeaders headers) {
         PlatformAccess access = PlatformAccess.toForm(pages, cookie, headers, formKey);
         if (access.refused()) {
             return access.turnedBack();
@@ -100,9 +115,15 @@ public final class TokensPageResource {
         if (expiresParam != null && !expiresParam.isEmpty() && expiresIn == null) {
             return page(422, layout, null, "Not minted: choose one of the offered lifetimes.");
         }
+        String label = labelParam == null || labelParam.isBlank() ? null : labelParam.strip();
+        if (label != null && (label.length() > TokenStore.LABEL_LENGTH
+                || label.codePoints().anyMatch(Character::isISOControl))) {
+            return page(422, layout, null, "Not minted: a label is at most " + TokenStore.LABEL_LENGTH
+                    + " characters on one line.");
+        }
         TokenStore.MintedToken minted;
         try {
-            minted = tokens.mint(access.session().caller(), role.get(), org, expiresIn);
+            minted = tokens.mint(access.session().caller(), role.get(), org, expiresIn, label);
         } catch (IllegalArgumentException e) {
             return page(422, layout, null, "Not minted: " + role.get().wireName()
                     + (role.get().boundToOrg() ? " tokens need an org." : " tokens are bound to no org; leave the "
@@ -147,12 +168,19 @@ public final class TokensPageResource {
         List<Row> rows = listed.stream().map(t -> {
             String state = t.revokedAt() != null ? "revoked"
                     : t.expiresAt() != null && !now.isBefore(t.expiresAt()) ? "expired" : "active";
-            return new Row(t.id().toString(), t.prefix() == null ? "-" : t.prefix(), t.role().wireName(),
+            return new Row(t.id().toString(), t.prefix() == null ? "-" : t.prefix(), t.label(), t.role().wireName(),
                     t.orgId() == null ? null : OrgLabel.of(t.orgId(), names), Moment.of(t.createdAt(), now),
                     Moment.of(t.lastUsedAt(), now), Moment.of(t.expiresAt(), now), state, "active".equals(state));
         }).toList();
         Layout shown = problem == null ? layout : layout.withProblem(problem);
+        List<SignedInPerson> signedIn = people.recent(LISTED);
+        Map<UUID, String> orgNames = orgs.namesOf(signedIn.stream().map(SignedInPerson::orgId)
+                .filter(Objects::nonNull).collect(Collectors.toSet()));
+        List<PersonRow> personRows = signedIn.stream().map(p -> new PersonRow(p.name(), p.email(), p.subject(),
+                p.role(), p.orgId() == null ? null : OrgLabel.of(p.orgId(), orgNames), Moment.of(p.firstSeen(), now),
+                Moment.of(p.lastSeen(), now))).toList();
         return pages.render(status, "tokens", shown, new TokensPage(rows,
-                Arrays.stream(Role.values()).map(Role::wireName).toList(), minted, problem, all.size() > LISTED));
+                Arrays.stream(Role.values()).map(Role::wireName).toList(), minted, problem, all.size() > LISTED,
+                personRows));
     }
 }

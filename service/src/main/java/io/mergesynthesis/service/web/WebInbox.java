@@ -13,15 +13,19 @@ import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
 import io.mergesynthesis.service.operator.ProviderShares;
 import io.mergesynthesis.service.operator.Replicas;
+import io.mergesynthesis.service.operator.SignedInPeople;
 import io.mergesynthesis.service.operator.TokenAdmin;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.session.WebSessions;
 import io.mergesynthesis.service.settings.OrgSettings;
 import io.mergesynthesis.service.usage.MonthlyUsage;
 import jakarta.servlet.DispatcherType;
+import io.mergesynthesis.service.signin.SignInWithProvider;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.EnumSet;
+import java.util.Optional;
 
 /**
  * The web inbox on the application port, beside the JSON API: server-rendered pages, a stylesheet and one small
@@ -40,11 +44,18 @@ public final class WebInbox {
     }
 
     /**
-     * What the operator's own pages call beyond the overview: names, failures, replicas and the orgs' shares of the
-     * calls, time and tokens.
+     * How people sign in: the identity provider, when one is configured; whether a token may be pasted; and the
+     * console's public address, where the provider sends people back.
+     */
+    public record SignIn(Optional<SignInWithProvider> provider, boolean tokenSignIn, URI publicBase) {
+    }
+
+    /**
+     * What the operator's own pages call beyond the overview: names, failures, replicas, the orgs' shares of the
+     * calls, time, tokens and the people who signed in.
      */
     public record OperatorUseCases(OrgDirectory orgs, FailedList failed, Replicas replicas, ProviderShares shares,
-                                   FleetActivity activity, TokenAdmin tokens) {
+                                   FleetActivity activity, TokenAdmin tokens, SignedInPeople people) {
     }
 
     /**
@@ -53,10 +64,11 @@ public final class WebInbox {
      * @param escalateBelow the confidence under which the LLM synthesizer asks a second model; a conflict's page flags
      *                      a merge under it
      */
-    public static void install(Environment environment, UseCases uses, OperatorUseCases operator, ObjectMapper json,
-                               Clock clock, double escalateBelow) {
+    public static void install(Environment environment, UseCases uses, OperatorUseCases operator, SignIn signIn,
+                               ObjectMapper json, Clock clock, double escalateBelow) {
         Pages pages = new Pages(new Templates(), uses.sessions(), clock, operator.orgs()::nameOf);
-        environment.jersey().register(new SignInResource(pages, uses.tokens()));
+        environment.jersey().register(new SignInResource(pages, uses.tokens(), signIn.provider(),
+                signIn.tokenSignIn(), signIn.publicBase()));
         environment.jersey().register(new InboxResource(pages, uses.reads(), uses.inbox(), uses.requeue(), json,
                 escalateBelow));
         environment.jersey().register(new InboxLiveResource(pages, uses.reads(), json));
@@ -70,11 +82,13 @@ public final class WebInbox {
         environment.jersey().register(new ReplicasPageResource(pages, operator.replicas(), operator.shares(),
                 operator.orgs()));
         environment.jersey().register(new TimePageResource(pages, operator.activity()));
-        environment.jersey().register(new TokensPageResource(pages, operator.tokens(), operator.orgs()));
+        environment.jersey().register(new TokensPageResource(pages, operator.tokens(), operator.orgs(),
+                operator.people()));
         environment.servlets().addServlet("web-static",
                         new AssetServlet("/web/static", STATIC_PATH, null, StandardCharsets.UTF_8))
                 .addMapping(STATIC_PATH + "/*");
-        environment.servlets().addFilter("web-page-headers", new PageHeaders())
+        environment.servlets().addFilter("web-page-headers", new PageHeaders(signIn.provider()
+                        .map(p -> p.provider().origin()).orElse(null)))
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
     }
 }

@@ -74,7 +74,8 @@ class TokenCommandTest {
         TestDatabase database = TestDatabase.fresh();
         Path config = CommandRun.config(dir, database.url());
         UUID org = UUID.randomUUID();
-        String admin = token(config, "create", "--role", "org_admin", "--org", org.toString()).lastOutLine();
+        String admin = token(config, "create", "--role", "org_admin", "--org", org.toString(), "--expires-in",
+                "never", "--label", "inbox robot").lastOutLine();
         String platform = token(config, "create", "--role", "platform", "--expires-in", "12h").lastOutLine();
         assertThat(new TokenStore(database.transactions()).find(admin)).isPresent();
 
@@ -85,7 +86,7 @@ class TokenCommandTest {
         String adminLine = list.outLines().stream().filter(l -> l.contains("org_admin")).findFirst().orElseThrow();
         String[] adminColumns = adminLine.split("\\s{2,}");
         assertThat(adminColumns).containsExactly(adminColumns[0], admin.substring(0, TokenStore.PREFIX_LENGTH),
-                "org_admin", org.toString(), adminColumns[4], adminColumns[5], "never", "active");
+                "org_admin", org.toString(), adminColumns[4], adminColumns[5], "never", "active", "inbox robot");
         // It was just used: last used is a time, not "never".
         assertThat(Instant.parse(adminColumns[5])).isAfter(Instant.now().minusSeconds(60));
         String platformLine = list.outLines().stream().filter(l -> l.contains("platform")).findFirst().orElseThrow();
@@ -161,9 +162,10 @@ class TokenCommandTest {
         assertThat(TokenCommand.expiresIn("90d")).isEqualTo(Duration.ofDays(90));
         assertThat(TokenCommand.expiresIn("12h")).isEqualTo(Duration.ofHours(12));
         assertThat(TokenCommand.expiresIn("30m")).isEqualTo(Duration.ofMinutes(30));
-        assertThat(TokenCommand.expiresIn(null)).isNull();
+        assertThat(TokenCommand.expiresIn(null)).as("the default").isEqualTo(Duration.ofDays(90));
+        assertThat(TokenCommand.expiresIn("never")).as("only when asked").isNull();
         Path config = CommandRun.config(dir, TestDatabase.fresh().url());
-        for (String bad : List.of("0d", "-1d", "90", "1y", "1.5h", "soon")) {
+        for (String bad : List.of("0d", "-1d", "90", "1y", "1.5h", "soon", "forever")) {
             CommandRun run = token(config, "create", "--role", "platform", "--expires-in", bad);
             assertThat(run.failure()).as(bad).isPresent();
             assertThat(run.err()).as(bad).contains("--expires-in");

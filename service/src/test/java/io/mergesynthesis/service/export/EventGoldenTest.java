@@ -50,7 +50,8 @@ class EventGoldenTest {
                             + "\"target\":\"jira.*\",\"scope\":\"org\",\"scope_id\":\"" + ORG + "\","
                             + "\"based_on_policy_id\":\"pol-17\"},\"loser_actions\":[{\"policy_id\":\"pol-42\","
                             + "\"action\":\"remove\",\"detail\":\"shadowed by pol-17\"}],"
-                            + "\"token_id\":\"" + TOKEN + "\"}"),
+                            + "\"requested_by\":\"person\",\"user_id\":\"f3b1c2d4-alice\","
+                            + "\"user_email\":\"alice@example.com\",\"user_name\":\"Alice Example\"}"),
             platformChange(8, ORG, "org_named", "2026-11-20T12:00:00Z",
                     "{\"name\":\"Acme Corp\",\"previous_name\":\"Acme\",\"requested_by\":\"token\","
                             + "\"token_id\":\"" + TOKEN + "\",\"role\":\"platform\"}"),
@@ -61,7 +62,11 @@ class EventGoldenTest {
                             + "\"expires_at\":\"2026-12-20T12:01:00Z\"}"),
             platformChange(10, null, "token_revoked", "2026-11-20T12:02:00Z",
                     "{\"subject_token_id\":\"" + SUBJECT + "\",\"subject_token_role\":\"platform\","
-                            + "\"subject_token_prefix\":\"msk_e5f6a7b8\",\"requested_by\":\"cli\"}"));
+                            + "\"subject_token_prefix\":\"msk_e5f6a7b8\",\"requested_by\":\"cli\"}"),
+            platformChange(11, ORG, "org_settings_changed", "2026-11-20T12:03:00Z",
+                    "{\"model\":\"anthropic/claude-sonnet-4-5\",\"monthly_budget_usd\":250.00,"
+                            + "\"requested_by\":\"token\",\"token_id\":\"" + TOKEN + "\","
+                            + "\"token_label\":\"budget desk\",\"role\":\"platform\"}"));
 
     /** An event of the platform's own: no conflict, and for a platform token's change no org either. */
     private static StoredEvent platformChange(long id, UUID org, String type, String at, String details) {

@@ -65,6 +65,15 @@ class SecretRedactorTest {
     }
 
     @Test
+    void theIdentityProvidersCodeStateAndSignInCookieAreRemoved() {
+        assertThat(REDACTOR.redact("GET /auth/callback?state=Xy1_state&session_state=s1&code=c0de.value.1 HTTP/1.1"))
+                .isEqualTo("GET /auth/callback?state=[redacted]&session_state=[redacted]&code=[redacted] HTTP/1.1");
+        assertThat(REDACTOR.redact("Cookie: msw_oidc=aaa.bbb.ccc")).doesNotContain("aaa.bbb.ccc");
+        assertThat(REDACTOR.redact("logout?id_token_hint=eyJhbGciOi.eyJzdWIi.c2ln&post_logout_redirect_uri=x"))
+                .doesNotContain("eyJ");
+    }
+
+    @Test
     void theUserAndPasswordOfAnyUrlAreRemoved() {
         assertThat(REDACTOR.redact("endpoint https://otel:s3cret-pass@collector:4318/v1/traces"))
                 .isEqualTo("endpoint https://[redacted]@collector:4318/v1/traces");

@@ -18,6 +18,7 @@ import java.math.BigDecimal;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -127,6 +128,16 @@ class LlmPathTest {
         JsonNode settings = Seed.parse(APP.get(admin, "/v1/orgs/" + org + "/synthesis").body());
         assertThat(settings.get("monthly_budget_usd").decimalValue()).isEqualByComparingTo(new BigDecimal("5"));
         assertThat(settings.get("month_to_date_cost_usd").decimalValue()).isEqualByComparingTo("0.006");
+
+        // Each change is an event naming who made it: here the platform's token.
+        List<JsonNode> changes = APP.get(platform, "/v1/events?format=ndjson&org_id=" + org).body().lines()
+                .map(Seed::parse)
+                .filter(e -> "org_settings_changed".equals(e.at("/merge_synthesis/event_type").asText()))
+                .toList();
+        assertThat(changes).hasSize(2);
+        assertThat(changes.get(1).at("/merge_synthesis/model").asText()).isEqualTo("standin/large");
+        assertThat(changes.get(1).at("/merge_synthesis/requested_by").asText()).isEqualTo("token");
+        assertThat(changes.get(1).at("/user/id").asText()).isNotBlank();
     }
 
     @Test

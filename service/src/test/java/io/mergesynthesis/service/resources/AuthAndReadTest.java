@@ -86,7 +86,7 @@ class AuthAndReadTest {
         var listed = APP.get(APP.token(Role.INGEST, ORG_A), "/v1/conflicts");
         assertThat(listed.statusCode()).isEqualTo(403);
         assertThat(Seed.parse(listed.body()).get("message").asText())
-                .isEqualTo("this endpoint is for the org_admin role; your token's role is ingest");
+                .isEqualTo("this endpoint is for the org_admin and org_viewer roles; your token's role is ingest");
 
         var reported = APP.post(adminA, "/v1/conflicts", report(ORG_A, "named-roles"));
         assertThat(reported.statusCode()).isEqualTo(403);

@@ -41,7 +41,7 @@ class HttpsBehindProxyTest {
         HttpResponse<String> signedIn = signIn(TRUSTING_US, form, "https");
         assertThat(signedIn.statusCode()).isEqualTo(303);
         assertThat(cookie(signedIn, SessionCookies.SESSION))
-                .contains("; Secure").contains("; HttpOnly").contains("; SameSite=Strict");
+                .contains("; Secure").contains("; HttpOnly").contains("; SameSite=Lax");
         assertThat(signedIn.headers().firstValue("Strict-Transport-Security")).hasValue("max-age=15552000");
         // The JSON API is reached the same way, so it says the same.
         HttpResponse<String> api = TRUSTING_US.send(HttpRequest.newBuilder(TRUSTING_US.uri("/v1/openapi.yaml"))

@@ -435,7 +435,7 @@ class WebInboxBrowserTest {
         signIn(adminA);
         Cookie session = driver.manage().getCookieNamed(SessionCookies.SESSION);
         assertThat(session.isHttpOnly()).isTrue();
-        assertThat(session.getSameSite()).isEqualTo("Strict");
+        assertThat(session.getSameSite()).isEqualTo("Lax");
         driver.findElement(By.xpath("//button[text()='Sign out']")).click();
         wait(ExpectedConditions.urlContains("/sign-in"));
         // The old cookie, put back by hand, opens nothing any more: in the browser, and for any client.

@@ -74,7 +74,7 @@ class WebSafetyTest {
         assertThat(signedIn.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).endsWith("/"));
         String cookie = signedIn.headers().allValues("Set-Cookie").stream()
                 .filter(c -> c.startsWith(SessionCookies.SESSION + "=")).findFirst().orElseThrow();
-        assertThat(cookie).contains("; HttpOnly").contains("; SameSite=Strict").contains("; Path=/")
+        assertThat(cookie).contains("; HttpOnly").contains("; SameSite=Lax").contains("; Path=/")
                 .doesNotContain("Secure").doesNotContain(admin);
         String value = cookie.substring(SessionCookies.SESSION.length() + 1, cookie.indexOf(';'));
         // Only the hash of the session id is stored.

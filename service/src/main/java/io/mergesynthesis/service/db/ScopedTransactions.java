@@ -37,6 +37,13 @@ public final class ScopedTransactions {
     static final String LEAVE_TENANT = SqlFiles.of(ScopedTransactions.class, "leave_tenant");
     static final String NO_WAIT_FOR_DISK = SqlFiles.of(ScopedTransactions.class, "no_wait_for_disk");
 
+    /**
+     * Must come first in its transaction, before any query takes a snapshot. Kept here rather than in a file of
+     * its own: a {@code SET} cannot be explained, and every file is. Transaction-local, unlike the connection's
+     * isolation setting, which behind a transaction-pooling proxy would stay on a server connection for others.
+     */
+    private static final String ONE_SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+
     private final Jdbi jdbi;
     private final ConnectionFactory connections;
 
@@ -58,6 +65,19 @@ public final class ScopedTransactions {
     /** Runs {@code work} in one transaction that sees and changes only {@code orgId}'s rows. */
     public <R, X extends Exception> R inOrg(UUID orgId, HandleCallback<R, X> work) throws X {
         return jdbi.inTransaction(handle -> {
+            enterTenant(handle, orgId);
+            return work.withHandle(handle);
+        });
+    }
+
+    /**
+     * Runs {@code work}, which only reads, in one transaction that sees only {@code orgId}'s rows, all of them as
+     * they stood at its first read: a conflict's state and its history, or a page and its counts, never disagree
+     * because a worker committed between two of the statements.
+     */
+    public <R, X extends Exception> R readInOrg(UUID orgId, HandleCallback<R, X> work) throws X {
+        return jdbi.inTransaction(handle -> {
+            handle.execute(ONE_SNAPSHOT);
             enterTenant(handle, orgId);
             return work.withHandle(handle);
         });

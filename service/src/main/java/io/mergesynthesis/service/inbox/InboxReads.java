@@ -18,8 +18,9 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * What the admin inbox reads, for the API and the web pages alike: pages of an org's conflicts (keyset paging
- * both ways, newest or oldest first, filtered and searched), their counts, and one conflict with its calls and history. Each read runs in one transaction
- * scoped to the org asked for; another org's conflict is simply not there.
+ * both ways, newest or oldest first, filtered and searched), their counts, and one conflict with its calls and
+ * history. Each read runs in one read-only snapshot scoped to the org asked for; another org's conflict is simply
+ * not there.
  */
 public final class InboxReads {
 
@@ -52,7 +53,7 @@ public final class InboxReads {
 
     /** Up to {@code size} conflicts that pass {@code filter}, newest first, strictly older than {@code after}. */
     public PageOfConflicts page(UUID org, InboxFilter filter, PageCursor after, int size) {
-        return transactions.inOrg(org, handle -> page(handle, org, filter, after, Direction.ONWARD,
+        return transactions.readInOrg(org, handle -> page(handle, org, filter, after, Direction.ONWARD,
                 Order.NEWEST_FIRST, size));
     }
 
@@ -66,7 +67,7 @@ public final class InboxReads {
      */
     public PageWithCounts pageWithCounts(UUID org, InboxFilter filter, PageCursor position, Direction direction,
                                          Order order, int size) {
-        return transactions.inOrg(org, handle -> {
+        return transactions.readInOrg(org, handle -> {
             PageOfConflicts page = page(handle, org, filter, position, direction, order, size);
             return new PageWithCounts(page, ConflictStore.counts(handle, org), ConflictStore.decidersOf(handle, org,
                     page.conflicts().stream().map(StoredConflict::id).toList()));
@@ -75,11 +76,11 @@ public final class InboxReads {
 
     /** How many of the org's conflicts are in each synthesis state and inbox status: a few rows, at any size. */
     public InboxCounts counts(UUID org) {
-        return transactions.inOrg(org, handle -> ConflictStore.counts(handle, org));
+        return transactions.readInOrg(org, handle -> ConflictStore.counts(handle, org));
     }
 
     public Optional<ConflictWithHistory> conflict(UUID org, UUID id) {
-        return transactions.inOrg(org, handle -> ConflictStore.find(handle, org, id)
+        return transactions.readInOrg(org, handle -> ConflictStore.find(handle, org, id)
                 .map(c -> new ConflictWithHistory(c, UsageLedger.callsOf(handle, id), AttemptHistory.of(handle, id),
                         ConflictStore.deciders(handle, org, id),
                         c.synthesisState() == SynthesisState.PENDING

@@ -9,9 +9,11 @@ import io.mergesynthesis.service.worker.store.WaitingOrgs;
 import io.mergesynthesis.synthesis.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Claims conflicts for this replica in one short cross-tenant transaction, sent as one round trip: the sweep
@@ -72,15 +74,10 @@ public final class LeaseClaimer {
         }
         // Short: a walk has just been made (at the start or above), so the picture knows when the next pending
         // row waiting out a backoff comes due; the claim's batch told when the next lease ends.
-        Optional<Duration> pendingDue = waiting.nextPendingDueIn();
-        Optional<Duration> next = claim.nextDueIn().isEmpty() ? pendingDue
-                : pendingDue.isEmpty() ? claim.nextDueIn()
-                : Optional.of(min(claim.nextDueIn().get(), pendingDue.get()));
+        Optional<Duration> next = Stream.of(claim.nextDueIn(), waiting.nextPendingDueIn())
+                .flatMap(Optional::stream)
+                .min(Comparator.naturalOrder());
         return new Claim(claim.leases(), next);
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** One claim in one round trip, with when the next lease held now ends. */
@@ -121,9 +118,9 @@ public final class LeaseClaimer {
 
     /**
      * Adds a claim of up to {@code limit} conflicts to a cross-tenant {@code trip}, sent by its owner (a store that
-     * claims the next conflicts). When the picture is due, the walk goes in the same trip, after the claim: a pool whose
-     * workers all refill from their stores claims in no other way, and must still see orgs that have just reported
-     * work. This claim goes on the picture as it was, the next one on the new one.
+     * claims the next conflicts). When the picture is due, the walk goes in the same trip, after the claim: a pool
+     * whose workers all refill from their stores claims in no other way, and must still see orgs that have just
+     * reported work. This claim goes on the picture as it was, the next one on the new one.
      */
     OneTripBatch.Result<Map<Lease, Double>> claimInto(OneTripBatch trip, int limit, String heldRoutes) {
         OneTripBatch.Result<Map<Lease, Double>> claim = ConflictLeases.claim(trip, owner, limit, leaseDuration,

@@ -75,10 +75,42 @@
     inbox.setAttribute("data-field", "inbox");
     badge(inbox, "inbox-", c.inbox_status, c.inbox_status);
     var inboxCell = cell(null); inboxCell.appendChild(inbox); tr.appendChild(inboxCell);
+    decided(inbox, c);
     var time = document.createElement("time");
     time.setAttribute("datetime", c.received_iso); time.title = c.received_exact; time.textContent = c.received_relative;
     var timeCell = cell(null); timeCell.appendChild(time); tr.appendChild(timeCell);
     return tr;
+  }
+
+  // Who resolved or acknowledged the conflict, and when, after its inbox badge, as the server writes it.
+  function decided(badgeEl, c) {
+    if (!badgeEl) { return; }
+    var td = badgeEl.parentNode;
+    var old = td.querySelector(".by");
+    if (!c.decided_by) {
+      if (old) { td.removeChild(old); }
+      return;
+    }
+    var by = document.createElement("span");
+    by.className = "by";
+    by.appendChild(document.createTextNode("by "));
+    var actor = document.createElement("span");
+    actor.className = "actor";
+    actor.textContent = c.decided_by;
+    by.appendChild(actor);
+    if (c.decided_iso) {
+      by.appendChild(document.createTextNode(", "));
+      var time = document.createElement("time");
+      time.setAttribute("datetime", c.decided_iso); time.title = c.decided_exact; time.textContent = c.decided_relative;
+      by.appendChild(time);
+    }
+    if (old && old.textContent === by.textContent) { return; }
+    if (old) {
+      td.replaceChild(by, old);
+    } else {
+      td.appendChild(document.createTextNode(" "));
+      td.appendChild(by);
+    }
   }
 
   function applyInbox(view) {
@@ -97,6 +129,7 @@
       } else {
         badge(row.querySelector('[data-field="state"]'), "", c.state, c.state_label);
         badge(row.querySelector('[data-field="inbox"]'), "inbox-", c.inbox_status, c.inbox_status);
+        decided(row.querySelector('[data-field="inbox"]'), c);
       }
       previous = row;
     });

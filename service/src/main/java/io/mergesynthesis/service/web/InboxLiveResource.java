@@ -71,7 +71,10 @@ public final class InboxLiveResource {
                     .put("target", row.target()).put("winner", row.winner()).put("state", row.state())
                     .put("state_label", row.stateLabel()).put("inbox_status", row.inboxStatus())
                     .put("received_iso", row.received().iso()).put("received_exact", row.received().exact())
-                    .put("received_relative", row.received().relative()).put("decided_by", row.decidedBy());
+                    .put("received_relative", row.received().relative()).put("decided_by", row.decidedBy())
+                    .put("decided_iso", row.decided() == null ? null : row.decided().iso())
+                    .put("decided_exact", row.decided() == null ? null : row.decided().exact())
+                    .put("decided_relative", row.decided() == null ? null : row.decided().relative());
         }
         return Response.ok(body.toString()).build();
     }

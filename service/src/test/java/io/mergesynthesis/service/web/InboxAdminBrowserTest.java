@@ -142,6 +142,11 @@ class InboxAdminBrowserTest {
         UUID arrived = WebSeed.one(APP, ingest, ORG, "live-new", "aaa.arrived_while_open");
         By ackBadge = By.cssSelector("tr[data-id='" + toAcknowledge + "'] [data-field='inbox']");
         waitFor(ExpectedConditions.textToBe(ackBadge, "acknowledged"));
+        // Who acknowledged it, and when, appear beside the badge as well.
+        String ackBy = "tr[data-id='" + toAcknowledge + "'] .by";
+        waitFor(ExpectedConditions.presenceOfElementLocated(By.cssSelector(ackBy)));
+        String byLive = text(ackBy);
+        assertThat(byLive).startsWith("by ").endsWith(", just now");
         waitFor(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-id='" + arrived + "']")));
         assertThat(text("tr[data-id='" + arrived + "']")).contains("aaa.arrived_while_open").contains("pending");
         assertThat(driver.findElements(By.cssSelector("table.conflicts tbody tr")).get(0).getAttribute("data-id"))
@@ -154,6 +159,9 @@ class InboxAdminBrowserTest {
         assertThat(driver.findElements(By.cssSelector("tr[data-id='" + arrived + "'] input[type=checkbox][form=bulk]")))
                 .hasSize(1);
         browser.screenshot("inbox-live");
+        // What the script wrote is what the server renders on a load.
+        driver.navigate().refresh();
+        assertThat(text(ackBy)).isEqualTo(byLive);
 
         // A failed conflict's page sees it queued again when someone tries it again elsewhere.
         driver.get(url("/conflicts/" + marked));

@@ -2,6 +2,7 @@ package io.mergesynthesis.drills;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.testsupport.Wait;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -164,17 +165,10 @@ class GracefulDeployDrill {
 
     /** Waits until each replica's current process has started a call, so that every SIGTERM lands under load. */
     private static void awaitEveryReplicaCalling(List<Replica> replicas, CallLog calls) {
-        long deadline = System.nanoTime() + LONG_WAIT.toNanos();
-        for (Replica replica : replicas) {
-            String owner = replica.owner();
-            while (calls.tally(owner).started() == 0) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(replica.name() + " made no synthesizer call within "
-                            + LONG_WAIT.toSeconds() + " s");
-                }
-                Replica.sleep(100);
-            }
-        }
+        Wait.forValue("a synthesizer call from every replica (listed: those that made none yet)", LONG_WAIT,
+                Duration.ofMillis(100), () -> replicas.stream()
+                        .filter(replica -> calls.tally(replica.owner()).started() == 0).map(Replica::name).toList(),
+                List::isEmpty);
     }
 
     private static String seconds(Duration duration) {

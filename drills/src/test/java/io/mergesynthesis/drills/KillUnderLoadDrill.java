@@ -2,6 +2,7 @@ package io.mergesynthesis.drills;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mergesynthesis.testsupport.Wait;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -210,30 +211,15 @@ class KillUnderLoadDrill {
      * a replica whose workers are all busy; fails if the load has ended.
      */
     private static void awaitBacklog(DrillDatabase database, int kill) {
-        long deadline = System.nanoTime() + LONG_WAIT.toNanos();
-        while (MergeAudit.pending(database) < (long) REPLICAS * WORKERS) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no backlog for kill " + kill + " within " + LONG_WAIT.toSeconds()
-                        + " s: the load ended too soon (slow the calls down or send more)");
-            }
-            Replica.sleep(50);
-        }
+        Wait.until("a backlog for kill " + kill + " (if none comes, the load ended too soon: slow the calls down or "
+                + "send more)", LONG_WAIT, Duration.ofMillis(50), () -> MergeAudit.pending(database) >= (long) REPLICAS * WORKERS);
     }
 
     /** The replicas that answer their health check, once at least {@code least} do. */
     private static List<Replica> awaitHealthy(List<Replica> replicas, int least) {
-        long deadline = System.nanoTime() + LONG_WAIT.toNanos();
-        while (true) {
-            List<Replica> healthy = replicas.stream().filter(r -> r.isAlive() && r.healthStatus() == 200).toList();
-            if (healthy.size() >= least) {
-                return healthy;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("fewer than " + least + " replicas healthy after "
-                        + LONG_WAIT.toSeconds() + " s");
-            }
-            Replica.sleep(100);
-        }
+        return Wait.forValue("at least " + least + " replicas healthy", LONG_WAIT, Duration.ofMillis(100),
+                () -> replicas.stream().filter(r -> r.isAlive() && r.healthStatus() == 200).toList(),
+                healthy -> healthy.size() >= least);
     }
 
     private static String seconds(Duration duration) {

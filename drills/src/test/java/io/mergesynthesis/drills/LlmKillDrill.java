@@ -7,6 +7,7 @@ import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.standin.Stats;
 import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -266,32 +267,27 @@ class LlmKillDrill {
      * {@link #HEALTHY_BEFORE_KILL} answer) and more conflicts are pending than every worker together could hold.
      */
     private static Replica awaitBusyVictim(DrillDatabase database, List<Replica> replicas, Random random, int kill) {
-        long deadline = System.nanoTime() + LONG_WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            List<Replica> healthy = replicas.stream().filter(r -> r.isAlive() && r.healthStatus() == 200).toList();
-            if (healthy.size() >= HEALTHY_BEFORE_KILL
-                    && MergeAudit.pending(database) >= (long) REPLICAS * WORKERS) {
-                List<Replica> busy = healthy.stream()
-                        .filter(r -> MergeAudit.leasesHeldBy(database, r.owner()) > 0).toList();
-                if (!busy.isEmpty()) {
-                    return busy.get(random.nextInt(busy.size()));
-                }
-            }
-            Replica.sleep(50);
-        }
-        throw new IllegalStateException("no busy replica to kill for kill " + kill + " within "
-                + LONG_WAIT.toSeconds() + " s: the load ended too soon (send more conflicts or slow the answers)");
+        List<Replica> busy = Wait.forValue("a busy replica to kill for kill " + kill + " (if none comes, the load "
+                + "ended too soon: send more conflicts or slow the answers)", LONG_WAIT, Duration.ofMillis(50), () -> {
+                    List<Replica> healthy = replicas.stream().filter(r -> r.isAlive() && r.healthStatus() == 200)
+                            .toList();
+                    if (healthy.size() < HEALTHY_BEFORE_KILL
+                            || MergeAudit.pending(database) < (long) REPLICAS * WORKERS) {
+                        return List.<Replica>of();
+                    }
+                    return healthy.stream().filter(r -> MergeAudit.leasesHeldBy(database, r.owner()) > 0).toList();
+                }, candidates -> !candidates.isEmpty());
+        return busy.get(random.nextInt(busy.size()));
     }
 
     /** The stand-in's figures once every request it received has had its answer sent (bounded wait). */
     private static Stats.Snapshot awaitStandInQuiet(StandInProvider standIn) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        Stats.Snapshot stats = standIn.stats();
-        while (answered(stats) < stats.requests() && System.nanoTime() < deadline) {
-            Replica.sleep(100);
-            stats = standIn.stats();
-        }
-        return stats;
+        Wait.holdsWithin("every request to the stand-in answered", Duration.ofSeconds(10), Duration.ofMillis(100),
+                () -> {
+                    Stats.Snapshot stats = standIn.stats();
+                    return answered(stats) >= stats.requests();
+                });
+        return standIn.stats();
     }
 
     /** Requests the stand-in has answered, whatever the status. */

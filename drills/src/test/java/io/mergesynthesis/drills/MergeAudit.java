@@ -1,11 +1,11 @@
 package io.mergesynthesis.drills;
 
+import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import io.mergesynthesis.harness.Replica;
 
 /**
  * What the database says about the pool's work, read as the superuser (row-level security does not hold it, so
@@ -93,15 +93,8 @@ final class MergeAudit {
      */
     static Optional<Duration> awaitDrained(DrillDatabase database, Duration timeout) {
         long started = System.nanoTime();
-        long deadline = started + timeout.toNanos();
-        while (true) {
-            if (waiting(database) == 0) {
-                return Optional.of(Duration.ofNanos(System.nanoTime() - started));
-            }
-            if (System.nanoTime() > deadline) {
-                return Optional.empty();
-            }
-            Replica.sleep(200);
-        }
+        boolean drained = Wait.holdsWithin("no conflict waiting", timeout, Duration.ofMillis(200),
+                () -> waiting(database) == 0);
+        return drained ? Optional.of(Duration.ofNanos(System.nanoTime() - started)) : Optional.empty();
     }
 }

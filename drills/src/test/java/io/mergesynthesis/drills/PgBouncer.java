@@ -1,7 +1,7 @@
 package io.mergesynthesis.drills;
 
-import io.mergesynthesis.harness.Replica;
 import io.mergesynthesis.harness.ServiceProcess;
+import io.mergesynthesis.testsupport.Wait;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -121,20 +121,23 @@ final class PgBouncer implements AutoCloseable {
     }
 
     private void awaitListening(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("pgbouncer exited with status " + process.exitValue() + ": "
-                        + logText());
-            }
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-                return;
-            } catch (IOException notYet) {
-                Replica.sleep(100);
-            }
+        boolean listening = Wait.holdsWithin("pgbouncer listening on port " + port, timeout, Duration.ofMillis(100),
+                () -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("pgbouncer exited with status " + process.exitValue() + ": "
+                                + logText());
+                    }
+                    try (Socket socket = new Socket()) {
+                        socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                        return true;
+                    } catch (IOException notYet) {
+                        return false;
+                    }
+                });
+        if (!listening) {
+            throw new IllegalStateException("pgbouncer did not listen within " + timeout.toSeconds() + " s: "
+                    + logText());
         }
-        throw new IllegalStateException("pgbouncer did not listen within " + timeout.toSeconds() + " s: " + logText());
     }
 
     /** The JDBC URL of the pooled database. */

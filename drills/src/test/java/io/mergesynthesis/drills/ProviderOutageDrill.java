@@ -7,6 +7,7 @@ import io.mergesynthesis.standin.Outage;
 import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.testsupport.Wait;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -17,6 +18,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -97,11 +101,12 @@ class ProviderOutageDrill {
                 Map<String, String> healthDuring = new LinkedHashMap<>();
                 replicas.forEach(r -> healthDuring.put(r.name(), r.health().body()));
                 long mergedDuring = merged(database);
-                Replica.sleep(Math.max(0, OUTAGE.toMillis() - (System.nanoTime() - outageStarted) / 1_000_000));
-                long callsDuring = standIn.stats().requests() - requestsBefore;
-                long mergedAtRecovery = merged(database);
-                standIn.outage(Outage.NONE);
-                long recovered = System.nanoTime();
+                // The outage lasts its full length on the clock whatever the replicas do meanwhile: its end is the
+                // drill's own schedule, and what the replicas did during it is read at that moment.
+                Recovery recovery = endOutageOnSchedule(standIn, outageStarted, requestsBefore, database);
+                long callsDuring = recovery.callsDuring();
+                long mergedAtRecovery = recovery.merged();
+                long recovered = recovery.atNanos();
                 awaitMerged(database, mergedAtRecovery + 1, LONG_WAIT);
                 long firstMergeMillis = (System.nanoTime() - recovered) / 1_000_000;
 
@@ -151,31 +156,42 @@ class ProviderOutageDrill {
         }
     }
 
+    /** The calls that reached the stand-in during the outage, the merges stored by its end, and when it ended. */
+    private record Recovery(long callsDuring, long merged, long atNanos) {
+    }
+
+    /** Ends the outage {@link #OUTAGE} after {@code outageStarted}, on a schedule. */
+    private static Recovery endOutageOnSchedule(StandInProvider standIn, long outageStarted, long requestsBefore,
+                                              DrillDatabase database) throws Exception {
+        ScheduledExecutorService schedule = Executors.newSingleThreadScheduledExecutor();
+        try {
+            long left = Math.max(0, outageStarted + OUTAGE.toNanos() - System.nanoTime());
+            return schedule.schedule(() -> {
+                long calls = standIn.stats().requests() - requestsBefore;
+                long mergedThen = merged(database);
+                standIn.outage(Outage.NONE);
+                return new Recovery(calls, mergedThen, System.nanoTime());
+            }, left, TimeUnit.NANOSECONDS).get(OUTAGE.toSeconds() + 60, TimeUnit.SECONDS);
+        } finally {
+            schedule.shutdownNow();
+        }
+    }
+
     private static long merged(DrillDatabase database) {
         return database.count("SELECT count(*) FROM policy_conflicts WHERE synthesis_state = 'done'");
     }
 
     private static void awaitMerged(DrillDatabase database, long atLeast, Duration limit) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (merged(database) < atLeast) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("fewer than " + atLeast + " merges within " + limit.toSeconds() + " s");
-            }
-            Replica.sleep(20);
-        }
+        Wait.until(atLeast + " merges", limit, Duration.ofMillis(20), () -> merged(database) >= atLeast);
     }
 
     /** Waits until the replica reports {@code llm-local} healthy (or not); false when it never did in time. */
     private static boolean awaitCircuit(Replica replica, boolean healthy, Duration limit) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (System.nanoTime() < deadline) {
-            Replica.Health health = replica.health();
-            if (health.status() > 0 && health.healthy("llm-local") == healthy) {
-                return true;
-            }
-            Replica.sleep(100);
-        }
-        return false;
+        return Wait.holdsWithin(replica.name() + "'s llm-local check " + (healthy ? "healthy" : "down"), limit,
+                Duration.ofMillis(100), () -> {
+                    Replica.Health health = replica.health();
+                    return health.status() > 0 && health.healthy("llm-local") == healthy;
+                });
     }
 
     private static double openings(Replica replica) throws Exception {

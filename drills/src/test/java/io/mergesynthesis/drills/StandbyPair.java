@@ -1,5 +1,6 @@
 package io.mergesynthesis.drills;
 
+import io.mergesynthesis.testsupport.Wait;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import io.mergesynthesis.harness.Replica;
 
 /**
  * A primary and a streaming standby of it, two real PostgreSQL servers on loopback, with what a failover needs:
@@ -99,14 +99,8 @@ final class StandbyPair implements AutoCloseable {
     }
 
     private void awaitStreaming(String syncState, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!replicationState().equals("streaming/" + syncState)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the standby was not streaming (" + syncState + ") within "
-                        + timeout.toSeconds() + " s: " + replicationState());
-            }
-            Replica.sleep(100);
-        }
+        Wait.forValue("the standby streaming (" + syncState + ")", timeout, Duration.ofMillis(100),
+                this::replicationState, ("streaming/" + syncState)::equals);
     }
 
     /**

@@ -41,7 +41,15 @@ public final class Wait {
 
     /** Returns once {@code condition} holds; fails with an {@link AssertionError} naming {@code what} at the timeout. */
     public static void until(String what, Duration timeout, Condition condition) {
-        forValue(what, timeout, condition::holds, Boolean.TRUE::equals);
+        until(what, timeout, POLL, condition);
+    }
+
+    /**
+     * As {@link #until(String, Duration, Condition)}, checking every {@code every}: for a condition that costs
+     * the processes under test something each time, such as a query of their database or a request to them.
+     */
+    public static void until(String what, Duration timeout, Duration every, Condition condition) {
+        forValue(what, timeout, every, condition::holds, Boolean.TRUE::equals);
     }
 
     /**
@@ -49,9 +57,14 @@ public final class Wait {
      * got instead of failing at the first shortfall. Returns as soon as it holds.
      */
     public static boolean holdsWithin(String what, Duration timeout, Condition condition) {
+        return holdsWithin(what, timeout, POLL, condition);
+    }
+
+    /** As {@link #holdsWithin(String, Duration, Condition)}, checking every {@code every}. */
+    public static boolean holdsWithin(String what, Duration timeout, Duration every, Condition condition) {
         Objects.requireNonNull(what, "what is awaited");
         try {
-            poll(what, timeout).until(condition::holds);
+            poll(what, timeout, every).until(condition::holds);
             return true;
         } catch (ConditionTimeoutException timedOut) {
             return false;
@@ -68,11 +81,17 @@ public final class Wait {
      * reading at the timeout.
      */
     public static <T> T forValue(String what, Duration timeout, Reading<T> reading, Predicate<? super T> accepted) {
+        return forValue(what, timeout, POLL, reading, accepted);
+    }
+
+    /** As {@link #forValue(String, Duration, Reading, Predicate)}, reading every {@code every}. */
+    public static <T> T forValue(String what, Duration timeout, Duration every, Reading<T> reading,
+                                 Predicate<? super T> accepted) {
         Objects.requireNonNull(what, "what is awaited");
         Objects.requireNonNull(timeout, "timeout");
         AtomicReference<T> last = new AtomicReference<>();
         try {
-            return poll(what, timeout).until(() -> {
+            return poll(what, timeout, every).until(() -> {
                 T value = reading.read();
                 last.set(value);
                 return value;
@@ -97,13 +116,13 @@ public final class Wait {
         }
     }
 
-    private static ConditionFactory poll(String what, Duration timeout) {
+    private static ConditionFactory poll(String what, Duration timeout, Duration every) {
         // In the caller's thread: conditions read thread-confined fixtures and handles, and a failure's stack
         // trace then shows the test that waited.
         return Awaitility.await(what)
                 .atMost(timeout)
                 .pollDelay(Duration.ZERO)
-                .pollInterval(POLL)
+                .pollInterval(every)
                 .pollInSameThread();
     }
 }

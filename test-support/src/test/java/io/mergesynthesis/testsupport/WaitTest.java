@@ -47,6 +47,18 @@ class WaitTest {
     }
 
     @Test
+    void aConditionCheckedEveryIntervalIsCheckedNoMoreOftenThanThat() {
+        AtomicInteger checks = new AtomicInteger();
+
+        boolean held = Wait.holdsWithin("a condition that never holds", Duration.ofMillis(350),
+                Duration.ofMillis(100), () -> checks.incrementAndGet() < 0);
+
+        assertThat(held).isFalse();
+        // At 0, 100, 200 and 300 ms, and perhaps once more at the timeout; the default interval would check ~35 times.
+        assertThat(checks.get()).isBetween(1, 5);
+    }
+
+    @Test
     void anOpenLatchReturnsAndAClosedOneFailsWithItsCount() {
         CountDownLatch open = new CountDownLatch(0);
         Wait.forLatch("an open latch", Duration.ofSeconds(1), open);

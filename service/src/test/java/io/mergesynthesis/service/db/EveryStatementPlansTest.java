@@ -70,6 +70,7 @@ class EveryStatementPlansTest {
             Map.entry("model", "stand-in/model"),
             Map.entry("budget", new BigDecimal("10.00")),
             Map.entry("weight", 2),
+            Map.entry("lane", "batch"),
             Map.entry("requester", "{\"requested_by\": \"operator\"}"),
             Map.entry("requestedBy", "operator"),
             Map.entry("afterTx", "0"),

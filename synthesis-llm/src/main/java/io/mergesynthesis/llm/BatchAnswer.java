@@ -40,12 +40,8 @@ public final class BatchAnswer {
     public static Synthesis read(ProviderType type, JsonNode message, ConflictSnapshot conflict, String provider,
                                  String model, ModelPrice price, int maxAnswerBytes, UUID callId, Instant answered)
             throws SynthesisException {
-        ProviderReply reply = type.protocol().read(200, HttpHeaders.of(Map.of(), (a, b) -> true),
-                message.toString().getBytes(StandardCharsets.UTF_8));
-        BigDecimal cost = price.batchCost(reply.usage());
-        ProviderCall call = new ProviderCall(callId, ProviderCall.Pass.PRIMARY, provider, model,
-                reply.usage().inputTokens(), reply.usage().outputTokens(), reply.usage().cacheReadTokens(),
-                reply.usage().cacheWriteTokens(), cost, Duration.ZERO, Disposition.ANSWER, reply.requestId(), answered);
+        ProviderReply reply = reply(type, message);
+        ProviderCall call = call(reply, provider, model, price, callId, answered);
         PolicyRule winner = conflict.winner().orElseThrow(() -> new InvalidAnswerException("conflict "
                 + conflict.conflictId() + " names a winner none of its rules has", List.of(call)));
         ModelAnswer answer;
@@ -70,5 +66,28 @@ public final class BatchAnswer {
                     List.of(call.withDisposition(Disposition.REFUSED)));
         }
         return new Synthesis(merge, List.of(call));
+    }
+
+    /**
+     * The paid call alone, for an answer that will not be read as a merge (its conflict left the batch meanwhile):
+     * on record all the same, since it was paid for.
+     */
+    public static ProviderCall call(ProviderType type, JsonNode message, String provider, String model,
+                                    ModelPrice price, UUID callId, Instant answered) {
+        return call(reply(type, message), provider, model, price, callId, answered);
+    }
+
+    private static ProviderReply reply(ProviderType type, JsonNode message) {
+        return type.protocol().read(200, HttpHeaders.of(Map.of(), (a, b) -> true),
+                message.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static ProviderCall call(ProviderReply reply, String provider, String model, ModelPrice price,
+                                     UUID callId, Instant answered) {
+        BigDecimal cost = price.batchCost(reply.usage());
+        // No latency of its own: the ledger row's time is when the batch ended, the same on every reading.
+        return new ProviderCall(callId, ProviderCall.Pass.PRIMARY, provider, model, reply.usage().inputTokens(),
+                reply.usage().outputTokens(), reply.usage().cacheReadTokens(), reply.usage().cacheWriteTokens(), cost,
+                Duration.ZERO, Disposition.ANSWER, reply.requestId(), answered);
     }
 }

@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm;
 
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.time.Duration;
 
 /**
@@ -17,6 +18,7 @@ public final class BatchSettings {
         return pollInterval;
     }
 
+    @JsonDeserialize(using = DurationText.class)
     public void setPollInterval(Duration pollInterval) {
         this.pollInterval = pollInterval;
     }

@@ -74,6 +74,7 @@ class EveryStatementPlansTest {
             Map.entry("batch", UUID.fromString("66666666-6666-4666-8666-666666666666")),
             Map.entry("provider", "anthropic"),
             Map.entry("providerBatchId", "msgbatch_01"),
+            Map.entry("graceMicros", 120_000_000L),
             Map.entry("requester", "{\"requested_by\": \"operator\"}"),
             Map.entry("requestedBy", "operator"),
             Map.entry("afterTx", "0"),

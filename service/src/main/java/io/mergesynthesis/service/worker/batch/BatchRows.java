@@ -1,7 +1,10 @@
 package io.mergesynthesis.service.worker.batch;
 
+import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.SqlFiles;
+import io.mergesynthesis.service.worker.store.ConflictLeases;
+import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +33,17 @@ final class BatchRows {
                 .bind("limit", limit).mapTo(UUID.class).list());
     }
 
+    /** The org's own model, {@code provider/model}; null for the primary. */
+    String orgModel(UUID org) {
+        return transactions.inOrg(org, handle -> OrgSynthesisSettings.of(handle, org).model());
+    }
+
+    /** The conflicts as the synthesizer would see them; a conflict gone from view is left out. */
+    List<LeasedRow> load(UUID org, List<UUID> conflicts) {
+        return transactions.inOrg(org, handle -> conflicts.stream()
+                .map(id -> ConflictLeases.load(handle, id)).flatMap(Optional::stream).toList());
+    }
+
     /** Writes batch {@code id}'s row and marks its conflicts batched, in one statement; none when nothing is due. */
     List<Batched> open(UUID id, UUID org, String provider, String model, int limit) {
         return transactions.inOrg(org, handle -> handle.createQuery(OPEN_BATCH)
@@ -46,9 +60,10 @@ final class BatchRows {
                 .bind("delayMicros", micros(firstPollIn)).execute()) == 1;
     }
 
-    Optional<BatchRow> takePoll(String owner, Duration hold) {
+    /** @param grace how long a batch's sender may still be sending its create; its poller leaves it alone */
+    Optional<BatchRow> takePoll(String owner, Duration hold, Duration grace) {
         return transactions.crossTenant(handle -> handle.createQuery(TAKE_POLL)
-                .bind("owner", owner).bind("leaseMicros", micros(hold))
+                .bind("owner", owner).bind("leaseMicros", micros(hold)).bind("graceMicros", micros(grace))
                 .map((rs, ctx) -> new BatchRow(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class),
                         rs.getString("provider"), rs.getString("model"), rs.getString("provider_batch_id"),
                         rs.getString("state"), instant(rs.getTimestamp("created_at")),

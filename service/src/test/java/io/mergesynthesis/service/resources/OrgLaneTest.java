@@ -74,6 +74,24 @@ class OrgLaneTest {
         assertThat(stored).isZero();
     }
 
+    @Test
+    void anItemWhoseLaneIsNeitherBatchNorInteractiveIsRefusedAndNothingIsStored() {
+        UUID org = UUID.randomUUID();
+        String report = Seed.report(org, "lane-1", "jira.x");
+        report = report.substring(0, report.lastIndexOf('}')) + ", \"lane\": \"auto\"}";
+
+        HttpResponse<String> refused = APP.post(platform, "/v1/conflicts", report);
+
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(422);
+        JsonNode problem = Seed.parse(refused.body()).at("/errors/0");
+        assertThat(problem.get("field").asText()).isEqualTo("lane");
+        assertThat(problem.get("message").asText()).startsWith("must be batch or interactive");
+        long stored = APP.database().jdbi().withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM policy_conflicts WHERE org_id = :org").bind("org", org)
+                .mapTo(Long.class).one());
+        assertThat(stored).isZero();
+    }
+
     private static HttpResponse<String> get(UUID org) {
         return APP.send(HttpRequest.newBuilder(APP.uri("/v1/orgs/" + org + "/synthesis"))
                 .header("Authorization", "Bearer " + platform).GET().build());

@@ -74,13 +74,14 @@ class BatchLaneEndToEndTest {
     void anOrgInLaneBatchHasItsConflictsMergedFromOneBatchEachOnRecordOnceAtHalfPrice() {
         long batchesBefore = STAND_IN.stats().batches();
         long billedBefore = STAND_IN.stats().batchBilled();
+        long callsBefore = STAND_IN.stats().path("/v1/messages");
         UUID org = UUID.randomUUID();
         int n = 5;
         List<UUID> conflicts = inLaneBatchReporting(org, n, "e2e");
 
         String batch = awaitOneBatchHolding(org, n);
         assertThat(STAND_IN.stats().batches() - batchesBefore).as("one create").isEqualTo(1);
-        assertThat(STAND_IN.stats().path("/v1/messages")).as("no interactive call").isZero();
+        assertThat(STAND_IN.stats().path("/v1/messages") - callsBefore).as("no interactive call").isZero();
         assertThat(STAND_IN.endBatch(batch)).isTrue();
 
         awaitDone(conflicts);
@@ -128,6 +129,29 @@ class BatchLaneEndToEndTest {
                 .mapTo(String.class).one());
         assertThat(adopted).isEqualTo(batch);
         assertThat(ledgerOf(org)).hasSize(n);
+    }
+
+    @Test
+    void anItemReportedWithLaneBatchGoesInABatchWhileTheRestOfItsOrgIsAnsweredOneByOne() {
+        UUID org = UUID.randomUUID();
+        String reports = "{\"conflicts\": [" + withLaneBatch(Seed.report(org, "item-0", "jira.a")) + ","
+                + withLaneBatch(Seed.report(org, "item-1", "jira.b")) + "," + Seed.report(org, "item-2", "jira.c")
+                + "]}";
+        var ingested = APP.post(platform, "/v1/conflicts", reports);
+        assertThat(ingested.statusCode()).as(ingested.body()).isIn(200, 201);
+        List<UUID> all = superuser.withHandle(h -> h.createQuery("SELECT id FROM policy_conflicts WHERE org_id = :org")
+                .bind("org", org).mapTo(UUID.class).list());
+
+        String batch = awaitOneBatchHolding(org, 2);
+        assertThat(STAND_IN.endBatch(batch)).isTrue();
+
+        awaitDone(all);
+        List<String> lanes = ledgerOf(org).stream().map(row -> (String) row.get("lane")).sorted().toList();
+        assertThat(lanes).containsExactly("batch", "batch", "interactive");
+    }
+
+    private static String withLaneBatch(String report) {
+        return report.substring(0, report.lastIndexOf('}')) + ", \"lane\": \"batch\"}";
     }
 
     /** Puts {@code org} in lane batch and reports {@code n} conflicts in one request; their ids. */

@@ -132,6 +132,57 @@ class BatchLaneEndToEndTest {
     }
 
     @Test
+    void anExpiredBatchPutsItsConflictsBackWithNoAttemptCountedAndNothingOnRecord() {
+        long billedBefore = STAND_IN.stats().batchBilled();
+        UUID org = UUID.randomUUID();
+        List<UUID> conflicts = inLaneBatchReporting(org, 2, "expiry");
+        String first = awaitOneBatchHolding(org, 2);
+
+        assertThat(STAND_IN.expireBatch(first)).isTrue();
+
+        // Back to pending with the attempt taken back, they go in the next batch as their first attempt again.
+        String second = Wait.forValue("the expired batch's conflicts in a batch of their own", WAIT,
+                () -> awaitOneBatchHolding(org, 2), id -> !id.equals(first));
+        List<Integer> attempts = superuser.withHandle(h -> h.createQuery(
+                "SELECT attempts FROM policy_conflicts WHERE org_id = :org").bind("org", org)
+                .mapTo(Integer.class).list());
+        assertThat(attempts).containsOnly(1);
+        assertThat(ledgerOf(org)).isEmpty();
+        assertThat(STAND_IN.stats().batchBilled() - billedBefore).isZero();
+
+        assertThat(STAND_IN.endBatch(second)).isTrue();
+        awaitDone(conflicts);
+        assertThat(ledgerOf(org)).hasSize(2);
+    }
+
+    @Test
+    void aConflictResolvedWhileInABatchKeepsItsResolutionAndItsPaidAnswerIsOnRecordAsDiscarded() {
+        UUID org = UUID.randomUUID();
+        List<UUID> conflicts = inLaneBatchReporting(org, 2, "resolved");
+        String batch = awaitOneBatchHolding(org, 2);
+        UUID resolved = conflicts.get(0);
+        UUID merged = conflicts.get(1);
+        var resolve = APP.post(APP.token(Role.ORG_ADMIN, org), "/v1/conflicts/" + resolved + "/resolve",
+                "{\"resolution\": \"manual\", \"note\": \"decided by hand\"}");
+        assertThat(resolve.statusCode()).as(resolve.body()).isEqualTo(200);
+
+        assertThat(STAND_IN.endBatch(batch)).isTrue();
+
+        awaitDone(List.of(merged));
+        Wait.until("the resolved conflict's synthesis not needed", WAIT, () -> "not_needed".equals(
+                superuser.withHandle(h -> h.createQuery("SELECT synthesis_state FROM policy_conflicts WHERE id = :id")
+                        .bind("id", resolved).mapTo(String.class).one())));
+        Map<String, Object> row = superuser.withHandle(h -> h.createQuery(
+                "SELECT inbox_status, resolution, suggested_merge IS NULL AS no_merge FROM policy_conflicts "
+                        + "WHERE id = :id").bind("id", resolved).mapToMap().one());
+        assertThat(row).containsEntry("inbox_status", "resolved").containsEntry("resolution", "manual")
+                .containsEntry("no_merge", true);
+        Map<Object, Object> outcomes = ledgerOf(org).stream()
+                .collect(Collectors.toMap(r -> r.get("conflict_id"), r -> r.get("outcome")));
+        assertThat(outcomes).containsEntry(resolved, "discarded").containsEntry(merged, "stored").hasSize(2);
+    }
+
+    @Test
     void anItemReportedWithLaneBatchGoesInABatchWhileTheRestOfItsOrgIsAnsweredOneByOne() {
         UUID org = UUID.randomUUID();
         String reports = "{\"conflicts\": [" + withLaneBatch(Seed.report(org, "item-0", "jira.a")) + ","

@@ -2,11 +2,16 @@ package io.mergesynthesis.service.worker.batch;
 
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.llm.LlmSettings;
+import io.mergesynthesis.llm.ProviderType;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
+import io.prometheus.client.CollectorRegistry;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,13 +28,15 @@ public final class BatchLane implements Managed {
 
     private final BatchSender sender;
     private final BatchPoller poller;
+    private final Runnable gauge;
     private final Duration round;
     private Thread thread; // guarded by this
     private volatile boolean running;
 
-    BatchLane(BatchSender sender, BatchPoller poller, Duration round) {
+    BatchLane(BatchSender sender, BatchPoller poller, Runnable gauge, Duration round) {
         this.sender = sender;
         this.poller = poller;
+        this.gauge = gauge;
         this.round = round;
     }
 
@@ -38,7 +45,8 @@ public final class BatchLane implements Managed {
      * @param retryAfter    the wait of a conflict whose request failed in a batch
      */
     public static BatchLane of(ScopedTransactions transactions, LlmSettings llm, SynthesisMetrics metrics,
-                               String owner, Duration retryAfter) {
+                               CollectorRegistry registry, String owner, Duration retryAfter) {
+        BatchMetrics batchMetrics = new BatchMetrics(registry);
         BatchRows rows = new BatchRows(transactions);
         BatchClients clients = new BatchClients();
         MergeAcceptance acceptance = new MergeAcceptance(new SuggestedMergeJson(), metrics);
@@ -46,8 +54,12 @@ public final class BatchLane implements Managed {
                 .mapToInt(p -> p.getMaxAnswerBytes()).max().orElse(64 * 1024);
         BatchResults results = new BatchResults(transactions, rows, acceptance, retryAfter, maxAnswerBytes);
         Duration poll = llm.getBatch().getPollInterval();
-        return new BatchLane(new BatchSender(rows, llm, clients, acceptance),
-                new BatchPoller(rows, llm, clients, new BatchAdoption(), results, owner),
+        Set<String> providers = llm.getProviders().entrySet().stream()
+                .filter(provider -> provider.getValue().getType() == ProviderType.ANTHROPIC)
+                .map(Map.Entry::getKey).collect(Collectors.toSet());
+        return new BatchLane(new BatchSender(rows, llm, clients, acceptance, batchMetrics),
+                new BatchPoller(rows, llm, clients, new BatchAdoption(), results, owner, batchMetrics),
+                () -> batchMetrics.waiting(providers, rows.requestsWaiting()),
                 poll.compareTo(LONGEST_ROUND) < 0 ? poll : LONGEST_ROUND);
     }
 
@@ -59,6 +71,7 @@ public final class BatchLane implements Managed {
                 throw new InterruptedException();
             }
         }
+        gauge.run();
     }
 
     @Override

@@ -27,9 +27,11 @@ final class BatchPoller {
     private final BatchAdoption adoption;
     private final BatchResults results;
     private final String owner;
+    private final BatchMetrics metrics;
 
     BatchPoller(BatchRows rows, LlmSettings llm, BatchClients clients, BatchAdoption adoption, BatchResults results,
-                String owner) {
+                String owner, BatchMetrics metrics) {
+        this.metrics = metrics;
         this.rows = rows;
         this.llm = llm;
         this.clients = clients;
@@ -72,6 +74,7 @@ final class BatchPoller {
             // A conflict the results did not name was not answered: it waits for its next attempt.
             rows.backToPending(row.orgId(), row.id(), null);
             rows.markDone(row, owner);
+            metrics.batch(row.provider(), BatchMetrics.ENDED);
             LOG.info("batch {} ({}) of org {} ended; its results are stored", row.id(), batch.get().id(), row.orgId());
         } catch (AnthropicBatches.Failed e) {
             LOG.warn("batch {} could not be polled ({}); it is polled again in {}", row.id(), e.getMessage(),
@@ -87,6 +90,7 @@ final class BatchPoller {
         BatchAdoption.Finding finding = adoption.find(row, client);
         if (finding instanceof BatchAdoption.Found found) {
             rows.recordSent(row.orgId(), row.id(), found.batch().id(), Duration.ZERO);
+            metrics.batch(row.provider(), BatchMetrics.ADOPTED);
             LOG.info("batch {} of org {}, whose create went unanswered, is {} at the provider: adopted, nothing sent "
                     + "again", row.id(), row.orgId(), found.batch().id());
             return Optional.of(found.batch());
@@ -94,6 +98,7 @@ final class BatchPoller {
         if (finding instanceof BatchAdoption.Absent) {
             int back = rows.backToPending(row.orgId(), row.id(), null);
             rows.markDone(row, owner);
+            metrics.batch(row.provider(), BatchMetrics.NEVER_MADE);
             LOG.info("batch {} of org {} was never made at the provider: its {} conflicts wait again", row.id(),
                     row.orgId(), back);
             return Optional.empty();

@@ -103,6 +103,14 @@ final class BatchRows {
         return transactions.inOrg(org, handle -> handle.createUpdate(BACK_TO_PENDING).bindMap(params).execute());
     }
 
+    /** The requests the providers have not answered yet, by provider. */
+    Map<String, Long> requestsWaiting() {
+        Map<String, Long> byProvider = new HashMap<>();
+        transactions.crossTenant(handle -> handle.createQuery(REQUESTS_WAITING)
+                .map((rs, ctx) -> byProvider.put(rs.getString("provider"), rs.getLong("requests"))).list());
+        return byProvider;
+    }
+
     private static long micros(Duration duration) {
         return duration.toNanos() / 1000;
     }
@@ -119,5 +127,6 @@ final class BatchRows {
     private static final String MARK_ENDED = SqlFiles.of(BatchRows.class, "mark_ended");
     private static final String MARK_DONE = SqlFiles.of(BatchRows.class, "mark_done");
     private static final String TAKE_FROM_BATCH = SqlFiles.of(BatchRows.class, "take_from_batch");
+    private static final String REQUESTS_WAITING = SqlFiles.of(BatchRows.class, "requests_waiting");
     private static final String BACK_TO_PENDING = SqlFiles.of(BatchRows.class, "back_to_pending");
 }

@@ -31,10 +31,13 @@ final class BatchSender {
     private final LlmSettings llm;
     private final BatchClients clients;
     private final MergeAcceptance acceptance;
+    private final BatchMetrics metrics;
     private final Prompt prompt = Prompt.shipped();
 
-    BatchSender(BatchRows rows, LlmSettings llm, BatchClients clients, MergeAcceptance acceptance) {
+    BatchSender(BatchRows rows, LlmSettings llm, BatchClients clients, MergeAcceptance acceptance,
+                BatchMetrics metrics) {
         this.rows = rows;
+        this.metrics = metrics;
         this.llm = llm;
         this.clients = clients;
         this.acceptance = acceptance;
@@ -84,10 +87,12 @@ final class BatchSender {
         try {
             AnthropicBatches.Batch created = clients.of(route).create(requests);
             rows.recordSent(org, batch, created.id(), llm.getBatch().getPollInterval());
+            metrics.batch(route.provider(), BatchMetrics.SENT);
             LOG.info("sent batch {} of org {} to '{}' as {}: {} requests", batch, org, route.provider(),
                     created.id(), requests.size());
             return true;
         } catch (AnthropicBatches.Failed e) {
+            metrics.batch(route.provider(), BatchMetrics.CREATE_FAILED);
             LOG.warn("the create of batch {} of org {} at '{}' got no usable answer ({}); its poller looks for it "
                     + "at the provider before anything is sent again", batch, org, route.provider(), e.getMessage());
             return false;

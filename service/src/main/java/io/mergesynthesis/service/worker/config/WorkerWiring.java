@@ -142,7 +142,7 @@ public final class WorkerWiring {
         environment.lifecycle().manage(new BudgetWaker(transactions, config.getBudgetRecheck().toJavaDuration()));
         if (LlmSynthesizer.NAME.equals(config.getSynthesizer())) {
             // Conflicts of orgs in lane batch go in the provider's batches instead of the pool's calls.
-            environment.lifecycle().manage(BatchLane.of(transactions, llm, metrics, settings.owner() + "/batch",
+            environment.lifecycle().manage(BatchLane.of(transactions, llm, metrics, service.registry(), settings.owner() + "/batch",
                     config.getBaseBackoff().toJavaDuration()));
         }
         environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));

@@ -102,6 +102,8 @@ class BatchLaneEndToEndTest {
         List<String> states = superuser.withHandle(h -> h.createQuery(
                 "SELECT state FROM llm_batches WHERE org_id = :org").bind("org", org).mapTo(String.class).list());
         assertThat(states).containsExactly("done");
+        assertThat(metric("llm_batches_total", "outcome=\"sent\"")).isPositive();
+        assertThat(metric("llm_batches_total", "outcome=\"ended\"")).isPositive();
     }
 
     @Test
@@ -129,6 +131,7 @@ class BatchLaneEndToEndTest {
                 .mapTo(String.class).one());
         assertThat(adopted).isEqualTo(batch);
         assertThat(ledgerOf(org)).hasSize(n);
+        assertThat(metric("llm_batches_total", "outcome=\"adopted\"")).isPositive();
     }
 
     @Test
@@ -234,6 +237,14 @@ class BatchLaneEndToEndTest {
         Wait.until("every conflict merged", WAIT, () -> superuser.withHandle(h -> h.createQuery(
                 "SELECT count(*) FROM policy_conflicts WHERE id = ANY(:ids) AND synthesis_state = 'done'")
                 .bind("ids", conflicts.toArray(new UUID[0])).mapTo(Long.class).one()) == conflicts.size());
+    }
+
+    /** The value of the series of {@code name} whose labels hold {@code label}, from the admin port; 0 if none. */
+    private static double metric(String name, String label) {
+        return APP.getAdmin("/metrics").body().lines()
+                .filter(line -> line.startsWith(name + "{") && line.contains(label))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     private static List<Map<String, Object>> ledgerOf(UUID org) {

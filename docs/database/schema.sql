@@ -903,6 +903,7 @@ ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_marker_matches_stat
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_org_dedup_key UNIQUE (org_id, dedup_key);
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_pkey PRIMARY KEY (id);
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_resolved_has_resolution CHECK ((((inbox_status)::text = 'resolved'::text) = (resolution IS NOT NULL)));
+CREATE INDEX policy_conflicts_batch_lane_waiting ON public.policy_conflicts USING btree (org_id, not_before) WHERE (((synthesis_state)::text = 'pending'::text) AND (lane = 'batch'::text));
 CREATE INDEX policy_conflicts_by_batch ON public.policy_conflicts USING btree (batch_id) WHERE ((synthesis_state)::text = 'batched'::text);
 CREATE INDEX policy_conflicts_by_state_received ON public.policy_conflicts USING btree (org_id, synthesis_state, received_at DESC, id DESC) WHERE ((synthesis_state)::text <> ALL (ARRAY['done'::text, 'in_progress'::text]));
 CREATE INDEX policy_conflicts_by_status_received ON public.policy_conflicts USING btree (org_id, inbox_status, received_at DESC, id DESC) WHERE ((inbox_status)::text <> 'open'::text);

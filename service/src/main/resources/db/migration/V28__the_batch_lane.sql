@@ -56,6 +56,11 @@ ALTER TABLE policy_conflicts
 
 CREATE INDEX policy_conflicts_by_batch ON policy_conflicts (batch_id) WHERE synthesis_state = 'batched';
 
+-- The conflicts reported for the batch lane that wait, by org: the batch lane looks for them every few seconds on
+-- every replica, and without this would read every pending conflict to find the few.
+CREATE INDEX policy_conflicts_batch_lane_waiting ON policy_conflicts (org_id, not_before)
+    WHERE synthesis_state = 'pending' AND lane = 'batch';
+
 -- Which lane paid for a call; every call before this schema was interactive.
 ALTER TABLE llm_usage_events
     ADD COLUMN lane text NOT NULL DEFAULT 'interactive' CONSTRAINT llm_usage_events_lane_check

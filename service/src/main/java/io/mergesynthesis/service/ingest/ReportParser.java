@@ -212,20 +212,20 @@ public final class ReportParser {
     }
 
     /**
-     * The lane an item asks for: batch sends it to the batch lane whatever its org's lane, interactive keeps it
-     * out of it; absent or null follows the org's.
+     * The lane an item asks for: batch sends it to the batch lane whatever its org's lane; absent or null follows
+     * the org's. An item cannot ask out of its org's batch lane: the interactive claim passes over such an org
+     * whole, so that its backlog never takes the places of orgs that wait for calls.
      */
     private static Lane lane(JsonNode node, String at, List<FieldError> errors) {
         JsonNode lane = node.get("lane");
         if (lane == null || lane.isNull()) {
             return null;
         }
-        if (lane.isTextual() && (lane.textValue().equals(Lane.BATCH.wireName())
-                || lane.textValue().equals(Lane.INTERACTIVE.wireName()))) {
-            return Lane.fromWireName(lane.textValue()).orElseThrow();
+        if (lane.isTextual() && lane.textValue().equals(Lane.BATCH.wireName())) {
+            return Lane.BATCH;
         }
-        errors.add(new FieldError(at + "lane", "must be batch or interactive, or left out to follow the org's lane"
-                + " (got " + lane + ")"));
+        errors.add(new FieldError(at + "lane", "must be batch, or left out to follow the org's lane (got " + lane
+                + ")"));
         return null;
     }
 

@@ -75,17 +75,18 @@ class OrgLaneTest {
     }
 
     @Test
-    void anItemWhoseLaneIsNeitherBatchNorInteractiveIsRefusedAndNothingIsStored() {
+    void anItemWhoseLaneIsNotBatchIsRefusedAndNothingIsStored() {
         UUID org = UUID.randomUUID();
         String report = Seed.report(org, "lane-1", "jira.x");
-        report = report.substring(0, report.lastIndexOf('}')) + ", \"lane\": \"auto\"}";
+        // An item cannot ask out of its org's batch lane, nor for auto, which is an org's setting.
+        report = report.substring(0, report.lastIndexOf('}')) + ", \"lane\": \"interactive\"}";
 
         HttpResponse<String> refused = APP.post(platform, "/v1/conflicts", report);
 
         assertThat(refused.statusCode()).as(refused.body()).isEqualTo(422);
         JsonNode problem = Seed.parse(refused.body()).at("/errors/0");
         assertThat(problem.get("field").asText()).isEqualTo("lane");
-        assertThat(problem.get("message").asText()).startsWith("must be batch or interactive");
+        assertThat(problem.get("message").asText()).startsWith("must be batch, or left out");
         long stored = APP.database().jdbi().withHandle(h -> h.createQuery(
                 "SELECT count(*) FROM policy_conflicts WHERE org_id = :org").bind("org", org)
                 .mapTo(Long.class).one());

@@ -63,6 +63,11 @@ public final class BatchLane implements Managed {
                 poll.compareTo(LONGEST_ROUND) < 0 ? poll : LONGEST_ROUND);
     }
 
+    /** Whether any configured provider takes batches: Anthropic's Message Batches, so far. */
+    public static boolean hasProviderThatBatches(LlmSettings llm) {
+        return llm.getProviders().values().stream().anyMatch(p -> p.getType() == ProviderType.ANTHROPIC);
+    }
+
     /** One round: what waits is sent, and every batch due is polled. */
     public void runRound() throws InterruptedException {
         sender.sendWaiting();

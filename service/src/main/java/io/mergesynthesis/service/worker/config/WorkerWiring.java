@@ -140,8 +140,9 @@ public final class WorkerWiring {
         }
         environment.lifecycle().manage(pool);
         environment.lifecycle().manage(new BudgetWaker(transactions, config.getBudgetRecheck().toJavaDuration()));
-        if (LlmSynthesizer.NAME.equals(config.getSynthesizer())) {
-            // Conflicts of orgs in lane batch go in the provider's batches instead of the pool's calls.
+        if (LlmSynthesizer.NAME.equals(config.getSynthesizer()) && BatchLane.hasProviderThatBatches(llm)) {
+            // Conflicts of orgs in lane batch go in the provider's batches instead of the pool's calls. A replica
+            // with no provider that takes batches runs no batch lane at all, and asks its database nothing for it.
             environment.lifecycle().manage(BatchLane.of(transactions, llm, metrics, service.registry(), settings.owner() + "/batch",
                     config.getBaseBackoff().toJavaDuration()));
         }

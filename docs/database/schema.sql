@@ -47,7 +47,7 @@ CREATE DOMAIN resolution AS text
     CONSTRAINT resolution_check CHECK ((VALUE = ANY (ARRAY['accepted_suggestion'::text, 'rejected_suggestion'::text, 'manual'::text])));
 
 CREATE DOMAIN synthesis_state AS text
-    CONSTRAINT synthesis_state_check CHECK ((VALUE = ANY (ARRAY['pending'::text, 'in_progress'::text, 'done'::text, 'max_attempts_exceeded'::text, 'waiting_budget'::text, 'not_needed'::text])));
+    CONSTRAINT synthesis_state_check CHECK ((VALUE = ANY (ARRAY['pending'::text, 'in_progress'::text, 'done'::text, 'max_attempts_exceeded'::text, 'waiting_budget'::text, 'not_needed'::text, 'batched'::text])));
 
 -- Sequences
 
@@ -692,6 +692,33 @@ CREATE POLICY event_stream_horizon_org_isolation ON event_stream_horizon AS PERM
 GRANT SELECT ON TABLE event_stream_horizon TO merge_synthesis_sweep;
 GRANT SELECT ON TABLE event_stream_horizon TO merge_synthesis_tenant;
 
+CREATE TABLE llm_batches (
+    id uuid NOT NULL,
+    org_id uuid NOT NULL,
+    provider text NOT NULL,
+    model text NOT NULL,
+    provider_batch_id text,
+    state text NOT NULL,
+    requests integer NOT NULL,
+    reserved_cost_usd numeric DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    sent_at timestamp with time zone,
+    ended_at timestamp with time zone,
+    poll_owner text,
+    poll_until timestamp with time zone,
+    next_poll_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_pkey PRIMARY KEY (id);
+ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_provider_batch_id_key UNIQUE (provider, provider_batch_id);
+ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_requests_check CHECK ((requests >= 1));
+ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_state_check CHECK ((state = ANY (ARRAY['sending'::text, 'in_progress'::text, 'ended'::text, 'done'::text])));
+CREATE INDEX llm_batches_to_poll ON public.llm_batches USING btree (next_poll_at) WHERE (state <> 'done'::text);
+ALTER TABLE llm_batches ENABLE ROW LEVEL SECURITY;
+ALTER TABLE llm_batches FORCE ROW LEVEL SECURITY;
+CREATE POLICY llm_batches_org_isolation ON llm_batches AS PERMISSIVE FOR ALL TO public USING ((org_id = current_org_id())) WITH CHECK ((org_id = current_org_id()));
+GRANT INSERT, SELECT, UPDATE ON TABLE llm_batches TO merge_synthesis_sweep;
+GRANT INSERT, SELECT, UPDATE ON TABLE llm_batches TO merge_synthesis_tenant;
+
 CREATE TABLE llm_usage_events (
     id uuid NOT NULL,
     org_id uuid NOT NULL,
@@ -708,7 +735,8 @@ CREATE TABLE llm_usage_events (
     latency_ms integer NOT NULL,
     outcome text NOT NULL,
     provider_request_id text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    lane text DEFAULT 'interactive'::text NOT NULL
 ) PARTITION BY RANGE (created_at);
 ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_attempt_check CHECK ((attempt >= 1));
 ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_cache_read_tokens_check CHECK ((cache_read_tokens >= 0));
@@ -716,6 +744,7 @@ ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_cache_write_tokens_
 ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_conflict_id_fkey FOREIGN KEY (conflict_id) REFERENCES policy_conflicts(id);
 ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_cost_usd_check CHECK ((cost_usd >= (0)::numeric));
 ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_input_tokens_check CHECK ((input_tokens >= 0));
+ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_lane_check CHECK ((lane = ANY (ARRAY['interactive'::text, 'batch'::text])));
 ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_latency_ms_check CHECK ((latency_ms >= 0));
 ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_outcome_check CHECK ((outcome = ANY (ARRAY['stored'::text, 'discarded'::text, 'failed'::text, 'rate_limited'::text, 'refused'::text])));
 ALTER TABLE llm_usage_events ADD CONSTRAINT llm_usage_events_output_tokens_check CHECK ((output_tokens >= 0));
@@ -785,8 +814,10 @@ CREATE TABLE org_synthesis_settings (
     model text,
     monthly_budget_usd numeric(18,6),
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    weight integer DEFAULT 1 NOT NULL
+    weight integer DEFAULT 1 NOT NULL,
+    lane text DEFAULT 'interactive'::text NOT NULL
 );
+ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_lane_check CHECK ((lane = ANY (ARRAY['interactive'::text, 'batch'::text, 'auto'::text])));
 ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_monthly_budget_usd_check CHECK ((monthly_budget_usd >= (0)::numeric));
 ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_pkey PRIMARY KEY (org_id);
 ALTER TABLE org_synthesis_settings ADD CONSTRAINT org_synthesis_settings_weight_check CHECK (((weight >= 1) AND (weight <= 1000)));
@@ -860,14 +891,20 @@ CREATE TABLE policy_conflicts (
     merge_check_version integer,
     claim_tag double precision DEFAULT 0 NOT NULL,
     acknowledged_by jsonb,
-    resolved_by jsonb
+    resolved_by jsonb,
+    lane text,
+    batch_id uuid,
+    batched_at timestamp with time zone
 );
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_attempts_check CHECK ((attempts >= 0));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_done_has_merge CHECK ((((synthesis_state)::text <> 'done'::text) OR (suggested_merge IS NOT NULL)));
+ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_lane_check CHECK ((lane = ANY (ARRAY['interactive'::text, 'batch'::text])));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_marker_matches_state CHECK (((failure_marker IS NOT NULL) = ((synthesis_state)::text = 'max_attempts_exceeded'::text)));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_org_dedup_key UNIQUE (org_id, dedup_key);
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_pkey PRIMARY KEY (id);
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_resolved_has_resolution CHECK ((((inbox_status)::text = 'resolved'::text) = (resolution IS NOT NULL)));
+CREATE INDEX policy_conflicts_batch_lane_waiting ON public.policy_conflicts USING btree (org_id, not_before) WHERE (((synthesis_state)::text = 'pending'::text) AND (lane = 'batch'::text));
+CREATE INDEX policy_conflicts_by_batch ON public.policy_conflicts USING btree (batch_id) WHERE ((synthesis_state)::text = 'batched'::text);
 CREATE INDEX policy_conflicts_by_state_received ON public.policy_conflicts USING btree (org_id, synthesis_state, received_at DESC, id DESC) WHERE ((synthesis_state)::text <> ALL (ARRAY['done'::text, 'in_progress'::text]));
 CREATE INDEX policy_conflicts_by_status_received ON public.policy_conflicts USING btree (org_id, inbox_status, received_at DESC, id DESC) WHERE ((inbox_status)::text <> 'open'::text);
 CREATE INDEX policy_conflicts_claim_tags_by_org ON public.policy_conflicts USING btree (org_id, claim_tag) WHERE ((synthesis_state)::text = ANY (ARRAY['in_progress'::text, 'done'::text]));

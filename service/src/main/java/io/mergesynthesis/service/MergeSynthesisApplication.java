@@ -272,7 +272,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                         Clock.systemUTC(), Ticker.SYSTEM, traces.telemetry()),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
                         config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM, traces.telemetry()),
-                router, orgModels);
+                router, orgModels, config.getLlm());
         environment.lifecycle().manage(new PartitionUpkeepSchedule(PartitionUpkeep.of(transactions,
                 config.getRetention()), config.getRetention().getUpkeepInterval().toJavaDuration()));
         environment.lifecycle().manage(new HeartbeatWriter(transactions, readings, hostName(),

@@ -21,6 +21,7 @@ public final class LlmSettings {
     private CircuitSettings circuit = new CircuitSettings();
     private Map<String, ProviderSettings> providers = new LinkedHashMap<>();
     private Map<String, ModelPrice> models = new LinkedHashMap<>();
+    private BatchSettings batch = new BatchSettings();
 
     /**
      * What is wrong with these settings for serving the route, one readable message each; empty when nothing
@@ -164,6 +165,15 @@ public final class LlmSettings {
 
     public void setModels(Map<String, ModelPrice> models) {
         this.models = models == null ? new LinkedHashMap<>() : new LinkedHashMap<>(models);
+    }
+
+    /** The batch lane's settings. */
+    public BatchSettings getBatch() {
+        return batch;
+    }
+
+    public void setBatch(BatchSettings batch) {
+        this.batch = batch == null ? new BatchSettings() : batch;
     }
 
     @Override

@@ -16,12 +16,15 @@ public final class ModelPrice {
 
     private static final BigDecimal CACHE_READ_SHARE = new BigDecimal("0.1");
     private static final BigDecimal CACHE_WRITE_SHARE = new BigDecimal("1.25");
+    /** What both providers take off their prices for a request in a batch. */
+    private static final BigDecimal BATCH_DISCOUNT = new BigDecimal("0.5");
 
     private BigDecimal inputPerMillionUsd;
     private BigDecimal outputPerMillionUsd;
     private BigDecimal cacheReadPerMillionUsd;
     private BigDecimal cacheWritePerMillionUsd;
     private Integer minCachedPrefixTokens;
+    private BigDecimal batchDiscount;
 
     public ModelPrice() {
     }
@@ -38,6 +41,24 @@ public final class ModelPrice {
                 .add(BigDecimal.valueOf(usage.cacheReadTokens()).multiply(effectiveCacheRead()))
                 .add(BigDecimal.valueOf(usage.cacheWriteTokens()).multiply(effectiveCacheWrite()));
         return perMillion.movePointLeft(6).stripTrailingZeros();
+    }
+
+    /** The cost of a request answered in a batch: {@link #cost} less the batch discount; exact. */
+    public BigDecimal batchCost(Usage usage) {
+        return cost(usage).multiply(BigDecimal.ONE.subtract(effectiveBatchDiscount())).stripTrailingZeros();
+    }
+
+    /** The share taken off every price in a batch: {@code batchDiscount} when set, else a half. */
+    public BigDecimal effectiveBatchDiscount() {
+        return batchDiscount != null ? batchDiscount : BATCH_DISCOUNT;
+    }
+
+    public BigDecimal getBatchDiscount() {
+        return batchDiscount;
+    }
+
+    public void setBatchDiscount(BigDecimal batchDiscount) {
+        this.batchDiscount = batchDiscount;
     }
 
     public BigDecimal effectiveCacheRead() {

@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class Behaviour {
 
     private volatile Duration latency = Duration.ZERO;
+    private volatile Duration batchDelay = Duration.ZERO;
     private volatile int rateLimitPerSecond;
     private volatile boolean statesRateLimit = true;
     private volatile double failureRate;
@@ -73,6 +74,19 @@ public final class Behaviour {
     /** How long each answer takes; other requests are served meanwhile. */
     public Behaviour latency(Duration latency) {
         this.latency = Objects.requireNonNull(latency);
+        return this;
+    }
+
+    public Duration batchDelay() {
+        return batchDelay;
+    }
+
+    /**
+     * How long a message batch stays in progress before it ends by itself; zero (the default) keeps it in
+     * progress until a test ends it ({@link StandInProvider#endBatch}).
+     */
+    public Behaviour batchDelay(Duration batchDelay) {
+        this.batchDelay = Objects.requireNonNull(batchDelay);
         return this;
     }
 

@@ -61,6 +61,8 @@ public final class StandInProvider implements AutoCloseable {
     private ScheduledFuture<?> outageEnd; // guarded by this
     private final ExecutorService handlers;
     private final ScheduledExecutorService delays;
+    private final AnthropicDialect anthropic = new AnthropicDialect();
+    private final MessageBatches batches;
     /** Every protocol the service can speak, by the path its requests are posted to. */
     private final Map<String, Dialect> dialects = Stream.of(new AnthropicDialect(), new OpenAiDialect())
             .collect(Collectors.toUnmodifiableMap(Dialect::path, dialect -> dialect));
@@ -80,6 +82,8 @@ public final class StandInProvider implements AutoCloseable {
         int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
         this.handlers = Executors.newFixedThreadPool(threads, daemon("stand-in-handler"));
         this.delays = Executors.newScheduledThreadPool(2, daemon("stand-in-latency"));
+        this.batches = new MessageBatches(mapper, params -> respond(anthropic, params, serial.incrementAndGet()),
+                stats, delays, behaviour);
         this.server = listen(port);
         this.port = server.getAddress().getPort();
     }
@@ -122,6 +126,21 @@ public final class StandInProvider implements AutoCloseable {
 
     public Stats.Snapshot stats() {
         return stats.snapshot();
+    }
+
+    /** Ends a message batch now, answering and billing each of its requests once; false if none or ended. */
+    public boolean endBatch(String id) {
+        return batches.end(id);
+    }
+
+    /** Ends a message batch now with every request expired, nothing answered or billed; false if none or ended. */
+    public boolean expireBatch(String id) {
+        return batches.expire(id);
+    }
+
+    /** The ids of the message batches still in progress, oldest first. */
+    public List<String> batchesInProgress() {
+        return batches.inProgress();
     }
 
     /** The outage in force. */
@@ -197,6 +216,10 @@ public final class StandInProvider implements AutoCloseable {
                         + "\"message\":\"stand-in outage: service unavailable\"}}"));
                 return;
             }
+            if (MessageBatches.serves(path)) {
+                send(exchange, batchReply(exchange, path));
+                return;
+            }
             Pending pending = reply(exchange, path);
             Duration latency = behaviour.latency();
             if (latency.isZero()) {
@@ -208,6 +231,16 @@ public final class StandInProvider implements AutoCloseable {
             send(exchange, new Reply(500, Map.of(), "{\"error\":{\"type\":\"stand_in_bug\",\"message\":\""
                     + e.getClass().getSimpleName() + "\"}}"));
         }
+    }
+
+    private Reply batchReply(HttpExchange exchange, String path) throws IOException {
+        String expected = behaviour.expectedKey();
+        if (expected != null && !expected.equals(anthropic.key(exchange.getRequestHeaders()))) {
+            return anthropic.error(mapper, 401, "authentication_error", "invalid x-api-key", Map.of(),
+                    serial.incrementAndGet());
+        }
+        return batches.handle(exchange.getRequestMethod(), path, queryOf(exchange),
+                exchange.getRequestBody().readAllBytes(), anthropicBaseUrl());
     }
 
     /**
@@ -502,6 +535,7 @@ public final class StandInProvider implements AutoCloseable {
         Map<String, String> flags = new LinkedHashMap<>();
         flags.put("--port", "port to listen on (default 9090)");
         flags.put("--latency", "how long each answer takes, e.g. 50ms or 2s");
+        flags.put("--batch-delay", "how long a message batch stays in progress before it ends, e.g. 5m");
         flags.put("--rate-limit", "requests per --rate-period answered before 429s (0: no limit)");
         flags.put("--rate-period", "the window of --rate-limit (default a second)");
         flags.put("--states-rate-limit", "false: rate-limit headers on 429s only (default true: on every answer)");
@@ -541,6 +575,7 @@ public final class StandInProvider implements AutoCloseable {
             switch (flag) {
                 case "--port" -> port = Integer.parseInt(value);
                 case "--latency" -> behaviour.latency(DurationFlag.parse(value));
+                case "--batch-delay" -> behaviour.batchDelay(DurationFlag.parse(value));
                 case "--rate-limit" -> behaviour.rateLimitPerSecond(Integer.parseInt(value));
                 case "--failure-rate" -> behaviour.failureRate(Double.parseDouble(value));
                 case "--failure-kind" -> behaviour.failureKind(Failure.valueOf(value.toUpperCase(java.util.Locale.ROOT)));

@@ -17,6 +17,8 @@ public final class Stats {
     private final LongAdder outputTokens = new LongAdder();
     private final LongAdder inputLetIn = new LongAdder();
     private final LongAdder outputLetIn = new LongAdder();
+    private final LongAdder batches = new LongAdder();
+    private final LongAdder batchBilled = new LongAdder();
     private final Gaps gaps = new Gaps();
     private final Map<String, LongAdder> byPath = new ConcurrentHashMap<>();
     private final Map<Integer, LongAdder> byStatus = new ConcurrentHashMap<>();
@@ -34,10 +36,13 @@ public final class Stats {
      * @param sinceFirstCall nanoseconds from the first call to a model until this snapshot; -1 before it
      * @param longestGap   the longest time in nanoseconds between two calls to a model, or from the last call
      *                     until this snapshot when that is longer; 0 before the first call
+     * @param batches      message batches created
+     * @param batchBilled  requests in batches answered and billed, each once, when its batch was processed
      */
     public record Snapshot(long requests, Map<String, Long> byPath, Map<Integer, Long> byStatus,
                            Map<String, Long> byModel, long repairs, long inputTokens, long outputTokens,
-                           long inputLetIn, long outputLetIn, long sinceFirstCall, long longestGap) {
+                           long inputLetIn, long outputLetIn, long sinceFirstCall, long longestGap,
+                           long batches, long batchBilled) {
 
         public long status(int status) {
             return byStatus.getOrDefault(status, 0L);
@@ -61,6 +66,17 @@ public final class Stats {
     void model(String model) {
         byModel.computeIfAbsent(model, m -> new LongAdder()).increment();
         gaps.call(System.nanoTime());
+    }
+
+    /** A message batch was created. */
+    void batch() {
+        batches.increment();
+    }
+
+    /** A request in a batch was answered, and billed, as its batch was processed. */
+    void batchBilled(String model) {
+        batchBilled.increment();
+        byModel.computeIfAbsent(model, m -> new LongAdder()).increment();
     }
 
     void repair() {
@@ -87,7 +103,7 @@ public final class Stats {
         long now = System.nanoTime();
         return new Snapshot(requests.sum(), copy(byPath), copy(byStatus), copy(byModel), repairs.sum(),
                 inputTokens.sum(), outputTokens.sum(), inputLetIn.sum(), outputLetIn.sum(), gaps.sinceFirst(now),
-                gaps.longest(now));
+                gaps.longest(now), batches.sum(), batchBilled.sum());
     }
 
     private static <K> Map<K, Long> copy(Map<K, LongAdder> counters) {

@@ -6,7 +6,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
-/** One conflict as the policy engine reports it, after validation. */
+/**
+ * One conflict as the policy engine reports it, after validation.
+ *
+ * @param lane {@link Lane#BATCH} to send it to the batch lane whatever its org's lane; null to follow the org's
+ */
 public record ConflictReport(
         UUID orgId,
         String dedupKey,
@@ -14,5 +18,12 @@ public record ConflictReport(
         String target,
         List<PolicyRule> rules,
         String winnerPolicyId,
-        Instant detectedAt) {
+        Instant detectedAt,
+        Lane lane) {
+
+    /** A report that follows its org's lane. */
+    public ConflictReport(UUID orgId, String dedupKey, Action action, String target, List<PolicyRule> rules,
+                          String winnerPolicyId, Instant detectedAt) {
+        this(orgId, dedupKey, action, target, rules, winnerPolicyId, detectedAt, null);
+    }
 }

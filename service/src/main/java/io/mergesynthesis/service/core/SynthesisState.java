@@ -18,7 +18,9 @@ public enum SynthesisState implements WireName {
     /** The org's monthly budget is spent; it resumes when the budget allows. */
     WAITING_BUDGET("waiting_budget", "waiting for budget"),
     /** Resolved before its synthesis began, so none was paid for. */
-    NOT_NEEDED("not_needed", "not needed");
+    NOT_NEEDED("not_needed", "not needed"),
+    /** Sent in a provider's batch: no claim takes it and no lease ends under it; its batch's results settle it. */
+    BATCHED("batched", "in a batch");
 
     private final String wireName;
     private final String label;

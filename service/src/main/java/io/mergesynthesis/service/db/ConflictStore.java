@@ -88,6 +88,7 @@ public final class ConflictStore {
                 .bind("rules", rulesJson)
                 .bind("winner", report.winnerPolicyId())
                 .bind("detectedAt", Timestamp.from(report.detectedAt()))
+                .bind("lane", report.lane() == null ? null : report.lane().wireName())
                 .mapTo(UUID.class)
                 .findOne();
         if (inserted.isPresent()) {

@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.db;
 
+import io.mergesynthesis.service.core.Lane;
 import io.mergesynthesis.service.core.Money;
 import io.mergesynthesis.service.core.SynthesisSettings;
 import java.math.BigDecimal;
@@ -45,21 +46,23 @@ public final class OrgSynthesisSettings {
     private static SynthesisSettings settings(java.sql.ResultSet rs) throws java.sql.SQLException {
         return new SynthesisSettings(rs.getObject("org_id", UUID.class), rs.getString("model"),
                 Money.readable(rs.getBigDecimal("monthly_budget_usd")), rs.getInt("weight"),
-                rs.getTimestamp("updated_at").toInstant());
+                Lane.ofStored(rs.getString("lane")), rs.getTimestamp("updated_at").toInstant());
     }
 
     /**
      * Replaces the org's settings. Runs under that org's scope.
      *
      * @param weight null to keep the org's weight (1 for an org without settings)
+     * @param lane   null to keep the org's lane (interactive for an org without settings)
      */
     public static SynthesisSettings put(Handle handle, UUID orgId, String model, BigDecimal monthlyBudgetUsd,
-                                        Integer weight) {
+                                        Integer weight, Lane lane) {
         return handle.createQuery(PUT)
                 .bind("org", orgId)
                 .bind("model", model)
                 .bind("budget", monthlyBudgetUsd)
                 .bind("weight", weight)
+                .bind("lane", lane == null ? null : lane.wireName())
                 .map((rs, ctx) -> settings(rs))
                 .one();
     }

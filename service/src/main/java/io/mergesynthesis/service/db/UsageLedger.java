@@ -36,6 +36,10 @@ public final class UsageLedger {
 
     /** The outcome of a call whose well-formed answer the merge check refused: paid for, never stored. */
     public static final String REFUSED = "refused";
+    /** The lane of a call made on its own, as each call was before the batch lane. */
+    public static final String INTERACTIVE_LANE = "interactive";
+    /** The lane of a request answered in a provider's batch. */
+    public static final String BATCH_LANE = "batch";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -49,16 +53,31 @@ public final class UsageLedger {
      */
     public record Entry(UUID id, String pass, String provider, String model, long inputTokens, long outputTokens,
                         long cacheReadTokens, long cacheWriteTokens, BigDecimal costUsd, long latencyMs,
-                        String outcome, String requestId, Instant answeredAt) {
+                        String outcome, String requestId, Instant answeredAt, String lane) {
 
         public Entry {
             java.util.Objects.requireNonNull(answeredAt, "answeredAt");
+            java.util.Objects.requireNonNull(lane, "lane");
+        }
+
+        /** A call of the interactive lane, one request on its own. */
+        public Entry(UUID id, String pass, String provider, String model, long inputTokens, long outputTokens,
+                     long cacheReadTokens, long cacheWriteTokens, BigDecimal costUsd, long latencyMs,
+                     String outcome, String requestId, Instant answeredAt) {
+            this(id, pass, provider, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd,
+                    latencyMs, outcome, requestId, answeredAt, INTERACTIVE_LANE);
         }
 
         /** The same call with another outcome. */
         public Entry withOutcome(String other) {
             return new Entry(id, pass, provider, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
-                    costUsd, latencyMs, other, requestId, answeredAt);
+                    costUsd, latencyMs, other, requestId, answeredAt, lane);
+        }
+
+        /** The same call, answered in another lane. */
+        public Entry inLane(String other) {
+            return new Entry(id, pass, provider, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
+                    costUsd, latencyMs, outcome, requestId, answeredAt, other);
         }
     }
 
@@ -94,7 +113,8 @@ public final class UsageLedger {
                     .put("cost_usd", call.costUsd())
                     .put("latency_ms", call.latencyMs())
                     .put("outcome", call.outcome())
-                    .put("created_at", call.answeredAt().toString());
+                    .put("created_at", call.answeredAt().toString())
+                    .put("lane", call.lane());
             if (call.requestId() != null) {
                 row.put("provider_request_id", call.requestId());
             }

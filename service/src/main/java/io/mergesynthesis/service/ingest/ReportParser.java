@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.ingest;
 
 import io.mergesynthesis.service.core.ConflictReport;
+import io.mergesynthesis.service.core.Lane;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.mergesynthesis.service.core.IdentifierText;
 import io.mergesynthesis.service.core.Storable;
@@ -37,7 +38,7 @@ public final class ReportParser {
             + "dot-separated segments of letters, digits and _ - : / @";
 
     private static final Set<String> CONFLICT_FIELDS = Set.of(
-            "org_id", "dedup_key", "action", "target", "rules", "winner_policy_id", "detected_at");
+            "org_id", "dedup_key", "action", "target", "rules", "winner_policy_id", "detected_at", "lane");
     private static final Set<String> RULE_FIELDS = Set.of("policy_id", "scope", "scope_id", "effect", "target");
 
     private final int maxBatchSize;
@@ -118,6 +119,7 @@ public final class ReportParser {
         String winner = text(node, "winner_policy_id", at, MAX_POLICY_ID_LENGTH, errors);
         Instant detectedAt = instant(node, "detected_at", at, errors);
         List<PolicyRule> rules = rules(node, at, org, target, errors);
+        Lane lane = lane(node, at, errors);
 
         if (winner != null && node.path("rules").isArray()
                 && node.get("rules").findValuesAsText("policy_id").stream().noneMatch(winner::equals)) {
@@ -126,7 +128,7 @@ public final class ReportParser {
         if (errors.size() > before) {
             return new Maybe(null);
         }
-        return new Maybe(new ConflictReport(org, dedupKey, action, target, rules, winner, detectedAt));
+        return new Maybe(new ConflictReport(org, dedupKey, action, target, rules, winner, detectedAt, lane));
     }
 
     /**
@@ -207,6 +209,24 @@ public final class ReportParser {
             return null;
         }
         return scopeId;
+    }
+
+    /**
+     * The lane an item asks for: batch sends it to the batch lane whatever its org's lane; absent or null follows
+     * the org's. An item cannot ask out of its org's batch lane: the interactive claim passes over such an org
+     * whole, so that its backlog never takes the places of orgs that wait for calls.
+     */
+    private static Lane lane(JsonNode node, String at, List<FieldError> errors) {
+        JsonNode lane = node.get("lane");
+        if (lane == null || lane.isNull()) {
+            return null;
+        }
+        if (lane.isTextual() && lane.textValue().equals(Lane.BATCH.wireName())) {
+            return Lane.BATCH;
+        }
+        errors.add(new FieldError(at + "lane", "must be batch, or left out to follow the org's lane (got " + lane
+                + ")"));
+        return null;
     }
 
     private static void rejectUnknown(JsonNode node, Set<String> known, String at, List<FieldError> errors) {

@@ -7,6 +7,7 @@ import io.mergesynthesis.service.api.ErrorBody.FieldProblem;
 import io.mergesynthesis.service.api.OrgSynthesisView;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
+import io.mergesynthesis.service.core.Lane;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.core.SynthesisSettings;
 import io.mergesynthesis.service.settings.ClaimWeight;
@@ -38,7 +39,7 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class OrgSynthesisResource {
 
-    private static final Set<String> FIELDS = Set.of("model", "monthly_budget_usd", "weight");
+    private static final Set<String> FIELDS = Set.of("model", "monthly_budget_usd", "weight", "lane");
 
     private final OrgSettings settings;
 
@@ -65,21 +66,23 @@ public class OrgSynthesisResource {
         if (body == null || body.isMissingNode() || body.isNull() || !body.isObject()) {
             return ErrorBody.response(Response.Status.BAD_REQUEST, "a JSON object is required: "
                     + "{\"model\": \"<provider>/<model>\" | null, \"monthly_budget_usd\": number | null, "
-                    + "\"weight\": whole number from 1 to " + ClaimWeight.MAX + "}");
+                    + "\"weight\": whole number from 1 to " + ClaimWeight.MAX + ", \"lane\": one of "
+                    + Lane.wireNames() + "}");
         }
         List<FieldProblem> problems = new ArrayList<>();
         body.fieldNames().forEachRemaining(name -> {
             if (!FIELDS.contains(name)) {
-                problems.add(new FieldProblem(name, "is not a synthesis setting; known: model, monthly_budget_usd, weight"));
+                problems.add(new FieldProblem(name, "is not a synthesis setting; known: model, monthly_budget_usd, weight, lane"));
             }
         });
         String model = model(body.get("model"), problems);
         BigDecimal budget = budget(body.get("monthly_budget_usd"), problems);
         int weight = weight(body.get("weight"), problems);
+        Lane lane = lane(body.get("lane"), problems);
         if (!problems.isEmpty()) {
             return ErrorBody.response(422, "invalid synthesis settings: nothing was changed", problems);
         }
-        return Response.ok(OrgSynthesisView.of(settings.change(caller, org, model, budget, weight))).build();
+        return Response.ok(OrgSynthesisView.of(settings.change(caller, org, model, budget, weight, lane))).build();
     }
 
     private String model(JsonNode node, List<FieldProblem> problems) {
@@ -131,6 +134,19 @@ public class OrgSynthesisResource {
             return SynthesisSettings.DEFAULT_WEIGHT;
         }
         return node.intValue();
+    }
+
+    /** The PUT replaces the settings: a lane left out is the default, interactive. */
+    private static Lane lane(JsonNode node, List<FieldProblem> problems) {
+        if (node == null) {
+            return Lane.INTERACTIVE;
+        }
+        Optional<Lane> lane = node.isTextual() ? Lane.fromWireName(node.textValue()) : Optional.empty();
+        if (lane.isEmpty()) {
+            problems.add(new FieldProblem("lane", "must be one of " + Lane.wireNames() + " (got " + node + ")"));
+            return Lane.INTERACTIVE;
+        }
+        return lane.get();
     }
 
     private static UUID orgId(String text) {

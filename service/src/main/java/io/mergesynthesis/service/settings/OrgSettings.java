@@ -3,6 +3,7 @@ package io.mergesynthesis.service.settings;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.service.auth.Caller;
+import io.mergesynthesis.service.core.Lane;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.core.SynthesisSettings;
 import io.mergesynthesis.service.db.EventLog;
@@ -61,16 +62,20 @@ public final class OrgSettings {
      * @param budget null for none; one that {@link MonthlyBudget#problem} accepts
      * @param weight the org's share of the claims, one that {@link ClaimWeight#problem} accepts; null to keep
      *               the one it has
+     * @param lane   how the org's conflicts reach the provider; null to keep the one it has
      */
-    public OrgSynthesis change(Caller by, UUID org, String model, BigDecimal budget, Integer weight) {
+    public OrgSynthesis change(Caller by, UUID org, String model, BigDecimal budget, Integer weight, Lane lane) {
         OrgSynthesis now = transactions.inOrg(org, handle -> {
-            OrgSynthesisSettings.put(handle, org, model, budget, weight);
+            OrgSynthesisSettings.put(handle, org, model, budget, weight, lane);
             OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
             OrgSynthesis read = read(handle, org);
             ObjectNode details = JSON.createObjectNode().put("model", model);
             details.put("monthly_budget_usd", budget);
             if (weight != null) {
                 details.put("weight", weight);
+            }
+            if (lane != null) {
+                details.put("lane", lane.wireName());
             }
             by.actor().addTo(details).put("role", by.role().wireName());
             // The last statement: it leaves the org's scope for the platform's.

@@ -137,7 +137,7 @@ public final class OperatorResource {
         }
         // The same change as PUT /v1/orgs/{org_id}/synthesis: a budget raised here lets the org's waiting
         // conflicts go at once. The page does not show the weight, so it keeps the one the org has.
-        settings.change(session.caller(), org, model, budget, null);
+        settings.change(session.caller(), org, model, budget, null, null);
         return back(Notice.SETTINGS_SAVED);
     }
 

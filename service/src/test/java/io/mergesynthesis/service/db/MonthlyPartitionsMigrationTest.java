@@ -107,9 +107,14 @@ class MonthlyPartitionsMigrationTest {
                 "synthesis_attempt_history", digest(h, "synthesis_attempt_history")));
     }
 
+    /**
+     * The rows' content, without the columns later schemas added with a default (28: the ledger's lane), which
+     * are not what this migration moved.
+     */
     private static String digest(Handle handle, String table) {
-        return handle.createQuery("SELECT count(*) || ':' || md5(string_agg(t::text, '|' ORDER BY t.id::text)) FROM "
-                + table + " t").mapTo(String.class).one();
+        return handle.createQuery("SELECT count(*) || ':' || md5(string_agg((to_jsonb(t) - CAST(:later AS text[]))"
+                + "::text, '|' ORDER BY t.id::text)) FROM " + table + " t")
+                .bind("later", new String[] {"lane"}).mapTo(String.class).one();
     }
 
     private static List<Long> streamOrder(UUID org) {

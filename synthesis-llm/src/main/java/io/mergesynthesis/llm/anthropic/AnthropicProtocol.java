@@ -33,6 +33,22 @@ public final class AnthropicProtocol implements WireProtocol {
     @Override
     public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
                                Repair repair, RequestPlan plan) {
+        ObjectNode body = body(provider, model, prompt, conflict, repair, plan);
+        return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/v1/messages"))
+                .timeout(provider.getRequestTimeout())
+                .header("x-api-key", provider.requireKey())
+                .header("anthropic-version", provider.getAnthropicVersion())
+                .header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build();
+    }
+
+    /**
+     * The body of {@link #request}: also the {@code params} of a request in a message batch, which is the same
+     * request the interactive lane would send.
+     */
+    public static ObjectNode body(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
+                                  Repair repair, RequestPlan plan) {
         ObjectNode body = WireJson.MAPPER.createObjectNode();
         body.put("model", model);
         // Anthropic has no structured-output switch in this API version: json_schema falls back to text.
@@ -67,13 +83,7 @@ public final class AnthropicProtocol implements WireProtocol {
         }
         // Last, like everything that differs between calls: the bytes before the conflict stay the same.
         body.put("max_tokens", plan.maxTokens());
-        return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/v1/messages"))
-                .timeout(provider.getRequestTimeout())
-                .header("x-api-key", provider.requireKey())
-                .header("anthropic-version", provider.getAnthropicVersion())
-                .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                .build();
+        return body;
     }
 
     @Override

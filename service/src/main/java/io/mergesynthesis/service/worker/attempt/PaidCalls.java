@@ -10,12 +10,12 @@ import java.util.List;
  * fixed when the provider answered, so however often and from wherever the call is written (early, before an
  * escalation, and again with the attempt's end), it is one row.
  */
-final class PaidCalls {
+public final class PaidCalls {
 
     private PaidCalls() {
     }
 
-    static List<UsageLedger.Entry> entries(List<ProviderCall> calls) {
+    public static List<UsageLedger.Entry> entries(List<ProviderCall> calls) {
         return calls.stream().map(PaidCalls::entry).toList();
     }
 

@@ -20,6 +20,9 @@ import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.attempt.SynthesisCall;
 import io.mergesynthesis.service.worker.policy.AttemptTracker;
 import io.mergesynthesis.service.worker.policy.RetryPolicy;
+import io.mergesynthesis.llm.LlmSettings;
+import io.mergesynthesis.llm.LlmSynthesizer;
+import io.mergesynthesis.service.worker.batch.BatchLane;
 import io.mergesynthesis.service.worker.pool.BudgetWaker;
 import io.mergesynthesis.service.worker.pool.ClaimHold;
 import io.mergesynthesis.service.worker.pool.DedicatedConnection;
@@ -95,11 +98,12 @@ public final class WorkerWiring {
      *
      * @param router    the models of this replica; the stub's fixed route when the synthesizer needs no model
      * @param orgModels whether an org's own model can be served here ({@link OrgModelCheck#NONE} with the stub)
+     * @param llm       the providers and prices the batch lane sends to, with the LLM synthesizer
      * @return what this replica's heartbeat reports of its pool and providers (nothing busy without a pool)
      * @throws IllegalArgumentException when the configuration is unsafe or names no known synthesizer
      */
     public static ReplicaReadings install(Environment environment, Service service, MergeSynthesizerProvider builtIn,
-                               Router router, OrgModelCheck orgModels) {
+                               Router router, OrgModelCheck orgModels, LlmSettings llm) {
         SynthesisFactory config = service.config();
         if (!config.isEnabled()) {
             environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.disabled());
@@ -136,6 +140,12 @@ public final class WorkerWiring {
         }
         environment.lifecycle().manage(pool);
         environment.lifecycle().manage(new BudgetWaker(transactions, config.getBudgetRecheck().toJavaDuration()));
+        if (LlmSynthesizer.NAME.equals(config.getSynthesizer()) && BatchLane.hasProviderThatBatches(llm)) {
+            // Conflicts of orgs in lane batch go in the provider's batches instead of the pool's calls. A replica
+            // with no provider that takes batches runs no batch lane at all, and asks its database nothing for it.
+            environment.lifecycle().manage(BatchLane.of(transactions, llm, metrics, service.registry(), settings.owner() + "/batch",
+                    config.getBaseBackoff().toJavaDuration()));
+        }
         environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
         return readings(pool, synthesizer);
     }

@@ -42,6 +42,9 @@
 -- over. An org whose conflicts wait for its budget has none pending and is not seen at all. An expired lease is
 -- taken whatever its route, to be handed back at once if it must wait, and keeps its tag.
 --
+-- The batch lane's conflicts are not this claim's (schema 28): an org whose lane is batch is passed over, and so is
+-- a conflict reported with lane batch; the batch worker takes them (the statements of worker/batch).
+--
 -- An expired lease is "cut by a restart" when it was granted (the claim stamps updated_at) before the database
 -- server last started. An inbox write since can only move updated_at later, which errs towards treating the
 -- lease as ended by a crash.
@@ -78,7 +81,8 @@ due AS (
             ORDER BY f.claim_tag DESC
             LIMIT 1) AS last_tag
     FROM candidate_orgs c LEFT JOIN org_synthesis_settings s ON s.org_id = c.org_id
-    WHERE :heldRoutes = '' OR strpos(:heldRoutes, ',' || coalesce(split_part(s.model, '/', 1), '*') || ',') = 0),
+    WHERE (:heldRoutes = '' OR strpos(:heldRoutes, ',' || coalesce(split_part(s.model, '/', 1), '*') || ',') = 0)
+      AND s.lane IS DISTINCT FROM 'batch'),
 shares AS (
     SELECT org_id, oldest, weight, greatest(last_tag + 1.0 / weight, level) AS starts
     FROM due CROSS JOIN (SELECT greatest(coalesce(max(last_tag), 0), :level) AS level FROM due) l
@@ -94,12 +98,13 @@ offered AS (
         SELECT p.ctid, p.not_before
         FROM policy_conflicts p
         WHERE p.org_id = sh.org_id AND p.synthesis_state = 'pending' AND p.not_before <= now()
+          AND p.lane IS DISTINCT FROM 'batch'
         ORDER BY p.not_before
         LIMIT :limit + (:reach - :limit + k.orgs - 1) / k.orgs) o),
 fresh AS (
     SELECT p.id, false AS recovered, false AS cut_by_restart, offered.tag
     FROM offered JOIN policy_conflicts p ON p.ctid = offered.ctid
-    WHERE p.synthesis_state = 'pending' AND p.not_before <= now()
+    WHERE p.synthesis_state = 'pending' AND p.not_before <= now() AND p.lane IS DISTINCT FROM 'batch'
     ORDER BY offered.tag, offered.not_before
     LIMIT :limit
     FOR UPDATE OF p SKIP LOCKED),

@@ -4,7 +4,8 @@
 -- and the microseconds until its first pending conflict not due yet comes due (a retry's backoff), by the database
 -- clock, null when none waits so: the least of these tells an idle pool when to claim next. Found by one descent
 -- per waiting org of policy_conflicts_pending_by_org, as the claim's own walk does, and one more for the org's
--- first row not due. Runs cross-tenant.
+-- first row not due. An org in the batch lane is left out: the batch lane sends its conflicts, and in the picture
+-- it would take a place the claim can do nothing with (schema 28). Runs cross-tenant.
 WITH RECURSIVE waiting (org_id, oldest) AS (
     (SELECT org_id, not_before
      FROM policy_conflicts
@@ -30,3 +31,4 @@ SELECT w.org_id, w.oldest, coalesce(s.weight, 1) AS weight,
         FROM policy_conflicts l
         WHERE l.org_id = w.org_id AND l.synthesis_state = 'pending' AND l.not_before > now()) AS later_in_micros
 FROM waiting w LEFT JOIN org_synthesis_settings s ON s.org_id = w.org_id
+WHERE s.lane IS DISTINCT FROM 'batch'

@@ -1,0 +1,125 @@
+package io.mergesynthesis.service.worker.batch;
+
+import io.dropwizard.lifecycle.Managed;
+import io.mergesynthesis.llm.LlmSettings;
+import io.mergesynthesis.llm.ProviderType;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.worker.SynthesisMetrics;
+import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
+import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
+import io.prometheus.client.CollectorRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The batch lane of a replica (docs/adr/0072-the-batch-lane.md): one thread that, every round, sends the
+ * conflicts waiting in the lane ({@link BatchSender}) and polls the batches that are due ({@link BatchPoller}).
+ * Every replica runs one; the rows decide which replica does what, so any of them may die at any point.
+ */
+public final class BatchLane implements Managed {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BatchLane.class);
+    /** A round at least this often, so that conflicts newly in the lane are not left for a whole poll interval. */
+    static final Duration LONGEST_ROUND = Duration.ofSeconds(5);
+
+    private final BatchSender sender;
+    private final BatchPoller poller;
+    private final Runnable gauge;
+    private final Duration round;
+    private Thread thread; // guarded by this
+    private volatile boolean running;
+
+    BatchLane(BatchSender sender, BatchPoller poller, Runnable gauge, Duration round) {
+        this.sender = sender;
+        this.poller = poller;
+        this.gauge = gauge;
+        this.round = round;
+    }
+
+    /**
+     * @param owner         this replica's name, which holds the batches it polls
+     * @param retryAfter    the wait of a conflict whose request failed in a batch
+     */
+    public static BatchLane of(ScopedTransactions transactions, LlmSettings llm, SynthesisMetrics metrics,
+                               CollectorRegistry registry, String owner, Duration retryAfter) {
+        BatchMetrics batchMetrics = new BatchMetrics(registry);
+        BatchRows rows = new BatchRows(transactions);
+        BatchClients clients = new BatchClients();
+        MergeAcceptance acceptance = new MergeAcceptance(new SuggestedMergeJson(), metrics);
+        int maxAnswerBytes = llm.getProviders().values().stream()
+                .mapToInt(p -> p.getMaxAnswerBytes()).max().orElse(64 * 1024);
+        BatchResults results = new BatchResults(transactions, rows, acceptance, retryAfter, maxAnswerBytes);
+        Duration poll = llm.getBatch().getPollInterval();
+        Set<String> providers = llm.getProviders().entrySet().stream()
+                .filter(provider -> provider.getValue().getType() == ProviderType.ANTHROPIC)
+                .map(Map.Entry::getKey).collect(Collectors.toSet());
+        return new BatchLane(new BatchSender(rows, llm, clients, acceptance, batchMetrics),
+                new BatchPoller(rows, llm, clients, new BatchAdoption(), results, owner, batchMetrics),
+                () -> batchMetrics.waiting(providers, rows.requestsWaiting()),
+                poll.compareTo(LONGEST_ROUND) < 0 ? poll : LONGEST_ROUND);
+    }
+
+    /** Whether any configured provider takes batches: Anthropic's Message Batches, so far. */
+    public static boolean hasProviderThatBatches(LlmSettings llm) {
+        return llm.getProviders().values().stream().anyMatch(p -> p.getType() == ProviderType.ANTHROPIC);
+    }
+
+    /** One round: what waits is sent, and every batch due is polled. */
+    public void runRound() throws InterruptedException {
+        sender.sendWaiting();
+        while (poller.pollOnce()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+        gauge.run();
+    }
+
+    @Override
+    public synchronized void start() {
+        running = true;
+        thread = new Thread(this::runUntilStopped, "batch-lane");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void runUntilStopped() {
+        while (running) {
+            try {
+                runRound();
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                // The database or a provider away for a moment: the rows keep every batch's place for the next round.
+                LOG.warn("a round of the batch lane failed; the next one starts in {}", round, e);
+            }
+            try {
+                synchronized (this) {
+                    if (running) {
+                        wait(round.toMillis());
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+        Thread running;
+        synchronized (this) {
+            this.running = false;
+            notifyAll();
+            running = thread;
+        }
+        if (running != null) {
+            running.interrupt();
+            running.join(Duration.ofSeconds(10).toMillis());
+        }
+    }
+}

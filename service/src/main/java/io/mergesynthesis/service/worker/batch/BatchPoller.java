@@ -1,0 +1,123 @@
+package io.mergesynthesis.service.worker.batch;
+
+import io.mergesynthesis.llm.BatchSettings;
+import io.mergesynthesis.llm.LlmSettings;
+import io.mergesynthesis.llm.anthropic.AnthropicBatches;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polls one batch at a time, holding it so that no other replica polls it meanwhile: a batch without a provider
+ * id is looked for at the provider first ({@link BatchAdoption}); an ended one has its results stored
+ * ({@link BatchResults}) and is done. The hold is on the batch's row, so a replica that dies while polling lets
+ * the next one take over when the hold runs out, and every result is read again from the provider.
+ */
+final class BatchPoller {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BatchPoller.class);
+    /** How long a poll may hold its batch: reading and storing a batch's results fits in it. */
+    static final Duration HOLD = Duration.ofMinutes(10);
+
+    private final BatchRows rows;
+    private final LlmSettings llm;
+    private final BatchClients clients;
+    private final BatchAdoption adoption;
+    private final BatchResults results;
+    private final String owner;
+    private final BatchMetrics metrics;
+
+    BatchPoller(BatchRows rows, LlmSettings llm, BatchClients clients, BatchAdoption adoption, BatchResults results,
+                String owner, BatchMetrics metrics) {
+        this.metrics = metrics;
+        this.rows = rows;
+        this.llm = llm;
+        this.clients = clients;
+        this.adoption = adoption;
+        this.results = results;
+        this.owner = owner;
+    }
+
+    /** Polls the batch most overdue, if one is due; false when none was. */
+    boolean pollOnce() throws InterruptedException {
+        BatchSettings settings = llm.getBatch();
+        Optional<BatchRow> taken = rows.takePoll(owner, HOLD, sendGrace());
+        if (taken.isEmpty()) {
+            return false;
+        }
+        BatchRow row = taken.get();
+        Optional<BatchRoute> route = BatchRoute.of(llm, row.provider() + "/" + row.model());
+        if (route.isEmpty()) {
+            LOG.warn("batch {} went to '{}/{}', which this replica cannot reach as a batch provider; left for "
+                    + "another", row.id(), row.provider(), row.model());
+            rows.pollLater(row, owner, settings.getPollInterval());
+            return true;
+        }
+        AnthropicBatches client = clients.of(route.get());
+        try {
+            Optional<AnthropicBatches.Batch> batch = row.providerBatchId() != null
+                    ? Optional.of(client.retrieve(row.providerBatchId())) : adopt(row, client);
+            if (batch.isEmpty()) {
+                return true;
+            }
+            if (!batch.get().ended()) {
+                rows.pollLater(row, owner, settings.getPollInterval());
+                return true;
+            }
+            Optional<Instant> endedAt = rows.markEnded(row, owner);
+            if (endedAt.isEmpty()) {
+                return true;
+            }
+            results.store(row, route.get(), client, batch.get(), endedAt.get(), owner);
+            // A conflict the results did not name was not answered: it waits for its next attempt.
+            rows.backToPending(row.orgId(), row.id(), null);
+            rows.markDone(row, owner);
+            metrics.batch(row.provider(), BatchMetrics.ENDED);
+            LOG.info("batch {} ({}) of org {} ended; its results are stored", row.id(), batch.get().id(), row.orgId());
+        } catch (AnthropicBatches.Failed e) {
+            LOG.warn("batch {} could not be polled ({}); it is polled again in {}", row.id(), e.getMessage(),
+                    settings.getPollInterval());
+            rows.pollLater(row, owner, settings.getPollInterval());
+        }
+        return true;
+    }
+
+    /** The batch the provider made for this row, if it made one; empty when nothing is left to do now. */
+    private Optional<AnthropicBatches.Batch> adopt(BatchRow row, AnthropicBatches client)
+            throws AnthropicBatches.Failed, InterruptedException {
+        BatchAdoption.Finding finding = adoption.find(row, client);
+        if (finding instanceof BatchAdoption.Found found) {
+            rows.recordSent(row.orgId(), row.id(), found.batch().id(), Duration.ZERO);
+            metrics.batch(row.provider(), BatchMetrics.ADOPTED);
+            LOG.info("batch {} of org {}, whose create went unanswered, is {} at the provider: adopted, nothing sent "
+                    + "again", row.id(), row.orgId(), found.batch().id());
+            return Optional.of(found.batch());
+        }
+        if (finding instanceof BatchAdoption.Absent) {
+            int back = rows.backToPending(row.orgId(), row.id(), null);
+            rows.markDone(row, owner);
+            metrics.batch(row.provider(), BatchMetrics.NEVER_MADE);
+            LOG.info("batch {} of org {} was never made at the provider: its {} conflicts wait again", row.id(),
+                    row.orgId(), back);
+            return Optional.empty();
+        }
+        rows.pollLater(row, owner, llm.getBatch().getPollInterval());
+        return Optional.empty();
+    }
+
+    /**
+     * How long a create may still be on its way: its sender waits at most the provider's request timeout for the
+     * answer, and a batch row younger than twice that is left to it.
+     */
+    private Duration sendGrace() {
+        Duration longest = Duration.ZERO;
+        for (var provider : llm.getProviders().values()) {
+            if (provider.getRequestTimeout().compareTo(longest) > 0) {
+                longest = provider.getRequestTimeout();
+            }
+        }
+        return longest.multipliedBy(2);
+    }
+}

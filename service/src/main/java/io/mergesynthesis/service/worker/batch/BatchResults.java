@@ -1,0 +1,177 @@
+package io.mergesynthesis.service.worker.batch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.mergesynthesis.llm.BatchAnswer;
+import io.mergesynthesis.llm.ProviderType;
+import io.mergesynthesis.llm.anthropic.AnthropicBatches;
+import io.mergesynthesis.service.core.SynthesisState;
+import io.mergesynthesis.service.db.AttemptHistory;
+import io.mergesynthesis.service.db.OneTripBatch;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.UsageLedger;
+import io.mergesynthesis.service.worker.FailureReason;
+import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
+import io.mergesynthesis.service.worker.attempt.PaidCalls;
+import io.mergesynthesis.service.worker.store.ConflictLeases;
+import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
+import io.mergesynthesis.service.worker.store.Deadline;
+import io.mergesynthesis.service.worker.store.Lease;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.ProviderCall;
+import io.mergesynthesis.synthesis.Synthesis;
+import io.mergesynthesis.synthesis.SynthesisException;
+import io.mergesynthesis.synthesis.Ticker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stores the results of an ended batch, each request as one attempt of its conflict and each in its own
+ * transaction: taken out of the batch as a lease, then the same merge check and the same lease-fenced store as an
+ * interactive answer, with its ledger row. A succeeded answer is stored (or, refused, fails its attempt); an
+ * errored request fails its attempt with the usual backoff; an expired or canceled one goes back to pending with
+ * no attempt counted. A conflict no longer in the batch keeps whatever happened to it, and the answer it was
+ * paid for is recorded as discarded. Every ledger row's id and time come from the batch and the conflict, so a
+ * result read again after a crash is the same row.
+ */
+final class BatchResults {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BatchResults.class);
+    /** How long a result being stored holds its conflict; a replica that dies meanwhile lets it go so. */
+    static final Duration STORE_LEASE = Duration.ofMinutes(5);
+
+    private final ScopedTransactions transactions;
+    private final BatchRows rows;
+    private final MergeAcceptance acceptance;
+    private final Duration retryAfter;
+    private final int maxAnswerBytes;
+
+    BatchResults(ScopedTransactions transactions, BatchRows rows, MergeAcceptance acceptance, Duration retryAfter,
+                 int maxAnswerBytes) {
+        this.transactions = transactions;
+        this.rows = rows;
+        this.acceptance = acceptance;
+        this.retryAfter = retryAfter;
+        this.maxAnswerBytes = maxAnswerBytes;
+    }
+
+    /** Stores every result of {@code batch}, the provider's view of {@code row}, which ended at {@code endedAt}. */
+    void store(BatchRow row, BatchRoute route, AnthropicBatches client, AnthropicBatches.Batch batch,
+               Instant endedAt, String owner) throws AnthropicBatches.Failed, InterruptedException {
+        try (Stream<JsonNode> lines = client.results(batch)) {
+            lines.forEach(line -> {
+                Optional<BatchCustomId> id = BatchCustomId.decode(line.path("custom_id").asText(null));
+                if (id.isEmpty() || !id.get().batchId().equals(row.id())) {
+                    LOG.warn("batch {} ({}) holds a result for custom_id {}, not one of its own: skipped", row.id(),
+                            batch.id(), line.path("custom_id").asText());
+                    return;
+                }
+                one(row, route, id.get().conflictId(), line.path("result"), endedAt, owner);
+            });
+        }
+    }
+
+    private void one(BatchRow row, BatchRoute route, UUID conflict, JsonNode result, Instant endedAt, String owner) {
+        String type = result.path("type").asText();
+        switch (type) {
+            case "succeeded" -> answered(row, route, conflict, result.path("message"), endedAt, owner);
+            case "errored" -> errored(row, conflict, result.path("error"), owner);
+            default -> rows.backToPending(row.orgId(), row.id(), conflict);
+        }
+    }
+
+    private void answered(BatchRow row, BatchRoute route, UUID conflict, JsonNode message, Instant endedAt,
+                          String owner) {
+        UUID callId = UUID.nameUUIDFromBytes((row.id() + "/" + conflict).getBytes(StandardCharsets.UTF_8));
+        transactions.inOrg(row.orgId(), handle -> {
+            Optional<Integer> attempts = BatchRows.takeFromBatch(handle, row.id(), conflict, owner, STORE_LEASE);
+            Optional<LeasedRow> leased = ConflictLeases.load(handle, conflict);
+            if (leased.isEmpty()) {
+                return null;
+            }
+            if (attempts.isEmpty()) {
+                // Paid for all the same: on record once, as discarded; a second reading writes nothing.
+                ProviderCall call = BatchAnswer.call(ProviderType.ANTHROPIC, message, route.provider(), route.model(),
+                        route.price(), callId, endedAt);
+                UsageLedger.recordEarly(handle, row.orgId(), conflict, Math.max(1, leased.get().attempts()),
+                        entries(List.of(call)).get(0));
+                return null;
+            }
+            Lease lease = lease(row, conflict, owner, attempts.get());
+            int attempt = attempts.get();
+            OneTripBatch trip = OneTripBatch.tenant();
+            if (leased.get().resolved()) {
+                ProviderCall call = BatchAnswer.call(ProviderType.ANTHROPIC, message, route.provider(), route.model(),
+                        route.price(), callId, endedAt);
+                ConflictLeases.park(trip, row.orgId(), lease, SynthesisState.NOT_NEEDED.wireName(),
+                        new ConflictLeases.Ending(attempt, null, null, null, entries(List.of(call))));
+            } else {
+                MergeAcceptance.Verdict verdict = verdict(route, leased.get(), message, callId, endedAt, attempt);
+                if (verdict.accepted()) {
+                    ConflictLeases.storeMerge(trip, row.orgId(), lease, verdict.mergeJson(),
+                            verdict.eventDetailsJson(), attempt, verdict.calls());
+                } else {
+                    String reason = FailureReason.INVALID_JSON.label();
+                    ConflictLeases.releaseForRetry(trip, row.orgId(), lease, reason, retryAfter,
+                            new ConflictLeases.Ending(attempt, AttemptHistory.TRANSIENT_FAILURE, reason,
+                                    verdict.refusal(), verdict.calls()));
+                }
+            }
+            trip.runWithin(handle.getConnection());
+            return null;
+        });
+    }
+
+    private MergeAcceptance.Verdict verdict(BatchRoute route, LeasedRow leased, JsonNode message, UUID callId,
+                                            Instant endedAt, int attempt) {
+        ConflictSnapshot snapshot = acceptance.snapshotOrNull(leased);
+        if (snapshot == null) {
+            ProviderCall call = BatchAnswer.call(ProviderType.ANTHROPIC, message, route.provider(), route.model(),
+                    route.price(), callId, endedAt);
+            return new MergeAcceptance.Verdict(null, null, entries(List.of(call)),
+                    "conflict " + leased.id() + " could not be read as a snapshot");
+        }
+        try {
+            Synthesis synthesis = BatchAnswer.read(ProviderType.ANTHROPIC, message, snapshot, route.provider(),
+                    route.model(), route.price(), maxAnswerBytes, callId, endedAt);
+            return acceptance.accept(synthesis, snapshot, attempt, entries(synthesis.calls()));
+        } catch (SynthesisException e) {
+            return new MergeAcceptance.Verdict(null, null, entries(e.calls()), e.getMessage());
+        }
+    }
+
+    /** An errored request is a failed attempt that cost nothing: the provider bills only what it answered. */
+    private void errored(BatchRow row, UUID conflict, JsonNode error, String owner) {
+        String detail = "the request failed in batch " + row.id() + ": "
+                + error.path("error").path("type").asText(error.path("type").asText("error"));
+        transactions.inOrg(row.orgId(), handle -> {
+            Optional<Integer> attempts = BatchRows.takeFromBatch(handle, row.id(), conflict, owner, STORE_LEASE);
+            if (attempts.isEmpty()) {
+                return null;
+            }
+            String reason = FailureReason.SYNTHESIZER.label();
+            OneTripBatch trip = OneTripBatch.tenant();
+            ConflictLeases.releaseForRetry(trip, row.orgId(), lease(row, conflict, owner, attempts.get()), reason,
+                    retryAfter, new ConflictLeases.Ending(attempts.get(), AttemptHistory.TRANSIENT_FAILURE, reason,
+                            detail, List.of()));
+            trip.runWithin(handle.getConnection());
+            return null;
+        });
+    }
+
+    private static Lease lease(BatchRow row, UUID conflict, String owner, int attempts) {
+        return new Lease(conflict, row.orgId(), owner, attempts, false, false,
+                Deadline.in(STORE_LEASE, Ticker.SYSTEM));
+    }
+
+    private static List<UsageLedger.Entry> entries(List<ProviderCall> calls) {
+        return PaidCalls.entries(calls).stream().map(e -> e.inLane(UsageLedger.BATCH_LANE)).toList();
+    }
+
+}

@@ -1,0 +1,132 @@
+package io.mergesynthesis.service.worker.batch;
+
+import io.mergesynthesis.service.db.OrgSynthesisSettings;
+import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.SqlFiles;
+import io.mergesynthesis.service.worker.store.ConflictLeases;
+import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+
+/** Every statement of the batch lane's rows: the batches, and the conflicts going into and out of them. */
+final class BatchRows {
+
+    private final ScopedTransactions transactions;
+
+    BatchRows(ScopedTransactions transactions) {
+        this.transactions = transactions;
+    }
+
+    /** A conflict as it went into a batch: its attempt is counted already. */
+    record Batched(UUID conflictId, int attempts) {
+    }
+
+    List<UUID> orgsWithBatchWork(int limit) {
+        return transactions.crossTenant(handle -> handle.createQuery(ORGS_WITH_BATCH_WORK)
+                .bind("limit", limit).mapTo(UUID.class).list());
+    }
+
+    /** The org's own model, {@code provider/model}; null for the primary. */
+    String orgModel(UUID org) {
+        return transactions.inOrg(org, handle -> OrgSynthesisSettings.of(handle, org).model());
+    }
+
+    /** The conflicts as the synthesizer would see them; a conflict gone from view is left out. */
+    List<LeasedRow> load(UUID org, List<UUID> conflicts) {
+        return transactions.inOrg(org, handle -> conflicts.stream()
+                .map(id -> ConflictLeases.load(handle, id)).flatMap(Optional::stream).toList());
+    }
+
+    /** Writes batch {@code id}'s row and marks its conflicts batched, in one statement; none when nothing is due. */
+    List<Batched> open(UUID id, UUID org, String provider, String model, int limit) {
+        return transactions.inOrg(org, handle -> handle.createQuery(OPEN_BATCH)
+                .bind("id", id).bind("org", org).bind("provider", provider).bind("model", model)
+                .bind("limit", limit)
+                .map((rs, ctx) -> new Batched(rs.getObject("id", UUID.class), rs.getInt("attempts")))
+                .list());
+    }
+
+    /** True when the batch took the id; false when it had one already. */
+    boolean recordSent(UUID org, UUID id, String providerBatchId, Duration firstPollIn) {
+        return transactions.inOrg(org, handle -> handle.createUpdate(RECORD_SENT)
+                .bind("id", id).bind("providerBatchId", providerBatchId)
+                .bind("delayMicros", micros(firstPollIn)).execute()) == 1;
+    }
+
+    /** @param grace how long a batch's sender may still be sending its create; its poller leaves it alone */
+    Optional<BatchRow> takePoll(String owner, Duration hold, Duration grace) {
+        return transactions.crossTenant(handle -> handle.createQuery(TAKE_POLL)
+                .bind("owner", owner).bind("leaseMicros", micros(hold)).bind("graceMicros", micros(grace))
+                .map((rs, ctx) -> new BatchRow(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class),
+                        rs.getString("provider"), rs.getString("model"), rs.getString("provider_batch_id"),
+                        rs.getString("state"), instant(rs.getTimestamp("created_at")),
+                        instant(rs.getTimestamp("ended_at"))))
+                .findOne());
+    }
+
+    void pollLater(BatchRow batch, String owner, Duration in) {
+        transactions.inOrg(batch.orgId(), handle -> handle.createUpdate(POLL_LATER)
+                .bind("id", batch.id()).bind("owner", owner).bind("delayMicros", micros(in)).execute());
+    }
+
+    /** When the batch ended, as first seen; empty when the hold was lost. */
+    Optional<Instant> markEnded(BatchRow batch, String owner) {
+        return transactions.inOrg(batch.orgId(), handle -> handle.createQuery(MARK_ENDED)
+                .bind("id", batch.id()).bind("owner", owner)
+                .map((rs, ctx) -> instant(rs.getTimestamp("ended_at"))).findOne());
+    }
+
+    void markDone(BatchRow batch, String owner) {
+        transactions.inOrg(batch.orgId(), handle -> handle.createUpdate(MARK_DONE)
+                .bind("id", batch.id()).bind("owner", owner).execute());
+    }
+
+    /** The conflict's attempt, leased to {@code owner}; empty when it is no longer in the batch. */
+    static Optional<Integer> takeFromBatch(Handle handle, UUID batch, UUID conflict, String owner, Duration lease) {
+        return handle.createQuery(TAKE_FROM_BATCH)
+                .bind("id", conflict).bind("batch", batch).bind("owner", owner).bind("leaseMicros", micros(lease))
+                .map((rs, ctx) -> rs.getInt("attempts")).findOne();
+    }
+
+    /** Puts the batch's conflict {@code conflict} (every one still in it, when null) back to pending. */
+    int backToPending(UUID org, UUID batch, UUID conflict) {
+        Map<String, Object> params = new HashMap<>();
+        params.put("batch", batch);
+        params.put("id", conflict);
+        return transactions.inOrg(org, handle -> handle.createUpdate(BACK_TO_PENDING).bindMap(params).execute());
+    }
+
+    /** The requests the providers have not answered yet, by provider. */
+    Map<String, Long> requestsWaiting() {
+        Map<String, Long> byProvider = new HashMap<>();
+        transactions.crossTenant(handle -> handle.createQuery(REQUESTS_WAITING)
+                .map((rs, ctx) -> byProvider.put(rs.getString("provider"), rs.getLong("requests"))).list());
+        return byProvider;
+    }
+
+    private static long micros(Duration duration) {
+        return duration.toNanos() / 1000;
+    }
+
+    private static Instant instant(Timestamp timestamp) {
+        return timestamp == null ? null : timestamp.toInstant();
+    }
+
+    private static final String ORGS_WITH_BATCH_WORK = SqlFiles.of(BatchRows.class, "orgs_with_batch_work");
+    private static final String OPEN_BATCH = SqlFiles.of(BatchRows.class, "open_batch");
+    private static final String RECORD_SENT = SqlFiles.of(BatchRows.class, "record_sent");
+    private static final String TAKE_POLL = SqlFiles.of(BatchRows.class, "take_poll");
+    private static final String POLL_LATER = SqlFiles.of(BatchRows.class, "poll_later");
+    private static final String MARK_ENDED = SqlFiles.of(BatchRows.class, "mark_ended");
+    private static final String MARK_DONE = SqlFiles.of(BatchRows.class, "mark_done");
+    private static final String TAKE_FROM_BATCH = SqlFiles.of(BatchRows.class, "take_from_batch");
+    private static final String REQUESTS_WAITING = SqlFiles.of(BatchRows.class, "requests_waiting");
+    private static final String BACK_TO_PENDING = SqlFiles.of(BatchRows.class, "back_to_pending");
+}

@@ -1,0 +1,5 @@
+-- Every result of batch :id is stored: nothing is left to poll. Only the holder :owner marks it. Runs under the
+-- batch's org scope.
+UPDATE llm_batches
+SET state = 'done', poll_owner = NULL, poll_until = NULL
+WHERE id = :id AND poll_owner = :owner

@@ -71,6 +71,8 @@ class EveryStatementPlansTest {
             Map.entry("budget", new BigDecimal("10.00")),
             Map.entry("weight", 2),
             Map.entry("lane", "batch"),
+            Map.entry("requests", 3),
+            Map.entry("reservedUsd", new BigDecimal("0.012")),
             Map.entry("batch", UUID.fromString("66666666-6666-4666-8666-666666666666")),
             Map.entry("provider", "anthropic"),
             Map.entry("providerBatchId", "msgbatch_01"),

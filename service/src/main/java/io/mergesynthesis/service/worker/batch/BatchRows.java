@@ -5,6 +5,7 @@ import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.SqlFiles;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
+import java.math.BigDecimal;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,6 +52,21 @@ final class BatchRows {
                 .bind("limit", limit)
                 .map((rs, ctx) -> new Batched(rs.getObject("id", UUID.class), rs.getInt("attempts")))
                 .list());
+    }
+
+    /**
+     * What the org may still spend this month on new batches (its budget, less its spend and its batches'
+     * reservations); empty when it has no budget.
+     */
+    Optional<BigDecimal> budgetRoom(UUID org) {
+        return transactions.inOrg(org, handle -> handle.createQuery(BUDGET_ROOM).bind("org", org)
+                .mapTo(BigDecimal.class).findOne());
+    }
+
+    /** Sets the batch's requests and reserves their expected cost against its org's budget, before the create. */
+    void reserve(UUID org, UUID id, int requests, BigDecimal reservedUsd) {
+        transactions.inOrg(org, handle -> handle.createUpdate(RESERVE)
+                .bind("id", id).bind("requests", requests).bind("reservedUsd", reservedUsd).execute());
     }
 
     /** True when the batch took the id; false when it had one already. */
@@ -129,4 +145,6 @@ final class BatchRows {
     private static final String TAKE_FROM_BATCH = SqlFiles.of(BatchRows.class, "take_from_batch");
     private static final String REQUESTS_WAITING = SqlFiles.of(BatchRows.class, "requests_waiting");
     private static final String BACK_TO_PENDING = SqlFiles.of(BatchRows.class, "back_to_pending");
+    private static final String BUDGET_ROOM = SqlFiles.of(BatchRows.class, "budget_room");
+    private static final String RESERVE = SqlFiles.of(BatchRows.class, "reserve");
 }

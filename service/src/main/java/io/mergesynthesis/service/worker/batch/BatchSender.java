@@ -1,13 +1,17 @@
 package io.mergesynthesis.service.worker.batch;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.llm.Prompt;
 import io.mergesynthesis.llm.RequestPlan;
+import io.mergesynthesis.llm.TokenEstimate;
+import io.mergesynthesis.llm.Usage;
 import io.mergesynthesis.llm.anthropic.AnthropicBatches;
 import io.mergesynthesis.llm.anthropic.AnthropicProtocol;
 import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -63,6 +67,11 @@ final class BatchSender {
     }
 
     private boolean send(UUID org, BatchRoute route) throws InterruptedException {
+        Optional<BigDecimal> room = rows.budgetRoom(org);
+        if (room.isPresent() && room.get().signum() <= 0) {
+            LOG.debug("org {} has spent or reserved its monthly budget: its batch lane sends nothing", org);
+            return false;
+        }
         UUID batch = UUID.randomUUID();
         List<BatchRows.Batched> batched = rows.open(batch, org, route.provider(), route.model(),
                 llm.getBatch().getMaxRequests());
@@ -70,20 +79,26 @@ final class BatchSender {
             return false;
         }
         List<AnthropicBatches.Request> requests = new ArrayList<>();
+        BigDecimal reserved = BigDecimal.ZERO;
         for (LeasedRow row : rows.load(org, batched.stream().map(BatchRows.Batched::conflictId).toList())) {
             ConflictSnapshot snapshot = acceptance.snapshotOrNull(row);
-            if (snapshot == null) {
-                // Its attempt in the interactive lane fails it the usual way, with the reason on the conflict.
+            // Sized to the budget: a request goes while what the batch is expected to cost is still within what
+            // the org may spend, so that only the last one can take it over, and by no more than its own cost.
+            if (snapshot == null || (room.isPresent() && reserved.compareTo(room.get()) >= 0)) {
+                // Without a snapshot, its attempt in the interactive lane fails it the usual way, with the reason
+                // on the conflict; beyond the budget, it waits for the next month or a higher budget.
                 rows.backToPending(org, batch, row.id());
                 continue;
             }
-            requests.add(new AnthropicBatches.Request(new BatchCustomId(batch, row.id()).encoded(),
-                    AnthropicProtocol.body(route.settings(), route.model(), prompt, snapshot, null,
-                            new RequestPlan(route.settings().getMaxOutputTokens(), route.price().cacheFromTokens()))));
+            ObjectNode params = AnthropicProtocol.body(route.settings(), route.model(), prompt, snapshot, null,
+                    new RequestPlan(route.settings().getMaxOutputTokens(), route.price().cacheFromTokens()));
+            requests.add(new AnthropicBatches.Request(new BatchCustomId(batch, row.id()).encoded(), params));
+            reserved = reserved.add(expectedCost(route, params));
         }
         if (requests.isEmpty()) {
             return false;
         }
+        rows.reserve(org, batch, requests.size(), reserved);
         try {
             AnthropicBatches.Batch created = clients.of(route).create(requests);
             rows.recordSent(org, batch, created.id(), llm.getBatch().getPollInterval());
@@ -97,5 +112,14 @@ final class BatchSender {
                     + "at the provider before anything is sent again", batch, org, route.provider(), e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * What a request is expected to cost at the batch price: its whole body read as input (more than the prompt's
+     * tokens, so never less) and every output token it may write.
+     */
+    private static BigDecimal expectedCost(BatchRoute route, ObjectNode params) {
+        return route.price().batchCost(new Usage(TokenEstimate.of(params.toString()),
+                route.settings().getMaxOutputTokens(), 0, 0));
     }
 }

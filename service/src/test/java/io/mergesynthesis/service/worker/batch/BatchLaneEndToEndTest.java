@@ -107,6 +107,59 @@ class BatchLaneEndToEndTest {
     }
 
     @Test
+    void aBatchIsSizedToTheOrgsBudgetAndReservesItsExpectedCostSoThatOnlyItsLastRequestMayGoOver() {
+        UUID org = UUID.randomUUID();
+        int n = 5;
+        // About three thousandths of a dollar is what a request may cost here at most (its body, and every output
+        // token it may write, at half price): a budget of five lets two go, not five.
+        BigDecimal budget = new BigDecimal("0.005");
+        List<UUID> conflicts = inLaneBatchReporting(org, budget, n, "budget");
+
+        Map<String, Object> batch = Wait.forValue("a batch of org " + org + ", sent", WAIT,
+                () -> superuser.withHandle(h -> h.createQuery("""
+                        SELECT requests, reserved_cost_usd FROM llm_batches
+                        WHERE org_id = :org AND provider_batch_id IS NOT NULL""")
+                        .bind("org", org).mapToMap().findOne().orElse(null)),
+                found -> found != null);
+        int requests = ((Number) batch.get("requests")).intValue();
+        BigDecimal reserved = (BigDecimal) batch.get("reserved_cost_usd");
+        assertThat(requests).as("requests in the batch").isBetween(1, n - 1);
+        assertThat(reserved).as("reserved").isGreaterThanOrEqualTo(budget);
+        BigDecimal oneRequest = reserved.divide(BigDecimal.valueOf(requests), java.math.MathContext.DECIMAL64);
+        assertThat(reserved.subtract(oneRequest)).as("what all but the last request reserve").isLessThan(budget);
+        long batched = superuser.withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM policy_conflicts WHERE org_id = :org AND synthesis_state = 'batched'")
+                .bind("org", org).mapTo(Long.class).one());
+        assertThat(batched).isEqualTo(requests);
+        List<Map<String, Object>> left = superuser.withHandle(h -> h.createQuery(
+                "SELECT synthesis_state, attempts FROM policy_conflicts WHERE org_id = :org AND batch_id IS NULL")
+                .bind("org", org).mapToMap().list());
+        assertThat(left).hasSize(n - requests).allSatisfy(row -> {
+            assertThat(row.get("synthesis_state")).isEqualTo("pending");
+            assertThat(row.get("attempts")).as("no attempt counted").isEqualTo(0);
+        });
+        assertThat(conflicts).hasSize(n);
+    }
+
+    @Test
+    void anOrgThatHasSpentItsBudgetSendsNoBatch() {
+        UUID spent = UUID.randomUUID();
+        inLaneBatchReporting(spent, BigDecimal.ZERO, 2, "spent");
+        // An org reported after it, with no budget: once its batch is sent, the lane has looked at both.
+        UUID other = UUID.randomUUID();
+        inLaneBatchReporting(other, 2, "after");
+        awaitOneBatchHolding(other, 2);
+
+        long batches = superuser.withHandle(h -> h.createQuery("SELECT count(*) FROM llm_batches WHERE org_id = :org")
+                .bind("org", spent).mapTo(Long.class).one());
+        assertThat(batches).isZero();
+        long pending = superuser.withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM policy_conflicts WHERE org_id = :org AND synthesis_state = 'pending'")
+                .bind("org", spent).mapTo(Long.class).one());
+        assertThat(pending).isEqualTo(2);
+    }
+
+    @Test
     void aBatchWhoseProviderIdWasNeverRecordedIsAdoptedFromTheListAndNothingIsSentAgain() {
         UUID org = UUID.randomUUID();
         int n = 3;
@@ -210,7 +263,13 @@ class BatchLaneEndToEndTest {
 
     /** Puts {@code org} in lane batch and reports {@code n} conflicts in one request; their ids. */
     private static List<UUID> inLaneBatchReporting(UUID org, int n, String prefix) {
-        var lane = APP.put(platform, "/v1/orgs/" + org + "/synthesis", "{\"lane\": \"batch\"}");
+        return inLaneBatchReporting(org, null, n, prefix);
+    }
+
+    /** @param budget the org's monthly budget in USD, null for none */
+    private static List<UUID> inLaneBatchReporting(UUID org, BigDecimal budget, int n, String prefix) {
+        var lane = APP.put(platform, "/v1/orgs/" + org + "/synthesis", "{\"lane\": \"batch\""
+                + (budget == null ? "" : ", \"monthly_budget_usd\": " + budget) + "}");
         assertThat(lane.statusCode()).as(lane.body()).isEqualTo(200);
         String reports = IntStream.range(0, n)
                 .mapToObj(i -> Seed.report(org, prefix + "-" + i, "jira.issue_" + i))

@@ -1,0 +1,6 @@
+-- Sets batch :id's requests to :requests and reserves :reservedUsd, their expected cost at the batch price, against
+-- its org's budget until the batch is done; before its create is sent. Runs under the batch's org scope.
+UPDATE llm_batches
+SET requests = :requests,
+    reserved_cost_usd = :reservedUsd
+WHERE id = :id AND provider_batch_id IS NULL

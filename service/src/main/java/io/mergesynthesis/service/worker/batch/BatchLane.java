@@ -2,7 +2,6 @@ package io.mergesynthesis.service.worker.batch;
 
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.llm.LlmSettings;
-import io.mergesynthesis.llm.ProviderType;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
@@ -55,7 +54,7 @@ public final class BatchLane implements Managed {
         BatchResults results = new BatchResults(transactions, rows, acceptance, retryAfter, maxAnswerBytes);
         Duration poll = llm.getBatch().getPollInterval();
         Set<String> providers = llm.getProviders().entrySet().stream()
-                .filter(provider -> provider.getValue().getType() == ProviderType.ANTHROPIC)
+                .filter(provider -> BatchRoute.takesBatches(provider.getValue()))
                 .map(Map.Entry::getKey).collect(Collectors.toSet());
         return new BatchLane(new BatchSender(rows, llm, clients, acceptance, batchMetrics),
                 new BatchPoller(rows, llm, clients, new BatchAdoption(), results, owner, batchMetrics),
@@ -65,7 +64,7 @@ public final class BatchLane implements Managed {
 
     /** Whether any configured provider takes batches: Anthropic's Message Batches, so far. */
     public static boolean hasProviderThatBatches(LlmSettings llm) {
-        return llm.getProviders().values().stream().anyMatch(p -> p.getType() == ProviderType.ANTHROPIC);
+        return llm.getProviders().values().stream().anyMatch(BatchRoute::takesBatches);
     }
 
     /** One round: what waits is sent, and every batch due is polled. */

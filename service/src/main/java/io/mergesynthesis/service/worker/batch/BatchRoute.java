@@ -15,6 +15,11 @@ import java.util.Optional;
  */
 record BatchRoute(String provider, String model, String qualifiedModel, ProviderSettings settings, ModelPrice price) {
 
+    /** Whether a provider has a batch lane here: one that speaks Anthropic's Message Batches, so far. */
+    static boolean takesBatches(ProviderSettings provider) {
+        return provider.getType() == ProviderType.ANTHROPIC;
+    }
+
     static Optional<BatchRoute> of(LlmSettings llm, String orgModel) {
         String qualified = orgModel != null ? orgModel : llm.getPrimaryModel();
         if (qualified == null || !qualified.contains("/")) {
@@ -23,7 +28,7 @@ record BatchRoute(String provider, String model, String qualifiedModel, Provider
         String provider = qualified.substring(0, qualified.indexOf('/'));
         ProviderSettings settings = llm.getProviders().get(provider);
         ModelPrice price = llm.getModels().get(qualified);
-        if (settings == null || price == null || settings.getType() != ProviderType.ANTHROPIC) {
+        if (settings == null || price == null || !takesBatches(settings)) {
             return Optional.empty();
         }
         return Optional.of(new BatchRoute(provider, qualified.substring(provider.length() + 1), qualified, settings,

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 
 /** Every statement of the batch lane's rows: the batches, and the conflicts going into and out of them. */
@@ -121,10 +122,9 @@ final class BatchRows {
 
     /** The requests the providers have not answered yet, by provider. */
     Map<String, Long> requestsWaiting() {
-        Map<String, Long> byProvider = new HashMap<>();
-        transactions.crossTenant(handle -> handle.createQuery(REQUESTS_WAITING)
-                .map((rs, ctx) -> byProvider.put(rs.getString("provider"), rs.getLong("requests"))).list());
-        return byProvider;
+        return transactions.crossTenant(handle -> handle.createQuery(REQUESTS_WAITING)
+                .map((rs, ctx) -> Map.entry(rs.getString("provider"), rs.getLong("requests")))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
     }
 
     private static long micros(Duration duration) {

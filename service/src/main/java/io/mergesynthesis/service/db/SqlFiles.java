@@ -1,5 +1,7 @@
 package io.mergesynthesis.service.db;
 
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.locator.ClasspathSqlLocator;
@@ -50,8 +52,30 @@ public final class SqlFiles {
         return expanded.toString().strip();
     }
 
+    /**
+     * Reads with the thread's interrupt set aside: the locator's parser reads through an interruptible channel, so
+     * an interrupt would fail the read, and with it the initialisation of the class whose constant it fills, for
+     * the rest of the process. The interrupt is set again once the file is read.
+     */
     private static String read(String path) {
-        return LOCATOR.getResource(SqlFiles.class.getClassLoader(), path).strip();
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    return LOCATOR.getResource(SqlFiles.class.getClassLoader(), path).strip();
+                } catch (UncheckedIOException e) {
+                    if (!(e.getCause() instanceof ClosedByInterruptException)) {
+                        throw e;
+                    }
+                    interrupted = true;
+                    Thread.interrupted();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private static String indent(String piece, String indentation) {

@@ -1,6 +1,5 @@
 package io.mergesynthesis.service.worker.attempt;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.worker.FailureReason;
@@ -83,8 +82,6 @@ sealed interface AttemptResult {
     record GiveUp(Lease lease, UUID scopeOrg, int attempt, FailureReason reason, String detail, int maxAttempts,
                   List<UsageLedger.Entry> calls) implements AttemptResult {
 
-        private static final ObjectMapper JSON = new ObjectMapper();
-
         @Override
         public Outcome reported() {
             return Outcome.PERMANENT_FAILURE;
@@ -98,11 +95,7 @@ sealed interface AttemptResult {
 
         /** The event's details: what a security team needs to read it on its own. */
         String eventDetailsJson() {
-            return JSON.createObjectNode()
-                    .put("attempts", attempt)
-                    .put("max_attempts", maxAttempts)
-                    .put("last_failure_reason", reason.label())
-                    .toString();
+            return GivenUpEvent.details(attempt, maxAttempts, reason);
         }
     }
 

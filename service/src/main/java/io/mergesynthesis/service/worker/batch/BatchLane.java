@@ -6,6 +6,7 @@ import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
+import io.mergesynthesis.service.worker.policy.RetryPolicy;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Duration;
 import java.util.Map;
@@ -41,17 +42,18 @@ public final class BatchLane implements Managed {
 
     /**
      * @param owner         this replica's name, which holds the batches it polls
-     * @param retryAfter    the wait of a conflict whose request failed in a batch
+     * @param retries       when a conflict whose request failed in a batch is tried again, and when it has had
+     *                      enough
      */
     public static BatchLane of(ScopedTransactions transactions, LlmSettings llm, SynthesisMetrics metrics,
-                               CollectorRegistry registry, String owner, Duration retryAfter) {
+                               CollectorRegistry registry, String owner, RetryPolicy retries) {
         BatchMetrics batchMetrics = new BatchMetrics(registry);
         BatchRows rows = new BatchRows(transactions);
         BatchClients clients = new BatchClients();
         MergeAcceptance acceptance = new MergeAcceptance(new SuggestedMergeJson(), metrics);
         int maxAnswerBytes = llm.getProviders().values().stream()
                 .mapToInt(p -> p.getMaxAnswerBytes()).max().orElse(64 * 1024);
-        BatchResults results = new BatchResults(transactions, rows, acceptance, retryAfter, maxAnswerBytes);
+        BatchResults results = new BatchResults(transactions, rows, acceptance, retries, maxAnswerBytes);
         Duration poll = llm.getBatch().getPollInterval();
         Set<String> providers = llm.getProviders().entrySet().stream()
                 .filter(provider -> BatchRoute.takesBatches(provider.getValue()))

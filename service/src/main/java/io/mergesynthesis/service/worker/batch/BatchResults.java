@@ -10,8 +10,10 @@ import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
 import io.mergesynthesis.service.worker.FailureReason;
+import io.mergesynthesis.service.worker.attempt.GivenUpEvent;
 import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.attempt.PaidCalls;
+import io.mergesynthesis.service.worker.policy.RetryPolicy;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.service.worker.store.Deadline;
@@ -35,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * Stores the results of an ended batch, each request as one attempt of its conflict and each in its own
  * transaction: taken out of the batch as a lease, then the same merge check and the same lease-fenced store as an
  * interactive answer, with its ledger row. A succeeded answer is stored (or, refused, fails its attempt); an
- * errored request fails its attempt with the usual backoff; an expired or canceled one goes back to pending with
+ * errored request fails its attempt; a failed attempt is tried again after the retry policy's wait, or marked
+ * failed for good once the attempts are used up, as in the interactive lane; an expired or canceled one goes back to pending with
  * no attempt counted. A conflict no longer in the batch keeps whatever happened to it, and the answer it was
  * paid for is recorded as discarded. Every ledger row's id and time come from the batch and the conflict, so a
  * result read again after a crash is the same row.
@@ -49,15 +52,15 @@ final class BatchResults {
     private final ScopedTransactions transactions;
     private final BatchRows rows;
     private final MergeAcceptance acceptance;
-    private final Duration retryAfter;
+    private final RetryPolicy retries;
     private final int maxAnswerBytes;
 
-    BatchResults(ScopedTransactions transactions, BatchRows rows, MergeAcceptance acceptance, Duration retryAfter,
+    BatchResults(ScopedTransactions transactions, BatchRows rows, MergeAcceptance acceptance, RetryPolicy retries,
                  int maxAnswerBytes) {
         this.transactions = transactions;
         this.rows = rows;
         this.acceptance = acceptance;
-        this.retryAfter = retryAfter;
+        this.retries = retries;
         this.maxAnswerBytes = maxAnswerBytes;
     }
 
@@ -117,10 +120,7 @@ final class BatchResults {
                     ConflictLeases.storeMerge(trip, row.orgId(), lease, verdict.mergeJson(),
                             verdict.eventDetailsJson(), attempt, verdict.calls());
                 } else {
-                    String reason = FailureReason.INVALID_JSON.label();
-                    ConflictLeases.releaseForRetry(trip, row.orgId(), lease, reason, retryAfter,
-                            new ConflictLeases.Ending(attempt, AttemptHistory.TRANSIENT_FAILURE, reason,
-                                    verdict.refusal(), verdict.calls()));
+                    failed(trip, row.orgId(), lease, FailureReason.INVALID_JSON, verdict.refusal(), verdict.calls());
                 }
             }
             trip.runWithin(handle.getConnection());
@@ -155,14 +155,31 @@ final class BatchResults {
             if (attempts.isEmpty()) {
                 return null;
             }
-            String reason = FailureReason.SYNTHESIZER.label();
             OneTripBatch trip = OneTripBatch.tenant();
-            ConflictLeases.releaseForRetry(trip, row.orgId(), lease(row, conflict, owner, attempts.get()), reason,
-                    retryAfter, new ConflictLeases.Ending(attempts.get(), AttemptHistory.TRANSIENT_FAILURE, reason,
-                            detail, List.of()));
+            failed(trip, row.orgId(), lease(row, conflict, owner, attempts.get()), FailureReason.SYNTHESIZER, detail,
+                    List.of());
             trip.runWithin(handle.getConnection());
             return null;
         });
+    }
+
+    /**
+     * Ends a failed attempt as the interactive lane would: tried again after the policy's wait, or, once the
+     * attempts are used up, the permanent marker with its event.
+     */
+    private void failed(OneTripBatch trip, UUID org, Lease lease, FailureReason reason, String detail,
+                        List<UsageLedger.Entry> calls) {
+        int attempt = lease.attempts();
+        if (retries.exhausted(attempt)) {
+            ConflictLeases.markPermanent(trip, org, lease, reason.label(),
+                    GivenUpEvent.details(attempt, retries.maxAttempts(), reason),
+                    new ConflictLeases.Ending(attempt, AttemptHistory.PERMANENT_FAILURE, reason.label(), detail,
+                            calls));
+        } else {
+            ConflictLeases.releaseForRetry(trip, org, lease, reason.label(), retries.delayAfter(attempt),
+                    new ConflictLeases.Ending(attempt, AttemptHistory.TRANSIENT_FAILURE, reason.label(), detail,
+                            calls));
+        }
     }
 
     private static Lease lease(BatchRow row, UUID conflict, String owner, int attempts) {

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
 
 /** Every statement of the batch lane's rows: the batches, and the conflicts going into and out of them. */
 final class BatchRows {
@@ -41,33 +42,42 @@ final class BatchRows {
     }
 
     /** The conflicts as the synthesizer would see them; a conflict gone from view is left out. */
-    List<LeasedRow> load(UUID org, List<UUID> conflicts) {
-        return transactions.inOrg(org, handle -> conflicts.stream()
-                .map(id -> ConflictLeases.load(handle, id)).flatMap(Optional::stream).toList());
+    static List<LeasedRow> load(Handle handle, List<UUID> conflicts) {
+        return conflicts.stream().map(id -> ConflictLeases.load(handle, id)).flatMap(Optional::stream).toList();
+    }
+
+    /**
+     * Runs {@code work} in one transaction of {@code org} that holds the org's budget first: a batch is opened,
+     * sized and reserved in it, so that two replicas never size their batches to the same room.
+     */
+    <R> R underOrgBudget(UUID org, HandleCallback<R, RuntimeException> work) {
+        return transactions.inOrg(org, handle -> {
+            handle.createQuery(HOLD_ORG_BUDGET).bind("org", org).mapTo(UUID.class).findOne();
+            return work.withHandle(handle);
+        });
     }
 
     /** Writes batch {@code id}'s row and marks its conflicts batched, in one statement; none when nothing is due. */
-    List<Batched> open(UUID id, UUID org, String provider, String model, int limit) {
-        return transactions.inOrg(org, handle -> handle.createQuery(OPEN_BATCH)
+    static List<Batched> open(Handle handle, UUID id, UUID org, String provider, String model, int limit) {
+        return handle.createQuery(OPEN_BATCH)
                 .bind("id", id).bind("org", org).bind("provider", provider).bind("model", model)
                 .bind("limit", limit)
                 .map((rs, ctx) -> new Batched(rs.getObject("id", UUID.class), rs.getInt("attempts")))
-                .list());
+                .list();
     }
 
     /**
      * What the org may still spend this month on new batches (its budget, less its spend and its batches'
      * reservations); empty when it has no budget.
      */
-    Optional<BigDecimal> budgetRoom(UUID org) {
-        return transactions.inOrg(org, handle -> handle.createQuery(BUDGET_ROOM).bind("org", org)
-                .mapTo(BigDecimal.class).findOne());
+    static Optional<BigDecimal> budgetRoom(Handle handle, UUID org) {
+        return handle.createQuery(BUDGET_ROOM).bind("org", org).mapTo(BigDecimal.class).findOne();
     }
 
     /** Sets the batch's requests and reserves their expected cost against its org's budget, before the create. */
-    void reserve(UUID org, UUID id, int requests, BigDecimal reservedUsd) {
-        transactions.inOrg(org, handle -> handle.createUpdate(RESERVE)
-                .bind("id", id).bind("requests", requests).bind("reservedUsd", reservedUsd).execute());
+    static void reserve(Handle handle, UUID id, int requests, BigDecimal reservedUsd) {
+        handle.createUpdate(RESERVE)
+                .bind("id", id).bind("requests", requests).bind("reservedUsd", reservedUsd).execute();
     }
 
     /** True when the batch took the id; false when it had one already. */
@@ -114,10 +124,14 @@ final class BatchRows {
 
     /** Puts the batch's conflict {@code conflict} (every one still in it, when null) back to pending. */
     int backToPending(UUID org, UUID batch, UUID conflict) {
+        return transactions.inOrg(org, handle -> backToPending(handle, batch, conflict));
+    }
+
+    static int backToPending(Handle handle, UUID batch, UUID conflict) {
         Map<String, Object> params = new HashMap<>();
         params.put("batch", batch);
         params.put("id", conflict);
-        return transactions.inOrg(org, handle -> handle.createUpdate(BACK_TO_PENDING).bindMap(params).execute());
+        return handle.createUpdate(BACK_TO_PENDING).bindMap(params).execute();
     }
 
     /** The requests the providers have not answered yet, by provider. */
@@ -147,4 +161,5 @@ final class BatchRows {
     private static final String BACK_TO_PENDING = SqlFiles.of(BatchRows.class, "back_to_pending");
     private static final String BUDGET_ROOM = SqlFiles.of(BatchRows.class, "budget_room");
     private static final String RESERVE = SqlFiles.of(BatchRows.class, "reserve");
+    private static final String HOLD_ORG_BUDGET = SqlFiles.of(BatchRows.class, "hold_org_budget");
 }

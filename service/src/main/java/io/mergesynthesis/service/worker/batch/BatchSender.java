@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,39 +67,17 @@ final class BatchSender {
         return sent;
     }
 
-    private boolean send(UUID org, BatchRoute route) throws InterruptedException {
-        Optional<BigDecimal> room = rows.budgetRoom(org);
-        if (room.isPresent() && room.get().signum() <= 0) {
-            LOG.debug("org {} has spent or reserved its monthly budget: its batch lane sends nothing", org);
+    /** A batch opened, sized and reserved, not yet sent: its requests. */
+    private record Opened(UUID id, List<AnthropicBatches.Request> requests) {
+    }
+
+    boolean send(UUID org, BatchRoute route) throws InterruptedException {
+        Optional<Opened> opened = rows.underOrgBudget(org, handle -> open(handle, org, route));
+        if (opened.isEmpty()) {
             return false;
         }
-        UUID batch = UUID.randomUUID();
-        List<BatchRows.Batched> batched = rows.open(batch, org, route.provider(), route.model(),
-                llm.getBatch().getMaxRequests());
-        if (batched.isEmpty()) {
-            return false;
-        }
-        List<AnthropicBatches.Request> requests = new ArrayList<>();
-        BigDecimal reserved = BigDecimal.ZERO;
-        for (LeasedRow row : rows.load(org, batched.stream().map(BatchRows.Batched::conflictId).toList())) {
-            ConflictSnapshot snapshot = acceptance.snapshotOrNull(row);
-            // Sized to the budget: a request goes while what the batch is expected to cost is still within what
-            // the org may spend, so that only the last one can take it over, and by no more than its own cost.
-            if (snapshot == null || (room.isPresent() && reserved.compareTo(room.get()) >= 0)) {
-                // Without a snapshot, its attempt in the interactive lane fails it the usual way, with the reason
-                // on the conflict; beyond the budget, it waits for the next month or a higher budget.
-                rows.backToPending(org, batch, row.id());
-                continue;
-            }
-            ObjectNode params = AnthropicProtocol.body(route.settings(), route.model(), prompt, snapshot, null,
-                    new RequestPlan(route.settings().getMaxOutputTokens(), route.price().cacheFromTokens()));
-            requests.add(new AnthropicBatches.Request(new BatchCustomId(batch, row.id()).encoded(), params));
-            reserved = reserved.add(expectedCost(route, params));
-        }
-        if (requests.isEmpty()) {
-            return false;
-        }
-        rows.reserve(org, batch, requests.size(), reserved);
+        UUID batch = opened.get().id();
+        List<AnthropicBatches.Request> requests = opened.get().requests();
         try {
             AnthropicBatches.Batch created = clients.of(route).create(requests);
             rows.recordSent(org, batch, created.id(), llm.getBatch().getPollInterval());
@@ -112,6 +91,47 @@ final class BatchSender {
                     + "at the provider before anything is sent again", batch, org, route.provider(), e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * Opens a batch of the org's waiting conflicts, sized to what the org may still spend, and reserves its
+     * expected cost, all in the transaction that holds the org's budget. Empty when nothing goes.
+     */
+    private Optional<Opened> open(Handle handle, UUID org, BatchRoute route) {
+        Optional<BigDecimal> room = BatchRows.budgetRoom(handle, org);
+        if (room.isPresent() && room.get().signum() <= 0) {
+            LOG.debug("org {} has spent or reserved its monthly budget: its batch lane sends nothing", org);
+            return Optional.empty();
+        }
+        UUID batch = UUID.randomUUID();
+        List<BatchRows.Batched> batched = BatchRows.open(handle, batch, org, route.provider(), route.model(),
+                llm.getBatch().getMaxRequests());
+        if (batched.isEmpty()) {
+            return Optional.empty();
+        }
+        List<AnthropicBatches.Request> requests = new ArrayList<>();
+        BigDecimal reserved = BigDecimal.ZERO;
+        for (LeasedRow row : BatchRows.load(handle, batched.stream().map(BatchRows.Batched::conflictId).toList())) {
+            ConflictSnapshot snapshot = acceptance.snapshotOrNull(row);
+            // Sized to the budget: a request goes while what the batch is expected to cost is still within what
+            // the org may spend, so that only the last one can take it over, and by no more than its own cost.
+            if (snapshot == null || (room.isPresent() && reserved.compareTo(room.get()) >= 0)) {
+                // Without a snapshot, its attempt in the interactive lane fails it the usual way, with the reason
+                // on the conflict; beyond the budget, it waits for the next month or a higher budget.
+                BatchRows.backToPending(handle, batch, row.id());
+                continue;
+            }
+            ObjectNode params = AnthropicProtocol.body(route.settings(), route.model(), prompt, snapshot, null,
+                    new RequestPlan(route.settings().getMaxOutputTokens(), route.price().cacheFromTokens()));
+            requests.add(new AnthropicBatches.Request(new BatchCustomId(batch, row.id()).encoded(), params));
+            reserved = reserved.add(expectedCost(route, params));
+        }
+        if (requests.isEmpty()) {
+            // The row stays, done with nothing in it, so its id is never taken again.
+            return Optional.empty();
+        }
+        BatchRows.reserve(handle, batch, requests.size(), reserved);
+        return Optional.of(new Opened(batch, requests));
     }
 
     /**

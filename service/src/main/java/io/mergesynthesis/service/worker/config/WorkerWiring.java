@@ -143,8 +143,9 @@ public final class WorkerWiring {
         if (LlmSynthesizer.NAME.equals(config.getSynthesizer()) && BatchLane.hasProviderThatBatches(llm)) {
             // Conflicts of orgs in lane batch go in the provider's batches instead of the pool's calls. A replica
             // with no provider that takes batches runs no batch lane at all, and asks its database nothing for it.
-            environment.lifecycle().manage(BatchLane.of(transactions, llm, metrics, service.registry(), settings.owner() + "/batch",
-                    config.getBaseBackoff().toJavaDuration()));
+            environment.lifecycle().manage(BatchLane.of(transactions, llm, metrics, service.registry(),
+                    settings.owner() + "/batch",
+                    RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts())));
         }
         environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
         return readings(pool, synthesizer);

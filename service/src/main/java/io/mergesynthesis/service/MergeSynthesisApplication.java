@@ -64,6 +64,7 @@ import io.mergesynthesis.service.operator.FailedList;
 import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.ProviderBatches;
 import io.mergesynthesis.service.operator.ProviderShares;
 import io.mergesynthesis.service.operator.Replicas;
 import io.mergesynthesis.service.operator.SignedInPeople;
@@ -74,6 +75,7 @@ import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.resources.ConflictResource;
 import io.mergesynthesis.service.resources.EventResource;
 import io.mergesynthesis.service.resources.OpenApiResource;
+import io.mergesynthesis.service.resources.BatchResource;
 import io.mergesynthesis.service.resources.OrgNameResource;
 import io.mergesynthesis.service.resources.OrgSynthesisResource;
 import io.mergesynthesis.service.resources.UsageResource;
@@ -247,6 +249,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
 
         OrgDirectory orgDirectory = new OrgDirectory(transactions, Clock.systemUTC());
         environment.jersey().register(new OrgNameResource(orgDirectory));
+        ProviderBatches providerBatches = new ProviderBatches(transactions);
+        environment.jersey().register(new BatchResource(providerBatches));
         environment.jersey().register(new EventResource(new EventExport(transactions)));
         environment.jersey().register(new OpenApiResource());
         WebInbox.install(environment, new WebInbox.UseCases(new WebSessions(transactions, Clock.systemUTC(),

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.mergesynthesis.service.core.AttemptHistoryLine;
 import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.ProviderCall;
+import io.mergesynthesis.service.db.LlmBatches;
 import io.mergesynthesis.service.core.RepairPasses;
 import io.mergesynthesis.service.core.StoredConflict;
 import java.math.BigDecimal;
@@ -37,11 +38,12 @@ public record ConflictView(
      * 10,000.
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    @JsonPropertyOrder({"state", "ahead_in_org", "attempts", "last_failure_reason", "failure_marker", "synthesized_at",
-            "suggested_merge", "check", "calls", "attempt_history"})
+    @JsonPropertyOrder({"state", "ahead_in_org", "batch", "attempts", "last_failure_reason", "failure_marker",
+            "synthesized_at", "suggested_merge", "check", "calls", "attempt_history"})
     public record Synthesis(
             @JsonProperty("state") String state,
             @JsonProperty("ahead_in_org") @JsonInclude(JsonInclude.Include.NON_NULL) Integer aheadInOrg,
+            @JsonProperty("batch") @JsonInclude(JsonInclude.Include.NON_NULL) InBatch batch,
             @JsonProperty("attempts") int attempts,
             @JsonProperty("last_failure_reason") String lastFailureReason,
             @JsonProperty("failure_marker") String failureMarker,
@@ -52,12 +54,30 @@ public record ConflictView(
             @JsonProperty("attempt_history") @JsonInclude(JsonInclude.Include.NON_NULL) List<HistoryLine> history) {
     }
 
+    /** The provider batch a conflict in state {@code batched} is in, and since when. */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    @JsonPropertyOrder({"id", "provider", "model", "provider_batch_id", "since", "cancel_requested_at"})
+    public record InBatch(
+            @JsonProperty("id") java.util.UUID id,
+            @JsonProperty("provider") String provider,
+            @JsonProperty("model") String model,
+            @JsonProperty("provider_batch_id") String providerBatchId,
+            @JsonProperty("since") Instant since,
+            @JsonProperty("cancel_requested_at") Instant cancelRequestedAt) {
+
+        static InBatch of(LlmBatches.Membership batch) {
+            return batch == null ? null : new InBatch(batch.batchId(), batch.provider(), batch.model(),
+                    batch.providerBatchId(), batch.since(), batch.cancelRequestedAt());
+        }
+    }
+
     /** One provider call from the usage ledger. */
-    @JsonPropertyOrder({"attempt", "pass", "model", "input_tokens", "output_tokens", "cache_read_tokens",
+    @JsonPropertyOrder({"attempt", "pass", "lane", "model", "input_tokens", "output_tokens", "cache_read_tokens",
             "cache_write_tokens", "cost_usd", "latency_ms", "outcome", "at"})
     public record Call(
             @JsonProperty("attempt") int attempt,
             @JsonProperty("pass") String pass,
+            @JsonProperty("lane") String lane,
             @JsonProperty("model") String model,
             @JsonProperty("input_tokens") long inputTokens,
             @JsonProperty("output_tokens") long outputTokens,
@@ -69,7 +89,8 @@ public record ConflictView(
             @JsonProperty("at") Instant at) {
 
         static Call of(ProviderCall call) {
-            return new Call(call.attempt(), call.pass(), call.provider() + "/" + call.model(), call.inputTokens(),
+            return new Call(call.attempt(), call.pass(), call.lane(), call.provider() + "/" + call.model(),
+                    call.inputTokens(),
                     call.outputTokens(), call.cacheReadTokens(), call.cacheWriteTokens(), call.costUsd(),
                     call.latencyMs(), call.outcome(), call.createdAt());
         }
@@ -112,18 +133,20 @@ public record ConflictView(
 
     /** A conflict as a page of the inbox lists it. */
     public static ConflictView of(StoredConflict c) {
-        return of(c, null, null, null, null);
+        return of(c, null, null, null, null, null);
     }
 
     /**
      * One conflict on its own, with what the merge check says of it, its provider calls, attempt history and who
-     * decided it, and while it is pending how many of its org's conflicts are ahead of it (null otherwise).
+     * decided it, while it is pending how many of its org's conflicts are ahead of it (null otherwise), and while
+     * it is in a provider's batch, which (null otherwise).
      */
     public static ConflictView of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
-                                  Deciders deciders, Integer aheadInOrg) {
+                                  Deciders deciders, Integer aheadInOrg, LlmBatches.Membership batch) {
         return new ConflictView(c.id(), c.orgId(), c.dedupKey(), c.action(), c.target(), c.rulesJson(),
                 c.winnerPolicyId(), c.detectedAt(), c.receivedAt(),
-                new Synthesis(c.synthesisState().wireName(), aheadInOrg, c.attempts(), c.lastFailureReason(),
+                new Synthesis(c.synthesisState().wireName(), aheadInOrg, InBatch.of(batch), c.attempts(),
+                        c.lastFailureReason(),
                         c.failureMarker(),
                         c.synthesizedAt(), c.suggestedMergeJson(),
                         calls == null ? null : MergeCheckView.of(c),

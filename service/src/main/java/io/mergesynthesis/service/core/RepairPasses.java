@@ -30,7 +30,7 @@ public final class RepairPasses {
                 .map(call -> call.pass().equals("escalation") && refusedFirst.contains(call.attempt())
                         ? new ProviderCall(call.attempt(), REPAIR, call.provider(), call.model(), call.inputTokens(),
                         call.outputTokens(), call.cacheReadTokens(), call.cacheWriteTokens(), call.costUsd(),
-                        call.latencyMs(), call.outcome(), call.createdAt())
+                        call.latencyMs(), call.outcome(), call.createdAt(), call.lane())
                         : call)
                 .toList();
     }

@@ -25,7 +25,8 @@ public final class EventLog {
         /** A token was revoked; of the token's org, or of no org for a platform token. */
         TOKEN_REVOKED,
         /** An org's synthesis settings (model, monthly budget) were changed; the event names no conflict. */
-        ORG_SETTINGS_CHANGED;
+        ORG_SETTINGS_CHANGED,
+        BATCH_CANCEL_REQUESTED;
 
         public String dbName() {
             return name().toLowerCase(java.util.Locale.ROOT);

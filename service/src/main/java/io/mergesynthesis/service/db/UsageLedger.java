@@ -130,7 +130,7 @@ public final class UsageLedger {
                         rs.getString("model"), rs.getLong("input_tokens"), rs.getLong("output_tokens"),
                         rs.getLong("cache_read_tokens"), rs.getLong("cache_write_tokens"),
                         Money.readable(rs.getBigDecimal("cost_usd")), rs.getInt("latency_ms"), rs.getString("outcome"),
-                        rs.getTimestamp("created_at").toInstant()))
+                        rs.getTimestamp("created_at").toInstant(), rs.getString("lane")))
                 .list();
     }
 

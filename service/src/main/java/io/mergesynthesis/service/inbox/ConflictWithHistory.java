@@ -4,6 +4,7 @@ import io.mergesynthesis.service.core.AttemptHistoryLine;
 import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.ProviderCall;
 import io.mergesynthesis.service.core.StoredConflict;
+import io.mergesynthesis.service.db.LlmBatches;
 import java.util.List;
 
 /**
@@ -11,9 +12,11 @@ import java.util.List;
  * acknowledged and resolved it, and, while it waits, how many of its org's conflicts the claims take before it.
  *
  * @param aheadInOrg null unless the conflict is pending; counted up to {@link #AHEAD_COUNTED_TO}
+ * @param batch      the provider batch it is in; null unless it is in one
  */
 public record ConflictWithHistory(StoredConflict conflict, List<ProviderCall> calls,
-                                  List<AttemptHistoryLine> history, Deciders deciders, Integer aheadInOrg) {
+                                  List<AttemptHistoryLine> history, Deciders deciders, Integer aheadInOrg,
+                                  LlmBatches.Membership batch) {
 
     /**
      * Where the count of those ahead stops: past it, the figure only says "this many or more", and reading on

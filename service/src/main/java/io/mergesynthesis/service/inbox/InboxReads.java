@@ -6,6 +6,7 @@ import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
 import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.ConflictStore;
+import io.mergesynthesis.service.db.LlmBatches;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
 import java.util.ArrayList;
@@ -85,7 +86,9 @@ public final class InboxReads {
                         ConflictStore.deciders(handle, org, id),
                         c.synthesisState() == SynthesisState.PENDING
                                 ? ConflictStore.aheadInOrg(handle, org, id, ConflictWithHistory.AHEAD_COUNTED_TO)
-                                : null)));
+                                : null,
+                        c.synthesisState() == SynthesisState.BATCHED
+                                ? LlmBatches.ofConflict(handle, id).orElse(null) : null)));
     }
 
     private static PageOfConflicts page(Handle handle, UUID org, InboxFilter filter, PageCursor position,

@@ -168,7 +168,7 @@ public class ConflictResource {
         UUID id = Ids.parse(idParam);
         return reads.conflict(caller.orgId(), id)
                 .map(c -> Response.ok(ConflictView.of(c.conflict(), c.calls(), c.history(), c.deciders(),
-                        c.aheadInOrg())).build())
+                        c.aheadInOrg(), c.batch())).build())
                 .orElseGet(Ids::notFound);
     }
 

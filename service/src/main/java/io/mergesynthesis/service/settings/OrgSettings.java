@@ -7,6 +7,7 @@ import io.mergesynthesis.service.core.Lane;
 import io.mergesynthesis.service.core.ModelCatalog;
 import io.mergesynthesis.service.core.SynthesisSettings;
 import io.mergesynthesis.service.db.EventLog;
+import io.mergesynthesis.service.db.LlmBatches;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.UsageLedger;
@@ -55,7 +56,8 @@ public final class OrgSettings {
 
     /**
      * Replaces the org's settings. In the same transaction, a budget that allows it again (or none) lets the
-     * org's conflicts out of {@code waiting_budget}, so they resume at once.
+     * org's conflicts out of {@code waiting_budget}, so they resume at once; and the org's batches are asked to
+     * cancel when it leaves the batch lane, or when its budget falls below what they reserved.
      *
      * @param by     who changes them, named in the {@code org_settings_changed} event written with the change
      * @param model  {@code provider/model}, or null for the primary model; a usable one
@@ -66,8 +68,13 @@ public final class OrgSettings {
      */
     public OrgSynthesis change(Caller by, UUID org, String model, BigDecimal budget, Integer weight, Lane lane) {
         OrgSynthesis now = transactions.inOrg(org, handle -> {
-            OrgSynthesisSettings.put(handle, org, model, budget, weight, lane);
+            Lane before = OrgSynthesisSettings.of(handle, org).lane();
+            SynthesisSettings after = OrgSynthesisSettings.put(handle, org, model, budget, weight, lane);
             OrgSynthesisSettings.resumeWaiting(handle, Optional.of(org));
+            // Its batches canceled at the provider when it leaves the batch lane, or when its budget no longer
+            // covers what they reserved; what the provider still answers is stored and on record all the same.
+            LlmBatches.cancelForSettings(handle, org,
+                    before != Lane.INTERACTIVE && after.lane() == Lane.INTERACTIVE);
             OrgSynthesis read = read(handle, org);
             ObjectNode details = JSON.createObjectNode().put("model", model);
             details.put("monthly_budget_usd", budget);

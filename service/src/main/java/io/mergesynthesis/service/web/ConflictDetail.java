@@ -11,6 +11,7 @@ import io.mergesynthesis.service.core.RepairPasses;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
+import io.mergesynthesis.service.db.LlmBatches;
 import io.mergesynthesis.service.inbox.ConflictWithHistory;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -27,7 +28,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                       Moment detected, Moment received, List<RuleRow> rules, List<String> cautions,
                       String state, String stateLabel, int attempts, String lastFailureReason, String failureMarker,
                       Moment synthesized, Merge merge, CheckPanel check, List<CallRow> calls, String callsCost,
-                      List<AttemptRow> history, String aheadInOrg,
+                      List<AttemptRow> history, String aheadInOrg, InBatch inBatch,
                       String inboxStatus, Moment acknowledged, String acknowledgedBy, Moment resolved,
                       String resolvedBy, String resolution,
                       String resolutionLabel, String note, boolean mayChange, boolean mayRequeue,
@@ -49,8 +50,12 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     record LoserAction(String policyId, String before, String action, String detail) {
     }
 
-    record CallRow(int attempt, String pass, String provider, String model, long inputTokens, long outputTokens,
+    record CallRow(int attempt, String pass, String lane, String provider, String model, long inputTokens, long outputTokens,
                    long cacheTokens, String cost, int latencyMs, String outcome, Moment at) {
+    }
+
+    /** The provider batch the conflict is in, and since when. */
+    record InBatch(String id, String provider, String providerBatchId, Moment since, boolean canceling) {
     }
 
     record AttemptRow(int attempt, String outcome, String reason, String detail, Moment finished, Moment notBefore) {
@@ -60,7 +65,8 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     }
 
     static ConflictDetail of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
-                             Deciders deciders, Integer aheadInOrg, boolean mayChange, boolean mayRequeue,
+                             Deciders deciders, Integer aheadInOrg, LlmBatches.Membership batch,
+                             boolean mayChange, boolean mayRequeue,
                              ObjectMapper json, Instant now,
                              double escalateBelow) {
         List<RuleRow> rules = rules(c, json);
@@ -69,7 +75,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
         Merge merge = c.suggestedMergeJson() == null ? null : merge(read(json, c.suggestedMergeJson()), ruleText, now,
                 RuleDiff.of(rules, read(json, c.suggestedMergeJson()), escalateBelow));
         BigDecimal cost = calls.stream().map(ProviderCall::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add);
-        List<CallRow> callRows = RepairPasses.named(calls).stream().map(k -> new CallRow(k.attempt(), k.pass(), k.provider(), k.model(),
+        List<CallRow> callRows = RepairPasses.named(calls).stream().map(k -> new CallRow(k.attempt(), k.pass(), k.lane(), k.provider(), k.model(),
                 k.inputTokens(), k.outputTokens(), k.cacheReadTokens() + k.cacheWriteTokens(), Dollars.usd(k.costUsd()),
                 k.latencyMs(), k.outcome(), Moment.of(k.createdAt(), now))).toList();
         List<AttemptRow> attempts = history.stream().map(a -> new AttemptRow(a.attempt(), a.outcome(), a.reason(),
@@ -83,7 +89,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
                 Moment.of(c.detectedAt(), now), Moment.of(c.receivedAt(), now), rules, LayerCautions.of(rules),
                 c.synthesisState().wireName(), c.synthesisState().label(), c.attempts(), c.lastFailureReason(),
                 c.failureMarker(), Moment.of(c.synthesizedAt(), now), merge, CheckPanel.of(c), callRows,
-                Dollars.usd(cost), attempts, ahead(aheadInOrg), c.inboxStatus().wireName(),
+                Dollars.usd(cost), attempts, ahead(aheadInOrg), inBatch(batch, now), c.inboxStatus().wireName(),
                 Moment.of(c.acknowledgedAt(), now), ActorWords.of(deciders.acknowledgedByJson(), json),
                 Moment.of(c.resolvedAt(), now), ActorWords.of(deciders.resolvedByJson(), json),
                 c.resolution() == null ? null : c.resolution().wireName(),
@@ -101,6 +107,11 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
         }
         String figure = String.format(java.util.Locale.ROOT, "%,d", aheadInOrg);
         return aheadInOrg >= ConflictWithHistory.AHEAD_COUNTED_TO ? figure + " or more" : figure;
+    }
+
+    private static InBatch inBatch(LlmBatches.Membership batch, Instant now) {
+        return batch == null ? null : new InBatch(batch.batchId().toString(), batch.provider(),
+                batch.providerBatchId(), Moment.of(batch.since(), now), batch.cancelRequestedAt() != null);
     }
 
     boolean hasCautions() {

@@ -99,7 +99,8 @@ public final class InboxResource {
         }
         Instant now = pages.clock().instant();
         Optional<ConflictDetail> detail = reads.conflict(org, id).map(c -> ConflictDetail.of(c.conflict(), c.calls(),
-                c.history(), c.deciders(), c.aheadInOrg(), session.mayChangeConflicts(), session.mayRequeue(), json,
+                c.history(), c.deciders(), c.aheadInOrg(), c.batch(), session.mayChangeConflicts(),
+                session.mayRequeue(), json,
                 now, escalateBelow));
         if (detail.isEmpty()) {
             return pages.notFound(session);

@@ -12,7 +12,7 @@ class RepairPassesTest {
 
     private static ProviderCall call(int attempt, String pass, String outcome) {
         return new ProviderCall(attempt, pass, "standin", "small", 10, 5, 0, 0, BigDecimal.ONE, 3, outcome,
-                Instant.EPOCH);
+                Instant.EPOCH, "interactive");
     }
 
     @Test

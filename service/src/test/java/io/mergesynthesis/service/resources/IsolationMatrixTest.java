@@ -102,6 +102,15 @@ class IsolationMatrixTest {
             cases.add(new Case("GET /v1/conflicts", caller, () -> APP.get(t, "/v1/conflicts"),
                     admin ? 200 : denied, false));
             cases.add(new Case("GET /v1/openapi.yaml", caller, () -> APP.get(t, "/v1/openapi.yaml"), 200, false));
+            // The batch lane's batches are the platform's alone, every org's.
+            boolean platform = caller == Caller.PLATFORM;
+            cases.add(new Case("GET /v1/batches", caller, () -> APP.get(t, "/v1/batches"),
+                    platform ? 200 : denied, platform));
+            cases.add(new Case("POST /v1/batches/{missing}/cancel", caller,
+                    () -> APP.post(t, "/v1/batches/" + UUID.randomUUID() + "/cancel", ""),
+                    platform ? 404 : denied, false));
+            cases.add(new Case("POST /v1/batches/{malformed}/cancel", caller,
+                    () -> APP.post(t, "/v1/batches/not-a-uuid/cancel", ""), platform ? 400 : denied, false));
 
             for (Id kind : Id.values()) {
                 int byId = switch (kind) {

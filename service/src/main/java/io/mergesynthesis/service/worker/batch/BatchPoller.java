@@ -3,6 +3,7 @@ package io.mergesynthesis.service.worker.batch;
 import io.mergesynthesis.llm.BatchSettings;
 import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.llm.anthropic.AnthropicBatches;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -70,10 +71,10 @@ final class BatchPoller {
             if (endedAt.isEmpty()) {
                 return true;
             }
-            results.store(row, route.get(), client, batch.get(), endedAt.get(), owner);
+            BigDecimal cost = results.store(row, route.get(), client, batch.get(), endedAt.get(), owner);
             // A conflict the results did not name was not answered: it waits for its next attempt.
             rows.backToPending(row.orgId(), row.id(), null);
-            rows.markDone(row, owner);
+            rows.markDone(row, owner, cost);
             metrics.batch(row.provider(), BatchMetrics.ENDED);
             LOG.info("batch {} ({}) of org {} ended; its results are stored", row.id(), batch.get().id(), row.orgId());
         } catch (AnthropicBatches.Failed e) {
@@ -97,7 +98,7 @@ final class BatchPoller {
         }
         if (finding instanceof BatchAdoption.Absent) {
             int back = rows.backToPending(row.orgId(), row.id(), null);
-            rows.markDone(row, owner);
+            rows.markDone(row, owner, null);
             metrics.batch(row.provider(), BatchMetrics.NEVER_MADE);
             LOG.info("batch {} of org {} was never made at the provider: its {} conflicts wait again", row.id(),
                     row.orgId(), back);

@@ -23,6 +23,7 @@ import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.synthesis.Ticker;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,9 +65,14 @@ final class BatchResults {
         this.maxAnswerBytes = maxAnswerBytes;
     }
 
-    /** Stores every result of {@code batch}, the provider's view of {@code row}, which ended at {@code endedAt}. */
-    void store(BatchRow row, BatchRoute route, AnthropicBatches client, AnthropicBatches.Batch batch,
-               Instant endedAt, String owner) throws AnthropicBatches.Failed, InterruptedException {
+    /**
+     * Stores every result of {@code batch}, the provider's view of {@code row}, which ended at {@code endedAt}.
+     *
+     * @return what the batch's answers cost at the batch price, whoever stored them
+     */
+    BigDecimal store(BatchRow row, BatchRoute route, AnthropicBatches client, AnthropicBatches.Batch batch,
+                     Instant endedAt, String owner) throws AnthropicBatches.Failed, InterruptedException {
+        BigDecimal[] cost = {BigDecimal.ZERO};
         try (Stream<JsonNode> lines = client.results(batch)) {
             lines.forEach(line -> {
                 Optional<BatchCustomId> id = BatchCustomId.decode(line.path("custom_id").asText(null));
@@ -75,9 +81,16 @@ final class BatchResults {
                             batch.id(), line.path("custom_id").asText());
                     return;
                 }
-                one(row, route, id.get().conflictId(), line.path("result"), endedAt, owner);
+                JsonNode result = line.path("result");
+                if ("succeeded".equals(result.path("type").asText())) {
+                    cost[0] = cost[0].add(BatchAnswer.call(ProviderType.ANTHROPIC, result.path("message"),
+                            route.provider(), route.model(), route.price(), callId(row, id.get().conflictId()), endedAt)
+                            .costUsd());
+                }
+                one(row, route, id.get().conflictId(), result, endedAt, owner);
             });
         }
+        return cost[0];
     }
 
     private void one(BatchRow row, BatchRoute route, UUID conflict, JsonNode result, Instant endedAt, String owner) {
@@ -91,7 +104,7 @@ final class BatchResults {
 
     private void answered(BatchRow row, BatchRoute route, UUID conflict, JsonNode message, Instant endedAt,
                           String owner) {
-        UUID callId = UUID.nameUUIDFromBytes((row.id() + "/" + conflict).getBytes(StandardCharsets.UTF_8));
+        UUID callId = callId(row, conflict);
         transactions.inOrg(row.orgId(), handle -> {
             Optional<Integer> attempts = BatchRows.takeFromBatch(handle, row.id(), conflict, owner, STORE_LEASE);
             Optional<LeasedRow> leased = ConflictLeases.load(handle, conflict);
@@ -180,6 +193,11 @@ final class BatchResults {
                     new ConflictLeases.Ending(attempt, AttemptHistory.TRANSIENT_FAILURE, reason.label(), detail,
                             calls));
         }
+    }
+
+    /** The ledger row of a request's answer: the same on every reading of the results. */
+    private static UUID callId(BatchRow row, UUID conflict) {
+        return UUID.nameUUIDFromBytes((row.id() + "/" + conflict).getBytes(StandardCharsets.UTF_8));
     }
 
     private static Lease lease(BatchRow row, UUID conflict, String owner, int attempts) {

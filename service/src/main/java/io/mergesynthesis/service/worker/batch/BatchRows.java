@@ -1,5 +1,6 @@
 package io.mergesynthesis.service.worker.batch;
 
+import io.mergesynthesis.service.core.SynthesisSettings;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.db.SqlFiles;
@@ -31,14 +32,20 @@ final class BatchRows {
     record Batched(UUID conflictId, int attempts) {
     }
 
-    List<UUID> orgsWithBatchWork(int limit) {
+    /** @param autoAbove an org in lane auto has batch work while more than this many of its conflicts wait */
+    List<UUID> orgsWithBatchWork(int limit, int autoAbove) {
         return transactions.crossTenant(handle -> handle.createQuery(ORGS_WITH_BATCH_WORK)
-                .bind("limit", limit).mapTo(UUID.class).list());
+                .bind("limit", limit).bind("autoAbove", autoAbove).mapTo(UUID.class).list());
     }
 
-    /** The org's own model, {@code provider/model}; null for the primary. */
-    String orgModel(UUID org) {
-        return transactions.inOrg(org, handle -> OrgSynthesisSettings.of(handle, org).model());
+    /** The org's settings: its own model, its lane. */
+    SynthesisSettings orgSettings(UUID org) {
+        return transactions.inOrg(org, handle -> OrgSynthesisSettings.of(handle, org));
+    }
+
+    /** How many of the org's conflicts wait, by the kept counts. */
+    static long waiting(Handle handle, UUID org) {
+        return handle.createQuery(ORG_WAITING).bind("org", org).mapTo(Long.class).one();
     }
 
     /** The conflicts as the synthesizer would see them; a conflict gone from view is left out. */
@@ -57,11 +64,16 @@ final class BatchRows {
         });
     }
 
-    /** Writes batch {@code id}'s row and marks its conflicts batched, in one statement; none when nothing is due. */
-    static List<Batched> open(Handle handle, UUID id, UUID org, String provider, String model, int limit) {
+    /**
+     * Writes batch {@code id}'s row and marks its conflicts batched, in one statement; none when nothing is due.
+     *
+     * @param wholeOrg every waiting conflict of the org may go, not only those reported with lane batch
+     */
+    static List<Batched> open(Handle handle, UUID id, UUID org, String provider, String model, int limit,
+                              boolean wholeOrg) {
         return handle.createQuery(OPEN_BATCH)
                 .bind("id", id).bind("org", org).bind("provider", provider).bind("model", model)
-                .bind("limit", limit)
+                .bind("limit", limit).bind("wholeOrg", wholeOrg)
                 .map((rs, ctx) -> new Batched(rs.getObject("id", UUID.class), rs.getInt("attempts")))
                 .list();
     }
@@ -94,7 +106,7 @@ final class BatchRows {
                 .map((rs, ctx) -> new BatchRow(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class),
                         rs.getString("provider"), rs.getString("model"), rs.getString("provider_batch_id"),
                         rs.getString("state"), instant(rs.getTimestamp("created_at")),
-                        instant(rs.getTimestamp("ended_at"))))
+                        instant(rs.getTimestamp("ended_at")), rs.getBoolean("cancel_due")))
                 .findOne());
     }
 
@@ -110,8 +122,15 @@ final class BatchRows {
                 .map((rs, ctx) -> instant(rs.getTimestamp("ended_at"))).findOne());
     }
 
-    void markDone(BatchRow batch, String owner) {
+    /** @param costUsd what the batch's answers cost; null when the provider never made the batch */
+    void markDone(BatchRow batch, String owner, BigDecimal costUsd) {
         transactions.inOrg(batch.orgId(), handle -> handle.createUpdate(MARK_DONE)
+                .bind("id", batch.id()).bind("owner", owner).bind("costUsd", costUsd).execute());
+    }
+
+    /** The provider was asked to cancel the batch. */
+    void markCancelSent(BatchRow batch, String owner) {
+        transactions.inOrg(batch.orgId(), handle -> handle.createUpdate(MARK_CANCEL_SENT)
                 .bind("id", batch.id()).bind("owner", owner).execute());
     }
 
@@ -161,5 +180,7 @@ final class BatchRows {
     private static final String BACK_TO_PENDING = SqlFiles.of(BatchRows.class, "back_to_pending");
     private static final String BUDGET_ROOM = SqlFiles.of(BatchRows.class, "budget_room");
     private static final String RESERVE = SqlFiles.of(BatchRows.class, "reserve");
+    private static final String ORG_WAITING = SqlFiles.of(BatchRows.class, "org_waiting");
+    private static final String MARK_CANCEL_SENT = SqlFiles.of(BatchRows.class, "mark_cancel_sent");
     private static final String HOLD_ORG_BUDGET = SqlFiles.of(BatchRows.class, "hold_org_budget");
 }

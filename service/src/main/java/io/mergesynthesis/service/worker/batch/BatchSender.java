@@ -8,6 +8,8 @@ import io.mergesynthesis.llm.TokenEstimate;
 import io.mergesynthesis.llm.Usage;
 import io.mergesynthesis.llm.anthropic.AnthropicBatches;
 import io.mergesynthesis.llm.anthropic.AnthropicProtocol;
+import io.mergesynthesis.service.core.Lane;
+import io.mergesynthesis.service.core.SynthesisSettings;
 import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
@@ -51,8 +53,9 @@ final class BatchSender {
     /** Sends one batch for each org with conflicts due in the batch lane; how many batches were created. */
     int sendWaiting() throws InterruptedException {
         int sent = 0;
-        for (UUID org : rows.orgsWithBatchWork(ORGS_PER_ROUND)) {
-            String orgModel = rows.orgModel(org);
+        for (UUID org : rows.orgsWithBatchWork(ORGS_PER_ROUND, llm.getBatch().getAutoAbove())) {
+            SynthesisSettings settings = rows.orgSettings(org);
+            String orgModel = settings.model();
             Optional<BatchRoute> route = BatchRoute.of(llm, orgModel);
             if (route.isEmpty()) {
                 LOG.warn("org {} is in the batch lane, but its model {} has no provider with a batch API here "
@@ -60,7 +63,7 @@ final class BatchSender {
                         orgModel != null ? orgModel : llm.getPrimaryModel());
                 continue;
             }
-            if (send(org, route.get())) {
+            if (send(org, settings.lane(), route.get())) {
                 sent++;
             }
         }
@@ -71,8 +74,8 @@ final class BatchSender {
     private record Opened(UUID id, List<AnthropicBatches.Request> requests) {
     }
 
-    boolean send(UUID org, BatchRoute route) throws InterruptedException {
-        Optional<Opened> opened = rows.underOrgBudget(org, handle -> open(handle, org, route));
+    boolean send(UUID org, Lane lane, BatchRoute route) throws InterruptedException {
+        Optional<Opened> opened = rows.underOrgBudget(org, handle -> open(handle, org, lane, route));
         if (opened.isEmpty()) {
             return false;
         }
@@ -97,15 +100,23 @@ final class BatchSender {
      * Opens a batch of the org's waiting conflicts, sized to what the org may still spend, and reserves its
      * expected cost, all in the transaction that holds the org's budget. Empty when nothing goes.
      */
-    private Optional<Opened> open(Handle handle, UUID org, BatchRoute route) {
+    private Optional<Opened> open(Handle handle, UUID org, Lane lane, BatchRoute route) {
         Optional<BigDecimal> room = BatchRows.budgetRoom(handle, org);
         if (room.isPresent() && room.get().signum() <= 0) {
             LOG.debug("org {} has spent or reserved its monthly budget: its batch lane sends nothing", org);
             return Optional.empty();
         }
+        int limit = llm.getBatch().getMaxRequests();
+        boolean wholeOrg = lane == Lane.BATCH;
+        if (lane == Lane.AUTO) {
+            // In batches while more than autoAbove wait: the oldest beyond that go, the rest stay interactive.
+            long beyond = BatchRows.waiting(handle, org) - llm.getBatch().getAutoAbove();
+            wholeOrg = beyond > 0;
+            limit = wholeOrg ? (int) Math.min(limit, beyond) : limit;
+        }
         UUID batch = UUID.randomUUID();
         List<BatchRows.Batched> batched = BatchRows.open(handle, batch, org, route.provider(), route.model(),
-                llm.getBatch().getMaxRequests());
+                limit, wholeOrg);
         if (batched.isEmpty()) {
             return Optional.empty();
         }

@@ -2,6 +2,7 @@ package io.mergesynthesis.service.worker.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
@@ -82,9 +83,18 @@ class BatchLaneEndToEndTest {
         String batch = awaitOneBatchHolding(org, n);
         assertThat(STAND_IN.stats().batches() - batchesBefore).as("one create").isEqualTo(1);
         assertThat(STAND_IN.stats().path("/v1/messages") - callsBefore).as("no interactive call").isZero();
+        String admin = APP.token(Role.ORG_ADMIN, org);
+        JsonNode inBatch = Seed.parse(APP.get(admin, "/v1/conflicts/" + conflicts.get(0)).body()).path("synthesis");
+        assertThat(inBatch.path("state").asText()).isEqualTo("batched");
+        assertThat(inBatch.path("batch").path("provider_batch_id").asText()).isEqualTo(batch);
+        assertThat(inBatch.path("batch").path("since").asText()).isNotEmpty();
         assertThat(STAND_IN.endBatch(batch)).isTrue();
 
         awaitDone(conflicts);
+        JsonNode done = Seed.parse(APP.get(admin, "/v1/conflicts/" + conflicts.get(0)).body()).path("synthesis");
+        assertThat(done.has("batch")).as("out of the batch").isFalse();
+        assertThat(done.path("calls")).hasSize(1);
+        assertThat(done.path("calls").get(0).path("lane").asText()).isEqualTo("batch");
         assertThat(STAND_IN.stats().batchBilled() - billedBefore).as("each conflict billed once").isEqualTo(n);
         List<Map<String, Object>> ledger = ledgerOf(org);
         assertThat(ledger).hasSize(n);
@@ -139,6 +149,50 @@ class BatchLaneEndToEndTest {
             assertThat(row.get("attempts")).as("no attempt counted").isEqualTo(0);
         });
         assertThat(conflicts).hasSize(n);
+    }
+
+    @Test
+    void anOrgLeavingTheBatchLaneOrLoweringItsBudgetHasItsBatchesCanceledAndThePlatformMayCancelOne() {
+        UUID leaving = UUID.randomUUID();
+        inLaneBatchReporting(leaving, 2, "leaving");
+        awaitOneBatchHolding(leaving, 2);
+        var interactive = APP.put(platform, "/v1/orgs/" + leaving + "/synthesis", "{\"lane\": \"interactive\"}");
+        assertThat(interactive.statusCode()).as(interactive.body()).isEqualTo(200);
+        assertThat(cancelReasonsOf(leaving)).containsExactly("lane_changed");
+
+        UUID lowering = UUID.randomUUID();
+        inLaneBatchReporting(lowering, new BigDecimal("1.00"), 2, "lowering");
+        awaitOneBatchHolding(lowering, 2);
+        var kept = APP.put(platform, "/v1/orgs/" + lowering + "/synthesis",
+                "{\"lane\": \"batch\", \"monthly_budget_usd\": 0.50}");
+        assertThat(kept.statusCode()).as(kept.body()).isEqualTo(200);
+        assertThat(cancelReasonsOf(lowering)).as("a budget still above what is reserved").isEmpty();
+        var lowered = APP.put(platform, "/v1/orgs/" + lowering + "/synthesis",
+                "{\"lane\": \"batch\", \"monthly_budget_usd\": 0.001}");
+        assertThat(lowered.statusCode()).as(lowered.body()).isEqualTo(200);
+        assertThat(cancelReasonsOf(lowering)).containsExactly("budget_lowered");
+
+        UUID asked = UUID.randomUUID();
+        inLaneBatchReporting(asked, 2, "asked");
+        awaitOneBatchHolding(asked, 2);
+        UUID batchId = superuser.withHandle(h -> h.createQuery("SELECT id FROM llm_batches WHERE org_id = :org")
+                .bind("org", asked).mapTo(UUID.class).one());
+        var cancel = APP.post(platform, "/v1/batches/" + batchId + "/cancel", "");
+        assertThat(cancel.statusCode()).as(cancel.body()).isEqualTo(202);
+        assertThat(Seed.parse(cancel.body()).path("cancel_reason").asText()).isEqualTo("requested");
+        assertThat(cancelReasonsOf(asked)).containsExactly("requested");
+        var listed = Seed.parse(APP.get(platform, "/v1/batches").body()).path("batches");
+        assertThat(listed.findValuesAsText("id")).contains(batchId.toString());
+        long events = superuser.withHandle(h -> h.createQuery("""
+                SELECT count(*) FROM conflict_events WHERE org_id = :org AND event_type = 'batch_cancel_requested'""")
+                .bind("org", asked).mapTo(Long.class).one());
+        assertThat(events).as("the platform's cancel on the org's record").isEqualTo(1);
+    }
+
+    private static List<String> cancelReasonsOf(UUID org) {
+        return superuser.withHandle(h -> h.createQuery(
+                "SELECT cancel_reason FROM llm_batches WHERE org_id = :org AND cancel_requested_at IS NOT NULL")
+                .bind("org", org).mapTo(String.class).list());
     }
 
     @Test

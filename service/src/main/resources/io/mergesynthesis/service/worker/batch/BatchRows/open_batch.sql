@@ -1,14 +1,14 @@
 -- Opens batch :id of :org for :provider and :model: takes up to :limit of the org's conflicts due for the batch
--- lane, oldest first (rows another replica is taking are skipped, not waited for), writes the batch's row and
+-- lane (those reported with lane batch, and, when :wholeOrg, every one not reported with lane interactive), oldest
+-- first (rows another replica is taking are skipped, not waited for), writes the batch's row and
 -- marks each conflict batched with the batch's id, counting the attempt, in one statement: the row exists, and
 -- the conflicts point at it, before the provider hears of the batch. No row is written when nothing is due.
 -- Runs under the org's scope.
 WITH picked AS (
     SELECT p.id
     FROM policy_conflicts p
-    LEFT JOIN org_synthesis_settings s ON s.org_id = p.org_id
     WHERE p.org_id = :org AND p.synthesis_state = 'pending' AND p.not_before <= now()
-      AND (p.lane = 'batch' OR (s.lane = 'batch' AND p.lane IS DISTINCT FROM 'interactive'))
+      AND (p.lane = 'batch' OR (:wholeOrg AND p.lane IS DISTINCT FROM 'interactive'))
     ORDER BY p.not_before
     LIMIT :limit
     FOR UPDATE OF p SKIP LOCKED),

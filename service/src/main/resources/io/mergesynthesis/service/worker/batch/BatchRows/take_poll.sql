@@ -12,4 +12,5 @@ WHERE b.id = (SELECT d.id FROM llm_batches d
               ORDER BY d.next_poll_at
               LIMIT 1
               FOR UPDATE SKIP LOCKED)
-RETURNING b.id, b.org_id, b.provider, b.model, b.provider_batch_id, b.state, b.created_at, b.ended_at
+RETURNING b.id, b.org_id, b.provider, b.model, b.provider_batch_id, b.state, b.created_at, b.ended_at,
+          b.cancel_requested_at IS NOT NULL AND b.cancel_sent_at IS NULL AS cancel_due

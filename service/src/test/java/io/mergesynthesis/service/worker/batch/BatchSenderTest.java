@@ -28,11 +28,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two replicas' batch lanes sending for one org at the same moment size their batches one after the other: what
- * the org may still spend is read, filled and reserved under a hold on the org's budget, so the two batches
- * together reserve no more than the room and one request's cost, never the room twice.
+ * What one round of a batch lane sends for an org, with no worker pool beside it. Two replicas' batch lanes
+ * sending for one org at the same moment size their batches one after the other: what the org may still spend is
+ * read, filled and reserved under a hold on the org's budget, so the two batches together reserve no more than
+ * the room and one request's cost, never the room twice. An org in lane auto sends what waits beyond
+ * {@code llm.batch.autoAbove}, and nothing while no more wait.
  */
-class BatchBudgetRaceTest {
+class BatchSenderTest {
 
     private static TestDatabase database;
     private static ScopedTransactions transactions;
@@ -51,6 +53,7 @@ class BatchBudgetRaceTest {
         llm.setPrimaryModel("standin/small");
         // Fewer than an org has waiting, so that each sender finds conflicts of its own to put in a batch.
         llm.getBatch().setMaxRequests(8);
+        llm.getBatch().setAutoAbove(4);
     }
 
     @AfterAll
@@ -87,14 +90,44 @@ class BatchBudgetRaceTest {
         }
     }
 
-    private static CompletableFuture<Boolean> sendAt(CyclicBarrier together, UUID org, BatchRoute route) {
-        BatchSender sender = new BatchSender(new BatchRows(transactions), llm, new BatchClients(),
+    @Test
+    void anOrgInLaneAutoSendsWhatWaitsBeyondTheThresholdAndNothingBelowIt() throws Exception {
+        BatchRoute route = BatchRoute.of(llm, null).orElseThrow();
+        UUID org = UUID.randomUUID();
+        transactions.inOrg(org, h -> OrgSynthesisSettings.put(h, org, null, null, null, Lane.AUTO));
+        int autoAbove = llm.getBatch().getAutoAbove();
+        for (int i = 0; i < autoAbove + 3; i++) {
+            insert(org, "auto-" + i);
+        }
+        assertThat(sender().send(org, Lane.AUTO, route)).as("a batch beyond the threshold").isTrue();
+        assertThat(batchedOf(org)).as("conflicts batched").isEqualTo(3);
+
+        assertThat(sender().send(org, Lane.AUTO, route)).as("nothing more at the threshold").isFalse();
+        assertThat(batchedOf(org)).isEqualTo(3);
+        long pending = database.jdbi().withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM policy_conflicts WHERE org_id = :org AND synthesis_state = 'pending'")
+                .bind("org", org).mapTo(Long.class).one());
+        assertThat(pending).as("left to the interactive lane").isEqualTo(autoAbove);
+    }
+
+    private static long batchedOf(UUID org) {
+        return database.jdbi().withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM policy_conflicts WHERE org_id = :org AND synthesis_state = 'batched'")
+                .bind("org", org).mapTo(Long.class).one());
+    }
+
+    private static BatchSender sender() {
+        return new BatchSender(new BatchRows(transactions), llm, new BatchClients(),
                 new MergeAcceptance(new SuggestedMergeJson(), new SynthesisMetrics(new CollectorRegistry())),
                 new BatchMetrics(new CollectorRegistry()));
+    }
+
+    private static CompletableFuture<Boolean> sendAt(CyclicBarrier together, UUID org, BatchRoute route) {
+        BatchSender sender = sender();
         return CompletableFuture.supplyAsync(() -> {
             try {
                 together.await();
-                return sender.send(org, route);
+                return sender.send(org, Lane.BATCH, route);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

@@ -169,7 +169,7 @@ public final class StandInProvider implements AutoCloseable {
      * as a provider returns the finished part of a batch whose window closed; false if none or ended.
      */
     public boolean expireBatch(String id, int answered) {
-        return book.answerFirst(id, answered) && book.expire(id);
+        return (answered <= 0 || book.answerFirst(id, answered)) && book.expire(id);
     }
 
     /**

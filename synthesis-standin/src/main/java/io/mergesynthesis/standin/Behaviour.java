@@ -18,6 +18,12 @@ public final class Behaviour {
 
     private volatile Duration latency = Duration.ZERO;
     private volatile Duration batchDelay = Duration.ZERO;
+    private volatile Duration batchCancelDelay = Duration.ZERO;
+    private volatile Duration batchCreateDelay = Duration.ZERO;
+    private volatile int batchErrorEvery;
+    private volatile double batchErrorRate;
+    private volatile Long batchResultSeed;
+    private final java.util.concurrent.atomic.AtomicInteger batchCallsRefused = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int rateLimitPerSecond;
     private volatile boolean statesRateLimit = true;
     private volatile double failureRate;
@@ -88,6 +94,82 @@ public final class Behaviour {
     public Behaviour batchDelay(Duration batchDelay) {
         this.batchDelay = Objects.requireNonNull(batchDelay);
         return this;
+    }
+
+    public Duration batchCancelDelay() {
+        return batchCancelDelay;
+    }
+
+    /**
+     * How long a batch asked to cancel stays cancelling before it ends, its requests not yet answered canceled;
+     * zero (the default) keeps it cancelling until a test ends it ({@link StandInProvider#endBatch}).
+     */
+    public Behaviour batchCancelDelay(Duration delay) {
+        this.batchCancelDelay = Objects.requireNonNull(delay);
+        return this;
+    }
+
+    public Duration batchCreateDelay() {
+        return batchCreateDelay;
+    }
+
+    /**
+     * How long the answer to a batch's create is held back. The batch is made at once; only its answer waits, so a
+     * client that gives up (or dies) meanwhile has made a batch it never learnt the id of. Zero by default.
+     */
+    public Behaviour batchCreateDelay(Duration delay) {
+        this.batchCreateDelay = Objects.requireNonNull(delay);
+        return this;
+    }
+
+    public int batchErrorEvery() {
+        return batchErrorEvery;
+    }
+
+    /** Every {@code n}th request of each batch (the nth, the 2nth, ...) is errored, not billed; 0 for none. */
+    public Behaviour batchErrorEvery(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("every n-th request: n is 0 (none) or more, not " + n);
+        }
+        this.batchErrorEvery = n;
+        return this;
+    }
+
+    public double batchErrorRate() {
+        return batchErrorRate;
+    }
+
+    /** The share of a batch's requests, at random, that are errored, not billed; 0 (the default) for none. */
+    public Behaviour batchErrorRate(double rate) {
+        if (!(rate >= 0 && rate <= 1)) {
+            throw new IllegalArgumentException("a share from 0 to 1, not " + rate);
+        }
+        this.batchErrorRate = rate;
+        return this;
+    }
+
+    public Long batchResultSeed() {
+        return batchResultSeed;
+    }
+
+    /**
+     * A batch's results written shuffled with this seed; null (the default) writes them in the reverse of the
+     * requests' order. Either way not the order they were sent in, so a reader must key on custom_id.
+     */
+    public Behaviour batchResultSeed(Long seed) {
+        this.batchResultSeed = seed;
+        return this;
+    }
+
+    /** The next {@code n} calls to either protocol's batch endpoints are answered 429 with a retry-after of 7 s. */
+    public Behaviour refuseNextBatchCalls(int n) {
+        batchCallsRefused.addAndGet(n);
+        return this;
+    }
+
+    /** Whether this batch call is one to refuse. */
+    boolean takeBatchRefusal() {
+        return batchCallsRefused.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
     }
 
     public int rateLimitPerSecond() {

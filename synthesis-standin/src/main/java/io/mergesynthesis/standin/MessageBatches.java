@@ -4,27 +4,22 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.standin.BatchBook.Batch;
+import io.mergesynthesis.standin.BatchBook.Item;
+import io.mergesynthesis.standin.BatchBook.Kind;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
  * Anthropic's Message Batches as the stand-in speaks them: {@code POST /v1/messages/batches}, {@code GET} of one
- * batch, of the list (newest first, paged by {@code after_id} and {@code limit}) and of a batch's results as JSON
- * lines. A batch stays {@code in_progress} until a test ends it ({@link #end}, {@link #expire}) or until the
- * behaviour's batch delay has passed; it is processed when it ends, each request answered as the Messages API
- * would answer it, and each answered request billed once.
+ * batch, of the list (newest first, paged by {@code after_id} and {@code limit}), of a batch's results as JSON
+ * lines, and {@code POST /v1/messages/batches/{id}/cancel}. What becomes of each request is the {@link BatchBook}'s;
+ * this class writes it in Anthropic's shapes.
  */
 final class MessageBatches {
 
@@ -33,50 +28,21 @@ final class MessageBatches {
     private static final Pattern CUSTOM_ID = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
 
     private final ObjectMapper mapper;
-    private final Function<JsonNode, Reply> answerer;
-    private final Stats stats;
-    private final ScheduledExecutorService delays;
-    private final Behaviour behaviour;
-    private final AtomicLong serial = new AtomicLong();
-    /** In creation order; the list reads it backwards. Guarded by itself. */
-    private final Map<String, Batch> batches = new LinkedHashMap<>();
+    private final BatchBook book;
 
-    /**
-     * @param answerer answers one request's {@code params} as {@code POST /v1/messages} would
-     */
-    MessageBatches(ObjectMapper mapper, Function<JsonNode, Reply> answerer, Stats stats,
-                   ScheduledExecutorService delays, Behaviour behaviour) {
+    MessageBatches(ObjectMapper mapper, BatchBook book) {
         this.mapper = mapper;
-        this.answerer = answerer;
-        this.stats = stats;
-        this.delays = delays;
-        this.behaviour = behaviour;
-    }
-
-    /** One batch: its requests as sent, and once ended, one result line per request. */
-    private static final class Batch {
-        final String id;
-        final Instant createdAt;
-        final List<JsonNode> requests;
-        String status = "in_progress"; // guarded by this
-        Instant endedAt; // guarded by this
-        List<ObjectNode> results; // guarded by this
-        final Map<String, Long> counts = new LinkedHashMap<>(); // guarded by this
-
-        Batch(String id, Instant createdAt, List<JsonNode> requests) {
-            this.id = id;
-            this.createdAt = createdAt;
-            this.requests = requests;
-            counts.put("processing", (long) requests.size());
-            for (String kind : List.of("succeeded", "errored", "canceled", "expired")) {
-                counts.put(kind, 0L);
-            }
-        }
+        this.book = book;
     }
 
     /** Whether this path is one of ours. */
     static boolean serves(String path) {
         return path.equals(PATH) || path.startsWith(PATH + "/");
+    }
+
+    /** Whether this is a create, whose answer the behaviour may hold back. */
+    static boolean isCreate(String method, String path) {
+        return method.equals("POST") && path.equals(PATH);
     }
 
     Reply handle(String method, String path, Map<String, String> query, byte[] body, String baseUrl) {
@@ -90,6 +56,12 @@ final class MessageBatches {
             String rest = path.substring(PATH.length() + 1);
             if (method.equals("GET") && rest.endsWith("/results")) {
                 return results(rest.substring(0, rest.length() - "/results".length()));
+            }
+            if (method.equals("POST") && rest.endsWith("/cancel")) {
+                String id = rest.substring(0, rest.length() - "/cancel".length());
+                Batch batch = book.cancel(id);
+                return batch == null || !batch.protocol.equals(BatchBook.ANTHROPIC) ? notFound(id)
+                        : new Reply(200, Map.of(), json(batch, baseUrl).toString());
             }
             if (method.equals("GET") && !rest.contains("/")) {
                 Batch batch = find(rest);
@@ -113,7 +85,7 @@ final class MessageBatches {
             throw new IllegalArgumentException("requests: a list of 1 to 100000 items is required");
         }
         Set<String> seen = new HashSet<>();
-        List<JsonNode> kept = new ArrayList<>();
+        List<Map.Entry<String, JsonNode>> kept = new ArrayList<>();
         for (JsonNode item : requests) {
             String customId = item.path("custom_id").asText("");
             if (!CUSTOM_ID.matcher(customId).matches()) {
@@ -125,17 +97,9 @@ final class MessageBatches {
             if (!item.path("params").isObject()) {
                 throw new IllegalArgumentException("params of '" + customId + "' is not an object");
             }
-            kept.add(item);
+            kept.add(Map.entry(customId, item.path("params")));
         }
-        Batch batch = new Batch("msgbatch_standin_" + serial.incrementAndGet(), Instant.now(), List.copyOf(kept));
-        synchronized (batches) {
-            batches.put(batch.id, batch);
-        }
-        stats.batch();
-        Duration delay = behaviour.batchDelay();
-        if (!delay.isZero()) {
-            delays.schedule(() -> end(batch.id), delay.toNanos(), TimeUnit.NANOSECONDS);
-        }
+        Batch batch = book.create(BatchBook.ANTHROPIC, "msgbatch_standin_", kept, Map.of(), null, List.of());
         return new Reply(200, Map.of(), json(batch, baseUrl).toString());
     }
 
@@ -145,11 +109,7 @@ final class MessageBatches {
             throw new IllegalArgumentException("limit must be from 1 to 1000");
         }
         String after = query.get("after_id");
-        List<Batch> newestFirst;
-        synchronized (batches) {
-            newestFirst = new ArrayList<>(batches.values());
-        }
-        java.util.Collections.reverse(newestFirst);
+        List<Batch> newestFirst = book.newestFirst(BatchBook.ANTHROPIC);
         int from = 0;
         if (after != null) {
             from = newestFirst.indexOf(find(after)) + 1;
@@ -170,96 +130,50 @@ final class MessageBatches {
         if (batch == null) {
             return notFound(id);
         }
-        StringBuilder lines = new StringBuilder();
         synchronized (batch) {
-            if (batch.results == null) {
+            if (!batch.ended()) {
                 return error(404, "not_found_error", "batch " + id + " has not ended: no results yet");
             }
-            // Any order, as the provider's: the reader must key on custom_id.
-            List<ObjectNode> shuffled = new ArrayList<>(batch.results);
-            java.util.Collections.reverse(shuffled);
-            shuffled.forEach(line -> lines.append(line).append('\n'));
+        }
+        StringBuilder lines = new StringBuilder();
+        for (Item item : book.resultOrder(batch)) {
+            lines.append(line(item)).append('\n');
         }
         return new Reply(200, Map.of("content-type", "application/x-jsonl"), lines.toString());
     }
 
-    /** Ends the batch now: every request answered and billed once. False when there is none or it had ended. */
-    boolean end(String id) {
-        return close(id, false);
-    }
-
-    /** Ends the batch now with every request expired, none answered or billed. */
-    boolean expire(String id) {
-        return close(id, true);
-    }
-
-    /** The ids of the batches not yet ended, oldest first. */
-    List<String> inProgress() {
-        List<String> ids = new ArrayList<>();
-        synchronized (batches) {
-            for (Batch batch : batches.values()) {
-                synchronized (batch) {
-                    if (batch.results == null) {
-                        ids.add(batch.id);
-                    }
-                }
+    private ObjectNode line(Item item) {
+        ObjectNode line = mapper.createObjectNode();
+        line.put("custom_id", item.customId);
+        ObjectNode result = line.putObject("result");
+        switch (item.kind) {
+            case SUCCEEDED -> {
+                result.put("type", "succeeded");
+                result.set("message", readOrEmpty(item.reply.body()));
             }
+            case ERRORED -> {
+                result.put("type", "errored");
+                result.set("error", readOrEmpty(item.reply.body()));
+            }
+            case EXPIRED -> result.put("type", "expired");
+            case CANCELED -> result.put("type", "canceled");
         }
-        return ids;
+        return line;
     }
 
-    private boolean close(String id, boolean expired) {
-        Batch batch = find(id);
-        if (batch == null) {
-            return false;
-        }
-        synchronized (batch) {
-            if (batch.results != null) {
-                return false;
-            }
-            List<ObjectNode> results = new ArrayList<>();
-            for (JsonNode request : batch.requests) {
-                ObjectNode line = mapper.createObjectNode();
-                line.put("custom_id", request.path("custom_id").asText());
-                ObjectNode result = line.putObject("result");
-                if (expired) {
-                    result.put("type", "expired");
-                } else {
-                    Reply reply = answerer.apply(request.path("params"));
-                    JsonNode answer = readOrNull(reply.body());
-                    if (reply.status() == 200 && answer != null) {
-                        result.put("type", "succeeded");
-                        result.set("message", answer);
-                        stats.batchBilled(request.path("params").path("model").asText(""));
-                    } else {
-                        result.put("type", "errored");
-                        result.set("error", answer != null ? answer : mapper.createObjectNode());
-                    }
-                }
-                String type = result.path("type").asText();
-                batch.counts.merge(type, 1L, Long::sum);
-                batch.counts.merge("processing", -1L, Long::sum);
-                results.add(line);
-            }
-            batch.results = results;
-            batch.status = "ended";
-            batch.endedAt = Instant.now();
-        }
-        return true;
-    }
-
-    private JsonNode readOrNull(String body) {
+    private JsonNode readOrEmpty(String body) {
         try {
-            return mapper.readTree(body);
+            JsonNode node = mapper.readTree(body);
+            return node == null ? mapper.createObjectNode() : node;
         } catch (java.io.IOException e) {
-            return null;
+            return mapper.createObjectNode();
         }
     }
 
+    /** An Anthropic batch, or null for none (or another protocol's). */
     private Batch find(String id) {
-        synchronized (batches) {
-            return batches.get(id);
-        }
+        Batch batch = book.find(id);
+        return batch != null && batch.protocol.equals(BatchBook.ANTHROPIC) ? batch : null;
     }
 
     private ObjectNode json(Batch batch, String baseUrl) {
@@ -267,13 +181,20 @@ final class MessageBatches {
         synchronized (batch) {
             out.put("id", batch.id);
             out.put("type", "message_batch");
-            out.put("processing_status", batch.status);
+            out.put("processing_status", batch.ended() ? "ended" : batch.cancelingAt != null ? "canceling"
+                    : "in_progress");
             ObjectNode counts = out.putObject("request_counts");
-            batch.counts.forEach(counts::put);
+            counts.put("processing", batch.items.size() - batch.processed);
+            counts.put("succeeded", batch.count(Kind.SUCCEEDED));
+            counts.put("errored", batch.count(Kind.ERRORED));
+            counts.put("canceled", batch.count(Kind.CANCELED));
+            counts.put("expired", batch.count(Kind.EXPIRED));
             out.put("created_at", batch.createdAt.toString());
-            out.put("ended_at", Optional.ofNullable(batch.endedAt).map(Instant::toString).orElse(null));
+            out.put("ended_at", batch.endedAt == null ? null : batch.endedAt.toString());
             out.put("expires_at", batch.createdAt.plus(Duration.ofHours(24)).toString());
-            out.put("results_url", batch.results == null ? null : baseUrl + PATH + "/" + batch.id + "/results");
+            out.put("cancel_initiated_at", batch.cancelingAt == null ? null : batch.cancelingAt.toString());
+            out.putNull("archived_at");
+            out.put("results_url", batch.ended() ? baseUrl + PATH + "/" + batch.id + "/results" : null);
         }
         return out;
     }

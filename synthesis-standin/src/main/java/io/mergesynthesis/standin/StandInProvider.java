@@ -62,7 +62,10 @@ public final class StandInProvider implements AutoCloseable {
     private final ExecutorService handlers;
     private final ScheduledExecutorService delays;
     private final AnthropicDialect anthropic = new AnthropicDialect();
+    private final OpenAiDialect openAi = new OpenAiDialect();
+    private final BatchBook book;
     private final MessageBatches batches;
+    private final OpenAiBatchApi openAiBatches;
     /** Every protocol the service can speak, by the path its requests are posted to. */
     private final Map<String, Dialect> dialects = Stream.of(new AnthropicDialect(), new OpenAiDialect())
             .collect(Collectors.toUnmodifiableMap(Dialect::path, dialect -> dialect));
@@ -82,10 +85,27 @@ public final class StandInProvider implements AutoCloseable {
         int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
         this.handlers = Executors.newFixedThreadPool(threads, daemon("stand-in-handler"));
         this.delays = Executors.newScheduledThreadPool(2, daemon("stand-in-latency"));
-        this.batches = new MessageBatches(mapper, params -> respond(anthropic, params, serial.incrementAndGet()),
+        this.book = new BatchBook(Map.of(BatchBook.ANTHROPIC, answerer(anthropic), BatchBook.OPENAI, answerer(openAi)),
                 stats, delays, behaviour);
+        this.batches = new MessageBatches(mapper, book);
+        this.openAiBatches = new OpenAiBatchApi(mapper, book);
         this.server = listen(port);
         this.port = server.getAddress().getPort();
+    }
+
+    /** How a request of a batch is answered in {@code dialect}: as its single call would be. */
+    private BatchBook.Answerer answerer(Dialect dialect) {
+        return new BatchBook.Answerer() {
+            @Override
+            public Reply answer(JsonNode body) {
+                return respond(dialect, body, serial.incrementAndGet());
+            }
+
+            @Override
+            public Reply error(int status, String type, String message) {
+                return dialect.error(mapper, status, type, message, Map.of(), serial.incrementAndGet());
+            }
+        };
     }
 
     private HttpServer listen(int port) throws IOException {
@@ -128,19 +148,51 @@ public final class StandInProvider implements AutoCloseable {
         return stats.snapshot();
     }
 
-    /** Ends a message batch now, answering and billing each of its requests once; false if none or ended. */
+    /**
+     * Ends a batch of either protocol now: one in progress with each request not yet answered answered and billed
+     * once; one cancelling with those requests canceled. False if there is none or it had ended.
+     */
     public boolean endBatch(String id) {
-        return batches.end(id);
+        return book.end(id);
     }
 
-    /** Ends a message batch now with every request expired, nothing answered or billed; false if none or ended. */
+    /**
+     * Ends a batch now with every request not yet answered expired, none of those answered or billed; false if
+     * none or ended.
+     */
     public boolean expireBatch(String id) {
-        return batches.expire(id);
+        return book.expire(id);
     }
 
-    /** The ids of the message batches still in progress, oldest first. */
+    /**
+     * Ends a batch as expired with its first {@code answered} requests answered and billed and the rest expired,
+     * as a provider returns the finished part of a batch whose window closed; false if none or ended.
+     */
+    public boolean expireBatch(String id, int answered) {
+        return (answered <= 0 || book.answerFirst(id, answered)) && book.expire(id);
+    }
+
+    /**
+     * Answers and bills the next {@code n} requests of a batch in progress now, leaving it in progress (and the rest
+     * to whatever ends it: {@link #endBatch}, {@link #expireBatch}, a cancel); false if none, cancelling or ended.
+     */
+    public boolean answerInBatch(String id, int n) {
+        return book.answerFirst(id, n);
+    }
+
+    /** Asks a batch to cancel, as the protocol's cancel request does; false if there is none. */
+    public boolean cancelBatch(String id) {
+        return book.cancel(id) != null;
+    }
+
+    /** The ids of the batches of either protocol still in progress or cancelling, oldest first. */
     public List<String> batchesInProgress() {
-        return batches.inProgress();
+        return book.inProgress();
+    }
+
+    /** How many times each custom_id has been billed in a batch, either protocol. */
+    public Map<String, Long> billedByCustomId() {
+        return stats.snapshot().billedByCustomId();
     }
 
     /** The outage in force. */
@@ -216,8 +268,17 @@ public final class StandInProvider implements AutoCloseable {
                         + "\"message\":\"stand-in outage: service unavailable\"}}"));
                 return;
             }
-            if (MessageBatches.serves(path)) {
-                send(exchange, batchReply(exchange, path));
+            if (MessageBatches.serves(path) || OpenAiBatchApi.serves(path)) {
+                Reply reply = batchReply(exchange, path);
+                String method = exchange.getRequestMethod();
+                Duration slow = behaviour.batchCreateDelay();
+                boolean create = MessageBatches.isCreate(method, path) || OpenAiBatchApi.isCreate(method, path);
+                if (create && reply.status() == 200 && !slow.isZero()) {
+                    // The batch is made; only its answer waits.
+                    delays.schedule(() -> send(exchange, reply), slow.toNanos(), TimeUnit.NANOSECONDS);
+                } else {
+                    send(exchange, reply);
+                }
                 return;
             }
             Pending pending = reply(exchange, path);
@@ -234,13 +295,23 @@ public final class StandInProvider implements AutoCloseable {
     }
 
     private Reply batchReply(HttpExchange exchange, String path) throws IOException {
+        boolean isAnthropic = MessageBatches.serves(path);
+        Dialect dialect = isAnthropic ? anthropic : openAi;
+        byte[] body = exchange.getRequestBody().readAllBytes();
         String expected = behaviour.expectedKey();
-        if (expected != null && !expected.equals(anthropic.key(exchange.getRequestHeaders()))) {
-            return anthropic.error(mapper, 401, "authentication_error", "invalid x-api-key", Map.of(),
-                    serial.incrementAndGet());
+        if (expected != null && !expected.equals(dialect.key(exchange.getRequestHeaders()))) {
+            return dialect.error(mapper, 401, "authentication_error",
+                    isAnthropic ? "invalid x-api-key" : "invalid bearer token", Map.of(), serial.incrementAndGet());
         }
-        return batches.handle(exchange.getRequestMethod(), path, queryOf(exchange),
-                exchange.getRequestBody().readAllBytes(), anthropicBaseUrl());
+        if (behaviour.takeBatchRefusal()) {
+            return dialect.error(mapper, 429, "rate_limit_error", "stand-in: batch calls refused for now",
+                    Map.of("retry-after", "7"), serial.incrementAndGet());
+        }
+        if (isAnthropic) {
+            return batches.handle(exchange.getRequestMethod(), path, queryOf(exchange), body, anthropicBaseUrl());
+        }
+        return openAiBatches.handle(exchange.getRequestMethod(), path, queryOf(exchange),
+                exchange.getRequestHeaders().getFirst("content-type"), body);
     }
 
     /**
@@ -535,7 +606,13 @@ public final class StandInProvider implements AutoCloseable {
         Map<String, String> flags = new LinkedHashMap<>();
         flags.put("--port", "port to listen on (default 9090)");
         flags.put("--latency", "how long each answer takes, e.g. 50ms or 2s");
-        flags.put("--batch-delay", "how long a message batch stays in progress before it ends, e.g. 5m");
+        flags.put("--batch-delay", "how long a batch (either protocol) stays in progress before it ends, e.g. 5m");
+        flags.put("--batch-cancel-delay", "how long a batch asked to cancel stays cancelling before it ends, e.g. 1m");
+        flags.put("--batch-create-delay", "how long the answer to a batch's create is held back (the batch is made "
+                + "at once), e.g. 30s");
+        flags.put("--batch-error-every", "every n-th request of each batch is errored, not billed (0: none)");
+        flags.put("--batch-error-rate", "share of batch requests, at random, errored and not billed, 0 to 1");
+        flags.put("--batch-result-seed", "a batch's results are written shuffled with this seed");
         flags.put("--rate-limit", "requests per --rate-period answered before 429s (0: no limit)");
         flags.put("--rate-period", "the window of --rate-limit (default a second)");
         flags.put("--states-rate-limit", "false: rate-limit headers on 429s only (default true: on every answer)");
@@ -576,6 +653,11 @@ public final class StandInProvider implements AutoCloseable {
                 case "--port" -> port = Integer.parseInt(value);
                 case "--latency" -> behaviour.latency(DurationFlag.parse(value));
                 case "--batch-delay" -> behaviour.batchDelay(DurationFlag.parse(value));
+                case "--batch-cancel-delay" -> behaviour.batchCancelDelay(DurationFlag.parse(value));
+                case "--batch-create-delay" -> behaviour.batchCreateDelay(DurationFlag.parse(value));
+                case "--batch-error-every" -> behaviour.batchErrorEvery(Integer.parseInt(value));
+                case "--batch-error-rate" -> behaviour.batchErrorRate(Double.parseDouble(value));
+                case "--batch-result-seed" -> behaviour.batchResultSeed(Long.parseLong(value));
                 case "--rate-limit" -> behaviour.rateLimitPerSecond(Integer.parseInt(value));
                 case "--failure-rate" -> behaviour.failureRate(Double.parseDouble(value));
                 case "--failure-kind" -> behaviour.failureKind(Failure.valueOf(value.toUpperCase(java.util.Locale.ROOT)));

@@ -19,6 +19,9 @@ public final class Stats {
     private final LongAdder outputLetIn = new LongAdder();
     private final LongAdder batches = new LongAdder();
     private final LongAdder batchBilled = new LongAdder();
+    private final Map<String, LongAdder> batchesByProtocol = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> batchBilledByProtocol = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> billedByCustomId = new ConcurrentHashMap<>();
     private final Gaps gaps = new Gaps();
     private final Map<String, LongAdder> byPath = new ConcurrentHashMap<>();
     private final Map<Integer, LongAdder> byStatus = new ConcurrentHashMap<>();
@@ -36,13 +39,36 @@ public final class Stats {
      * @param sinceFirstCall nanoseconds from the first call to a model until this snapshot; -1 before it
      * @param longestGap   the longest time in nanoseconds between two calls to a model, or from the last call
      *                     until this snapshot when that is longer; 0 before the first call
-     * @param batches      message batches created
+     * @param batches      batches created, either protocol
      * @param batchBilled  requests in batches answered and billed, each once, when its batch was processed
+     * @param batchesByProtocol     batches created, by protocol ({@code anthropic}, {@code openai})
+     * @param batchBilledByProtocol requests in batches billed, by protocol
+     * @param billedByCustomId      how many times each custom_id was billed in a batch, either protocol
      */
     public record Snapshot(long requests, Map<String, Long> byPath, Map<Integer, Long> byStatus,
                            Map<String, Long> byModel, long repairs, long inputTokens, long outputTokens,
                            long inputLetIn, long outputLetIn, long sinceFirstCall, long longestGap,
-                           long batches, long batchBilled) {
+                           long batches, long batchBilled, Map<String, Long> batchesByProtocol,
+                           Map<String, Long> batchBilledByProtocol, Map<String, Long> billedByCustomId) {
+
+        public long batches(String protocol) {
+            return batchesByProtocol.getOrDefault(protocol, 0L);
+        }
+
+        public long batchBilled(String protocol) {
+            return batchBilledByProtocol.getOrDefault(protocol, 0L);
+        }
+
+        /** The custom_ids billed more than once: for a drill, what must stay empty. */
+        public java.util.Set<String> billedMoreThanOnce() {
+            java.util.Set<String> ids = new java.util.TreeSet<>();
+            billedByCustomId.forEach((id, times) -> {
+                if (times > 1) {
+                    ids.add(id);
+                }
+            });
+            return ids;
+        }
 
         public long status(int status) {
             return byStatus.getOrDefault(status, 0L);
@@ -68,15 +94,23 @@ public final class Stats {
         gaps.call(System.nanoTime());
     }
 
-    /** A message batch was created. */
-    void batch() {
+    /** A batch was created, in {@code protocol}. */
+    void batch(String protocol) {
         batches.increment();
+        batchesByProtocol.computeIfAbsent(protocol, p -> new LongAdder()).increment();
     }
 
     /** A request in a batch was answered, and billed, as its batch was processed. */
-    void batchBilled(String model) {
+    void batchBilled(String protocol, String customId, String model) {
         batchBilled.increment();
+        batchBilledByProtocol.computeIfAbsent(protocol, p -> new LongAdder()).increment();
+        billedByCustomId.computeIfAbsent(customId, c -> new LongAdder()).increment();
         byModel.computeIfAbsent(model, m -> new LongAdder()).increment();
+    }
+
+    /** How many times each custom_id was billed in a batch so far. */
+    Map<String, Long> billedByCustomId() {
+        return copy(billedByCustomId);
     }
 
     void repair() {
@@ -103,7 +137,8 @@ public final class Stats {
         long now = System.nanoTime();
         return new Snapshot(requests.sum(), copy(byPath), copy(byStatus), copy(byModel), repairs.sum(),
                 inputTokens.sum(), outputTokens.sum(), inputLetIn.sum(), outputLetIn.sum(), gaps.sinceFirst(now),
-                gaps.longest(now), batches.sum(), batchBilled.sum());
+                gaps.longest(now), batches.sum(), batchBilled.sum(), copy(batchesByProtocol),
+                copy(batchBilledByProtocol), copy(billedByCustomId));
     }
 
     private static <K> Map<K, Long> copy(Map<K, LongAdder> counters) {

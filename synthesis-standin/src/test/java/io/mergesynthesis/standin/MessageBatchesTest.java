@@ -157,4 +157,90 @@ class MessageBatchesTest {
 
         assertThat(refused.statusCode()).isEqualTo(401);
     }
+
+    private List<JsonNode> results(JsonNode ended) throws Exception {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (String line : get(ended.path("results_url").asText()).body().lines().toList()) {
+            out.add(JSON.readTree(line));
+        }
+        return out;
+    }
+
+    private static Map<String, String> typeByCustomId(List<JsonNode> lines) {
+        Map<String, String> out = new HashMap<>();
+        lines.forEach(l -> out.put(l.path("custom_id").asText(), l.path("result").path("type").asText()));
+        return out;
+    }
+
+    @Test
+    void aCanceledBatchIsCancelingUntilItEndsAndItsUnansweredRequestsAreCanceled() throws Exception {
+        String id = JSON.readTree(post(requests("k1", "k2", "k3")).body()).path("id").asText();
+        assertThat(standIn.answerInBatch(id, 1)).isTrue();
+
+        HttpResponse<String> cancel = http.send(HttpRequest.newBuilder(URI.create(standIn.anthropicBaseUrl()
+                        + MessageBatches.PATH + "/" + id + "/cancel")).header("x-api-key", "test-key")
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(cancel.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(cancel.body()).path("processing_status").asText()).isEqualTo("canceling");
+        assertThat(batch(id).path("cancel_initiated_at").isTextual()).isTrue();
+        assertThat(batch(id).path("results_url").isNull()).isTrue();
+        assertThat(standIn.answerInBatch(id, 1)).as("a canceling batch answers nothing more").isFalse();
+
+        assertThat(standIn.endBatch(id)).isTrue();
+
+        JsonNode ended = batch(id);
+        assertThat(ended.path("processing_status").asText()).isEqualTo("ended");
+        assertThat(ended.path("request_counts").path("canceled").asLong()).isEqualTo(2);
+        assertThat(ended.path("request_counts").path("succeeded").asLong()).isEqualTo(1);
+        assertThat(typeByCustomId(results(ended)))
+                .containsExactlyInAnyOrderEntriesOf(Map.of("k1", "succeeded", "k2", "canceled", "k3", "canceled"));
+        assertThat(standIn.stats().batchBilled("anthropic")).isEqualTo(1);
+    }
+
+    @Test
+    void aBatchThatExpiresPartDoneReturnsItsAnsweredRequestsBilledAndTheRestExpired() throws Exception {
+        String id = JSON.readTree(post(requests("p1", "p2", "p3")).body()).path("id").asText();
+
+        assertThat(standIn.expireBatch(id, 2)).isTrue();
+
+        assertThat(typeByCustomId(results(batch(id))))
+                .containsExactlyInAnyOrderEntriesOf(Map.of("p1", "succeeded", "p2", "succeeded", "p3", "expired"));
+        assertThat(standIn.billedByCustomId()).containsOnlyKeys("p1", "p2");
+    }
+
+    @Test
+    void everyNthRequestIsErroredInTheProvidersErrorShapeAndNotBilled() throws Exception {
+        standIn.behaviour().batchErrorEvery(3);
+        String id = JSON.readTree(post(requests("n1", "n2", "n3", "n4", "n5", "n6")).body()).path("id").asText();
+
+        standIn.endBatch(id);
+
+        List<JsonNode> lines = results(batch(id));
+        assertThat(typeByCustomId(lines)).containsEntry("n3", "errored").containsEntry("n6", "errored")
+                .containsEntry("n1", "succeeded");
+        JsonNode errored = lines.stream().filter(l -> l.path("custom_id").asText().equals("n3")).findFirst()
+                .orElseThrow();
+        assertThat(errored.path("result").path("error").path("error").path("type").asText()).isEqualTo("api_error");
+        assertThat(standIn.stats().batchBilled()).isEqualTo(4);
+    }
+
+    @Test
+    void aSlowCreateHasMadeItsBatchBeforeItsAnswerComes() throws Exception {
+        standIn.behaviour().batchCreateDelay(java.time.Duration.ofSeconds(20));
+
+        Throwable gaveUp = null;
+        try {
+            http.send(HttpRequest.newBuilder(URI.create(standIn.anthropicBaseUrl() + MessageBatches.PATH))
+                    .timeout(java.time.Duration.ofMillis(300)).header("x-api-key", "test-key")
+                    .POST(HttpRequest.BodyPublishers.ofString(requests("slow"))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (java.net.http.HttpTimeoutException e) {
+            gaveUp = e;
+        }
+
+        assertThat(gaveUp).isNotNull();
+        assertThat(standIn.batchesInProgress()).hasSize(1);
+        assertThat(standIn.stats().batches("anthropic")).isEqualTo(1);
+    }
 }

@@ -3,162 +3,149 @@ package io.mergesynthesis.llm.anthropic;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mergesynthesis.llm.BatchHttp;
+import io.mergesynthesis.llm.ProviderBatches;
 import io.mergesynthesis.llm.ProviderSettings;
 import io.mergesynthesis.llm.WireJson;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Anthropic's Message Batches: create, retrieve, list and read results. Each method is one HTTP exchange and says
- * nothing about what the caller should do with a failure: a create whose answer was lost may still have made a
- * batch, and only the caller's own record (a batch row written before the create) can tell.
+ * Anthropic's Message Batches ({@code /v1/messages/batches}). A batch carries no metadata, so {@link #create}
+ * sends no own id and a listed batch names none: a batch is recognised by the custom_ids of its results.
  */
-public final class AnthropicBatches {
+public final class AnthropicBatches implements ProviderBatches {
 
     static final String PATH = "/v1/messages/batches";
 
     private final ProviderSettings provider;
-    private final HttpClient http;
+    private final BatchHttp http;
 
     public AnthropicBatches(ProviderSettings provider) {
         this.provider = provider;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(provider.getConnectTimeout()).build();
+        this.http = new BatchHttp(provider);
     }
 
-    /** One request of a batch: its custom_id and the body a single call would send. */
-    public record Request(String customId, ObjectNode params) {
+    /** {@inheritDoc} The own id is not sent: Anthropic keeps none; the custom_ids carry it. */
+    @Override
+    public Batch create(String ownId, List<Request> requests) throws Failed, InterruptedException {
+        return batch(http.json(builder(PATH).header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(createBody(requests).toString())).build()));
     }
 
-    /** A batch as the provider describes it. */
-    public record Batch(String id, String processingStatus, String resultsUrl, Instant createdAt) {
-
-        public boolean ended() {
-            return "ended".equals(processingStatus);
-        }
-    }
-
-    /** One page of the list, newest first; {@code lastId} is where the next page starts after. */
-    public record Page(List<Batch> batches, boolean hasMore, String lastId) {
-    }
-
-    /** The provider could not be asked, or answered other than 2xx. */
-    public static final class Failed extends Exception {
-        private final int status;
-
-        public Failed(String message, int status) {
-            super(message);
-            this.status = status;
-        }
-
-        /** The HTTP status, or 0 when there was no answer. */
-        public int status() {
-            return status;
-        }
-    }
-
-    /** Creates a batch of {@code requests}; the provider's batch. */
-    public Batch create(List<Request> requests) throws Failed, InterruptedException {
+    /** What {@link #create} posts: {@code {"requests":[{"custom_id":…,"params":…},…]}}. */
+    static ObjectNode createBody(List<Request> requests) {
         ObjectNode body = WireJson.MAPPER.createObjectNode();
         ArrayNode list = body.putArray("requests");
         for (Request request : requests) {
-            list.addObject().put("custom_id", request.customId()).set("params", request.params());
+            list.addObject().put("custom_id", request.customId()).set("params", request.body());
         }
-        return batch(send(builder(URI.create(provider.trimmedBaseUrl() + PATH))
-                .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build()));
+        return body;
     }
 
-    /** The batch as it stands now. */
+    @Override
     public Batch retrieve(String id) throws Failed, InterruptedException {
-        return batch(send(builder(URI.create(provider.trimmedBaseUrl() + PATH + "/" + encode(id))).GET().build()));
+        return batch(http.json(builder(PATH + "/" + encode(id)).GET().build()));
     }
 
-    /** A page of the list, newest first, starting after {@code afterId} (null: the newest). */
+    @Override
     public Page list(String afterId, int limit) throws Failed, InterruptedException {
         String query = "?limit=" + limit + (afterId == null ? "" : "&after_id=" + encode(afterId));
-        JsonNode page = send(builder(URI.create(provider.trimmedBaseUrl() + PATH + query)).GET().build());
-        List<Batch> batches = new ArrayList<>();
-        for (JsonNode batch : page.path("data")) {
-            batches.add(batch(batch));
-        }
-        return new Page(batches, page.path("has_more").asBoolean(false), page.path("last_id").asText(null));
+        return page(http.json(builder(PATH + query).GET().build()));
     }
 
-    /**
-     * The result lines of an ended batch, one JSON object each ({@code custom_id} and {@code result}), in the
-     * provider's order, which is none in particular.
-     */
-    public Stream<JsonNode> results(Batch batch) throws Failed, InterruptedException {
-        if (batch.resultsUrl() == null) {
+    @Override
+    public Stream<Result> results(Batch batch) throws Failed, InterruptedException {
+        if (!batch.ended() || batch.resultsAt().isEmpty() || batch.resultsAt().get(0) == null) {
             throw new Failed("batch " + batch.id() + " has no results yet", 0);
         }
-        HttpResponse<Stream<String>> response;
-        try {
-            response = http.send(builder(URI.create(batch.resultsUrl())).GET().build(),
-                    HttpResponse.BodyHandlers.ofLines());
-        } catch (IOException e) {
-            throw new Failed("the results of batch " + batch.id() + " could not be read: "
-                    + e.getClass().getSimpleName(), 0);
-        }
-        if (response.statusCode() / 100 != 2) {
-            response.body().close();
-            throw new Failed("the results of batch " + batch.id() + " were answered HTTP " + response.statusCode(),
-                    response.statusCode());
-        }
-        // Read line by line as they arrive: a result file may be larger than this replica's memory.
-        return response.body().filter(line -> !line.isBlank()).map(line -> {
-            try {
-                return WireJson.MAPPER.readTree(line);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        return http.lines(authorised(HttpRequest.newBuilder(URI.create(batch.resultsAt().get(0)))).GET().build())
+                .map(AnthropicBatches::result);
     }
 
-    private HttpRequest.Builder builder(URI uri) {
-        return HttpRequest.newBuilder(uri)
-                .timeout(provider.getRequestTimeout())
+    @Override
+    public Batch cancel(String id) throws Failed, InterruptedException {
+        return batch(http.json(builder(PATH + "/" + encode(id) + "/cancel")
+                .POST(HttpRequest.BodyPublishers.noBody()).build()));
+    }
+
+    @Override
+    public boolean carriesOwnId() {
+        return false;
+    }
+
+    private HttpRequest.Builder builder(String pathAndQuery) {
+        return authorised(HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + pathAndQuery)));
+    }
+
+    private HttpRequest.Builder authorised(HttpRequest.Builder builder) {
+        return builder.timeout(provider.getRequestTimeout())
                 .header("x-api-key", provider.requireKey())
                 .header("anthropic-version", provider.getAnthropicVersion());
     }
 
-    private JsonNode send(HttpRequest request) throws Failed, InterruptedException {
-        HttpResponse<String> response;
-        try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new Failed(request.method() + " " + request.uri().getPath() + " had no answer: "
-                    + e.getClass().getSimpleName(), 0);
-        }
-        if (response.statusCode() / 100 != 2) {
-            // The status alone: an error body may quote what was sent.
-            throw new Failed(request.method() + " " + request.uri().getPath() + " was answered HTTP "
-                    + response.statusCode(), response.statusCode());
-        }
-        try {
-            return WireJson.MAPPER.readTree(response.body());
-        } catch (IOException e) {
-            throw new Failed(request.method() + " " + request.uri().getPath() + " answered with a body that is not "
-                    + "JSON", response.statusCode());
-        }
+    /** A Message Batch object. */
+    static Batch batch(JsonNode json) {
+        String status = json.path("processing_status").asText("");
+        Stage stage = switch (status) {
+            case "ended" -> Stage.ENDED;
+            case "canceling" -> Stage.CANCELING;
+            default -> Stage.IN_PROGRESS;
+        };
+        String resultsUrl = json.path("results_url").isTextual() ? json.path("results_url").asText() : null;
+        return new Batch(json.path("id").asText(), stage, instant(json.path("created_at")), null, status,
+                resultsUrl == null ? List.of() : List.of(resultsUrl));
     }
 
-    private static Batch batch(JsonNode json) {
-        String created = json.path("created_at").asText(null);
-        return new Batch(json.path("id").asText(), json.path("processing_status").asText(),
-                json.path("results_url").isTextual() ? json.path("results_url").asText() : null,
-                created == null ? null : Instant.parse(created));
+    /** A page of the list. */
+    static Page page(JsonNode json) {
+        List<Batch> batches = new ArrayList<>();
+        for (JsonNode batch : json.path("data")) {
+            batches.add(batch(batch));
+        }
+        return new Page(batches, json.path("has_more").asBoolean(false),
+                json.path("last_id").isTextual() ? json.path("last_id").asText() : null);
+    }
+
+    /** One line of a batch's results: {@code custom_id} and {@code result}. */
+    static Result result(JsonNode line) {
+        String customId = line.path("custom_id").asText();
+        JsonNode result = line.path("result");
+        String type = result.path("type").asText("");
+        return switch (type) {
+            case "succeeded" -> new Result(customId, Outcome.SUCCEEDED, result.path("message"), null);
+            case "canceled" -> new Result(customId, Outcome.CANCELED, null, null);
+            case "expired" -> new Result(customId, Outcome.EXPIRED, null, null);
+            case "errored" -> new Result(customId, Outcome.ERRORED, null, errorType(result.path("error")));
+            default -> new Result(customId, Outcome.ERRORED, null, type.isEmpty() ? "unknown_result" : type);
+        };
+    }
+
+    /** An errored result's error: an error body ({@code error.error.type}) or the error itself ({@code error.type}). */
+    private static String errorType(JsonNode error) {
+        JsonNode inner = error.path("error").path("type");
+        if (inner.isTextual()) {
+            return inner.asText();
+        }
+        return error.path("type").isTextual() ? error.path("type").asText() : "unknown_error";
+    }
+
+    private static Instant instant(JsonNode value) {
+        if (!value.isTextual()) {
+            return null;
+        }
+        try {
+            return Instant.parse(value.asText());
+        } catch (DateTimeParseException e) {
+            return java.time.OffsetDateTime.parse(value.asText()).toInstant();
+        }
     }
 
     private static String encode(String value) {

@@ -31,6 +31,21 @@ public final class OpenAiProtocol implements WireProtocol {
     @Override
     public HttpRequest request(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
                                Repair repair, RequestPlan plan) {
+        ObjectNode body = body(provider, model, prompt, conflict, repair, plan);
+        return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/chat/completions"))
+                .timeout(provider.getRequestTimeout())
+                .header("authorization", "Bearer " + provider.requireKey())
+                .header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build();
+    }
+
+    /**
+     * The body of {@link #request}: also the {@code body} of a request in a batch's input file, which is the same
+     * request the interactive lane would send.
+     */
+    public static ObjectNode body(ProviderSettings provider, String model, Prompt prompt, ConflictSnapshot conflict,
+                                  Repair repair, RequestPlan plan) {
         ObjectNode body = WireJson.MAPPER.createObjectNode();
         body.put("model", model);
         switch (provider.getAnswerMode()) {
@@ -72,12 +87,7 @@ public final class OpenAiProtocol implements WireProtocol {
             messages.addObject().put("role", "user").put("content", prompt.repairMessage(repair.findings()));
         }
         body.put("max_completion_tokens", plan.maxTokens());
-        return HttpRequest.newBuilder(URI.create(provider.trimmedBaseUrl() + "/chat/completions"))
-                .timeout(provider.getRequestTimeout())
-                .header("authorization", "Bearer " + provider.requireKey())
-                .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                .build();
+        return body;
     }
 
     @Override

@@ -1,17 +1,17 @@
 package io.mergesynthesis.service.worker.batch;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.mergesynthesis.llm.anthropic.AnthropicBatches;
+import io.mergesynthesis.llm.ProviderBatches;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Finds at the provider a batch whose create went unanswered. Anthropic's batches carry no metadata and its
- * create takes no idempotency key, so the batches created since the row was written are listed, newest first,
- * and each one ended is recognised by the batch row's id in its custom_ids. A batch still in progress cannot be
- * read yet: while one may be ours, nothing is decided and nothing is sent again.
+ * Finds at the provider a batch whose create went unanswered: the batches created since the row was written are
+ * listed, newest first. OpenAI's batches carry the row's id in their metadata, so each one listed is recognised at
+ * once. Anthropic's carry no metadata and its create takes no idempotency key, so each one ended is recognised by
+ * the batch row's id in its custom_ids; a batch still in progress cannot be read yet, and while one may be ours,
+ * nothing is decided and nothing is sent again.
  */
 final class BatchAdoption {
 
@@ -24,7 +24,7 @@ final class BatchAdoption {
     }
 
     /** The provider made it: this is it. */
-    record Found(AnthropicBatches.Batch batch) implements Finding {
+    record Found(ProviderBatches.Batch batch) implements Finding {
     }
 
     /** Some batch created since is still in progress and may be it: ask again later. */
@@ -35,18 +35,22 @@ final class BatchAdoption {
     record Absent() implements Finding {
     }
 
-    Finding find(BatchRow row, AnthropicBatches client) throws AnthropicBatches.Failed, InterruptedException {
+    Finding find(BatchRow row, ProviderBatches client) throws ProviderBatches.Failed, InterruptedException {
         Instant since = row.createdAt().minus(CLOCK_SKEW);
         boolean undecided = false;
         String after = null;
-        AnthropicBatches.Page page;
+        ProviderBatches.Page page;
         do {
             page = client.list(after, PAGE);
-            for (AnthropicBatches.Batch batch : page.batches()) {
+            for (ProviderBatches.Batch batch : page.batches()) {
                 if (batch.createdAt() != null && batch.createdAt().isBefore(since)) {
                     return undecided ? new Undecided() : new Absent();
                 }
-                if (!batch.ended()) {
+                if (client.carriesOwnId()) {
+                    if (row.id().toString().equals(batch.ownId())) {
+                        return new Found(batch);
+                    }
+                } else if (!batch.ended()) {
                     undecided = true;
                 } else if (carriesRow(client, batch, row)) {
                     return new Found(batch);
@@ -58,11 +62,11 @@ final class BatchAdoption {
     }
 
     /** Every custom_id of a batch carries its row's id, so the first result line tells. */
-    private static boolean carriesRow(AnthropicBatches client, AnthropicBatches.Batch batch, BatchRow row)
-            throws AnthropicBatches.Failed, InterruptedException {
-        try (Stream<JsonNode> results = client.results(batch)) {
-            Optional<JsonNode> first = results.findFirst();
-            return first.flatMap(line -> BatchCustomId.decode(line.path("custom_id").asText(null)))
+    private static boolean carriesRow(ProviderBatches client, ProviderBatches.Batch batch, BatchRow row)
+            throws ProviderBatches.Failed, InterruptedException {
+        try (Stream<ProviderBatches.Result> results = client.results(batch)) {
+            Optional<ProviderBatches.Result> first = results.findFirst();
+            return first.flatMap(result -> BatchCustomId.decode(result.customId()))
                     .filter(id -> id.batchId().equals(row.id())).isPresent();
         }
     }

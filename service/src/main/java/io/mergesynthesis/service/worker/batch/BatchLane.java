@@ -8,6 +8,7 @@ import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.policy.RetryPolicy;
 import io.prometheus.client.CollectorRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -58,13 +59,13 @@ public final class BatchLane implements Managed {
         Set<String> providers = llm.getProviders().entrySet().stream()
                 .filter(provider -> BatchRoute.takesBatches(provider.getValue()))
                 .map(Map.Entry::getKey).collect(Collectors.toSet());
-        return new BatchLane(new BatchSender(rows, llm, clients, acceptance, batchMetrics),
+        return new BatchLane(new BatchSender(rows, llm, clients, acceptance, batchMetrics, Clock.systemUTC()),
                 new BatchPoller(rows, llm, clients, new BatchAdoption(), results, owner, batchMetrics),
                 () -> batchMetrics.waiting(providers, rows.requestsWaiting()),
                 poll.compareTo(LONGEST_ROUND) < 0 ? poll : LONGEST_ROUND);
     }
 
-    /** Whether any configured provider takes batches: Anthropic's Message Batches, so far. */
+    /** Whether any configured provider takes batches. */
     public static boolean hasProviderThatBatches(LlmSettings llm) {
         return llm.getProviders().values().stream().anyMatch(BatchRoute::takesBatches);
     }

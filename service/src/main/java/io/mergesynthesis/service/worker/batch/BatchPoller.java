@@ -2,7 +2,7 @@ package io.mergesynthesis.service.worker.batch;
 
 import io.mergesynthesis.llm.BatchSettings;
 import io.mergesynthesis.llm.LlmSettings;
-import io.mergesynthesis.llm.anthropic.AnthropicBatches;
+import io.mergesynthesis.llm.ProviderBatches;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,14 +56,22 @@ final class BatchPoller {
             rows.pollLater(row, owner, settings.getPollInterval());
             return true;
         }
-        AnthropicBatches client = clients.of(route.get());
+        ProviderBatches client = clients.of(route.get());
         try {
-            Optional<AnthropicBatches.Batch> batch = row.providerBatchId() != null
+            Optional<ProviderBatches.Batch> batch = row.providerBatchId() != null
                     ? Optional.of(client.retrieve(row.providerBatchId())) : adopt(row, client);
             if (batch.isEmpty()) {
                 return true;
             }
             if (!batch.get().ended()) {
+                if (row.cancelDue()) {
+                    // The cancel asked for reaches the provider here; what it answered meanwhile comes with the
+                    // results once the batch ends, canceled requests among them.
+                    client.cancel(batch.get().id());
+                    rows.markCancelSent(row, owner);
+                    LOG.info("batch {} ({}) of org {}: the provider is asked to cancel it", row.id(),
+                            batch.get().id(), row.orgId());
+                }
                 rows.pollLater(row, owner, settings.getPollInterval());
                 return true;
             }
@@ -77,7 +85,7 @@ final class BatchPoller {
             rows.markDone(row, owner, cost);
             metrics.batch(row.provider(), BatchMetrics.ENDED);
             LOG.info("batch {} ({}) of org {} ended; its results are stored", row.id(), batch.get().id(), row.orgId());
-        } catch (AnthropicBatches.Failed e) {
+        } catch (ProviderBatches.Failed e) {
             LOG.warn("batch {} could not be polled ({}); it is polled again in {}", row.id(), e.getMessage(),
                     settings.getPollInterval());
             rows.pollLater(row, owner, settings.getPollInterval());
@@ -86,8 +94,8 @@ final class BatchPoller {
     }
 
     /** The batch the provider made for this row, if it made one; empty when nothing is left to do now. */
-    private Optional<AnthropicBatches.Batch> adopt(BatchRow row, AnthropicBatches client)
-            throws AnthropicBatches.Failed, InterruptedException {
+    private Optional<ProviderBatches.Batch> adopt(BatchRow row, ProviderBatches client)
+            throws ProviderBatches.Failed, InterruptedException {
         BatchAdoption.Finding finding = adoption.find(row, client);
         if (finding instanceof BatchAdoption.Found found) {
             rows.recordSent(row.orgId(), row.id(), found.batch().id(), Duration.ZERO);

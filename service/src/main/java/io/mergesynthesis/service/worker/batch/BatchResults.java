@@ -2,8 +2,7 @@ package io.mergesynthesis.service.worker.batch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.mergesynthesis.llm.BatchAnswer;
-import io.mergesynthesis.llm.ProviderType;
-import io.mergesynthesis.llm.anthropic.AnthropicBatches;
+import io.mergesynthesis.llm.ProviderBatches;
 import io.mergesynthesis.service.core.SynthesisState;
 import io.mergesynthesis.service.db.AttemptHistory;
 import io.mergesynthesis.service.db.OneTripBatch;
@@ -70,22 +69,20 @@ final class BatchResults {
      *
      * @return what the batch's answers cost at the batch price, whoever stored them
      */
-    BigDecimal store(BatchRow row, BatchRoute route, AnthropicBatches client, AnthropicBatches.Batch batch,
-                     Instant endedAt, String owner) throws AnthropicBatches.Failed, InterruptedException {
+    BigDecimal store(BatchRow row, BatchRoute route, ProviderBatches client, ProviderBatches.Batch batch,
+                     Instant endedAt, String owner) throws ProviderBatches.Failed, InterruptedException {
         BigDecimal[] cost = {BigDecimal.ZERO};
-        try (Stream<JsonNode> lines = client.results(batch)) {
-            lines.forEach(line -> {
-                Optional<BatchCustomId> id = BatchCustomId.decode(line.path("custom_id").asText(null));
+        try (Stream<ProviderBatches.Result> results = client.results(batch)) {
+            results.forEach(result -> {
+                Optional<BatchCustomId> id = BatchCustomId.decode(result.customId());
                 if (id.isEmpty() || !id.get().batchId().equals(row.id())) {
                     LOG.warn("batch {} ({}) holds a result for custom_id {}, not one of its own: skipped", row.id(),
-                            batch.id(), line.path("custom_id").asText());
+                            batch.id(), result.customId());
                     return;
                 }
-                JsonNode result = line.path("result");
-                if ("succeeded".equals(result.path("type").asText())) {
-                    cost[0] = cost[0].add(BatchAnswer.call(ProviderType.ANTHROPIC, result.path("message"),
-                            route.provider(), route.model(), route.price(), callId(row, id.get().conflictId()), endedAt)
-                            .costUsd());
+                if (result.outcome() == ProviderBatches.Outcome.SUCCEEDED) {
+                    cost[0] = cost[0].add(BatchAnswer.call(route.type(), result.answer(), route.provider(),
+                            route.model(), route.price(), callId(row, id.get().conflictId()), endedAt).costUsd());
                 }
                 one(row, route, id.get().conflictId(), result, endedAt, owner);
             });
@@ -93,12 +90,12 @@ final class BatchResults {
         return cost[0];
     }
 
-    private void one(BatchRow row, BatchRoute route, UUID conflict, JsonNode result, Instant endedAt, String owner) {
-        String type = result.path("type").asText();
-        switch (type) {
-            case "succeeded" -> answered(row, route, conflict, result.path("message"), endedAt, owner);
-            case "errored" -> errored(row, conflict, result.path("error"), owner);
-            default -> rows.backToPending(row.orgId(), row.id(), conflict);
+    private void one(BatchRow row, BatchRoute route, UUID conflict, ProviderBatches.Result result, Instant endedAt,
+                     String owner) {
+        switch (result.outcome()) {
+            case SUCCEEDED -> answered(row, route, conflict, result.answer(), endedAt, owner);
+            case ERRORED -> errored(row, conflict, result.error(), owner);
+            case EXPIRED, CANCELED -> rows.backToPending(row.orgId(), row.id(), conflict);
         }
     }
 
@@ -113,7 +110,7 @@ final class BatchResults {
             }
             if (attempts.isEmpty()) {
                 // Paid for all the same: on record once, as discarded; a second reading writes nothing.
-                ProviderCall call = BatchAnswer.call(ProviderType.ANTHROPIC, message, route.provider(), route.model(),
+                ProviderCall call = BatchAnswer.call(route.type(), message, route.provider(), route.model(),
                         route.price(), callId, endedAt);
                 UsageLedger.recordEarly(handle, row.orgId(), conflict, Math.max(1, leased.get().attempts()),
                         entries(List.of(call)).get(0));
@@ -123,7 +120,7 @@ final class BatchResults {
             int attempt = attempts.get();
             OneTripBatch trip = OneTripBatch.tenant();
             if (leased.get().resolved()) {
-                ProviderCall call = BatchAnswer.call(ProviderType.ANTHROPIC, message, route.provider(), route.model(),
+                ProviderCall call = BatchAnswer.call(route.type(), message, route.provider(), route.model(),
                         route.price(), callId, endedAt);
                 ConflictLeases.park(trip, row.orgId(), lease, SynthesisState.NOT_NEEDED.wireName(),
                         new ConflictLeases.Ending(attempt, null, null, null, entries(List.of(call))));
@@ -145,13 +142,13 @@ final class BatchResults {
                                             Instant endedAt, int attempt) {
         ConflictSnapshot snapshot = acceptance.snapshotOrNull(leased);
         if (snapshot == null) {
-            ProviderCall call = BatchAnswer.call(ProviderType.ANTHROPIC, message, route.provider(), route.model(),
+            ProviderCall call = BatchAnswer.call(route.type(), message, route.provider(), route.model(),
                     route.price(), callId, endedAt);
             return new MergeAcceptance.Verdict(null, null, entries(List.of(call)),
                     "conflict " + leased.id() + " could not be read as a snapshot");
         }
         try {
-            Synthesis synthesis = BatchAnswer.read(ProviderType.ANTHROPIC, message, snapshot, route.provider(),
+            Synthesis synthesis = BatchAnswer.read(route.type(), message, snapshot, route.provider(),
                     route.model(), route.price(), maxAnswerBytes, callId, endedAt);
             return acceptance.accept(synthesis, snapshot, attempt, entries(synthesis.calls()));
         } catch (SynthesisException e) {
@@ -160,9 +157,8 @@ final class BatchResults {
     }
 
     /** An errored request is a failed attempt that cost nothing: the provider bills only what it answered. */
-    private void errored(BatchRow row, UUID conflict, JsonNode error, String owner) {
-        String detail = "the request failed in batch " + row.id() + ": "
-                + error.path("error").path("type").asText(error.path("type").asText("error"));
+    private void errored(BatchRow row, UUID conflict, String error, String owner) {
+        String detail = "the request failed in batch " + row.id() + ": " + (error == null ? "error" : error);
         transactions.inOrg(row.orgId(), handle -> {
             Optional<Integer> attempts = BatchRows.takeFromBatch(handle, row.id(), conflict, owner, STORE_LEASE);
             if (attempts.isEmpty()) {

@@ -7,17 +7,21 @@ import io.mergesynthesis.llm.ProviderType;
 import java.util.Optional;
 
 /**
- * Where an org's batches go: the org's model, else the primary, its provider and its price. Only a provider that
- * speaks Anthropic's Message Batches has a batch lane so far; an org routed elsewhere keeps its conflicts waiting
- * in the batch lane, and its batch worker says why in the log.
+ * Where an org's batches go: the org's model, else the primary, its provider and its price. A provider that
+ * speaks Anthropic's Message Batches or OpenAI's Batch API has a batch lane; an org routed elsewhere keeps its
+ * conflicts waiting in the batch lane, and its batch worker says why in the log.
  *
  * @param qualifiedModel {@code provider/model}, as the ledger and the prices name it
  */
 record BatchRoute(String provider, String model, String qualifiedModel, ProviderSettings settings, ModelPrice price) {
 
-    /** Whether a provider has a batch lane here: one that speaks Anthropic's Message Batches, so far. */
+    /** Whether a provider has a batch lane here: both protocols have a batch API. */
     static boolean takesBatches(ProviderSettings provider) {
-        return provider.getType() == ProviderType.ANTHROPIC;
+        return provider.getType() == ProviderType.ANTHROPIC || provider.getType() == ProviderType.OPENAI;
+    }
+
+    ProviderType type() {
+        return settings.getType();
     }
 
     static Optional<BatchRoute> of(LlmSettings llm, String orgModel) {

@@ -128,6 +128,18 @@ final class BatchRows {
                 .bind("id", batch.id()).bind("owner", owner).bind("costUsd", costUsd).execute());
     }
 
+    /**
+     * A create the provider refused outright: the batch's conflicts wait again with their attempt taken back, and
+     * its row is done at no cost. How many conflicts wait again.
+     */
+    int closeRefused(UUID org, UUID batch) {
+        return transactions.inOrg(org, handle -> {
+            int back = backToPending(handle, batch, null);
+            handle.createUpdate(MARK_REFUSED).bind("id", batch).execute();
+            return back;
+        });
+    }
+
     /** The provider was asked to cancel the batch. */
     void markCancelSent(BatchRow batch, String owner) {
         transactions.inOrg(batch.orgId(), handle -> handle.createUpdate(MARK_CANCEL_SENT)
@@ -180,6 +192,7 @@ final class BatchRows {
     private static final String BACK_TO_PENDING = SqlFiles.of(BatchRows.class, "back_to_pending");
     private static final String BUDGET_ROOM = SqlFiles.of(BatchRows.class, "budget_room");
     private static final String RESERVE = SqlFiles.of(BatchRows.class, "reserve");
+    private static final String MARK_REFUSED = SqlFiles.of(BatchRows.class, "mark_refused");
     private static final String ORG_WAITING = SqlFiles.of(BatchRows.class, "org_waiting");
     private static final String MARK_CANCEL_SENT = SqlFiles.of(BatchRows.class, "mark_cancel_sent");
     private static final String HOLD_ORG_BUDGET = SqlFiles.of(BatchRows.class, "hold_org_budget");

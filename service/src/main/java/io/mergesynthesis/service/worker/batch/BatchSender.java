@@ -6,18 +6,23 @@ import io.mergesynthesis.llm.Prompt;
 import io.mergesynthesis.llm.RequestPlan;
 import io.mergesynthesis.llm.TokenEstimate;
 import io.mergesynthesis.llm.Usage;
-import io.mergesynthesis.llm.anthropic.AnthropicBatches;
+import io.mergesynthesis.llm.ProviderBatches;
 import io.mergesynthesis.llm.anthropic.AnthropicProtocol;
+import io.mergesynthesis.llm.openai.OpenAiProtocol;
 import io.mergesynthesis.service.core.Lane;
 import io.mergesynthesis.service.core.SynthesisSettings;
 import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,9 +45,13 @@ final class BatchSender {
     private final MergeAcceptance acceptance;
     private final BatchMetrics metrics;
     private final Prompt prompt = Prompt.shipped();
+    private final Clock clock;
+    /** A provider that answered a create 429 is sent nothing until its wait is over. */
+    private final Map<String, Instant> pausedUntil = new ConcurrentHashMap<>();
 
     BatchSender(BatchRows rows, LlmSettings llm, BatchClients clients, MergeAcceptance acceptance,
-                BatchMetrics metrics) {
+                BatchMetrics metrics, Clock clock) {
+        this.clock = clock;
         this.rows = rows;
         this.metrics = metrics;
         this.llm = llm;
@@ -58,9 +67,13 @@ final class BatchSender {
             String orgModel = settings.model();
             Optional<BatchRoute> route = BatchRoute.of(llm, orgModel);
             if (route.isEmpty()) {
-                LOG.warn("org {} is in the batch lane, but its model {} has no provider with a batch API here "
-                        + "(anthropic only, so far) or no price: its conflicts wait", org,
+                LOG.warn("org {} is in the batch lane, but its model {} has no configured provider or no price: its "
+                        + "conflicts wait", org,
                         orgModel != null ? orgModel : llm.getPrimaryModel());
+                continue;
+            }
+            Instant paused = pausedUntil.get(route.get().provider());
+            if (paused != null && clock.instant().isBefore(paused)) {
                 continue;
             }
             if (send(org, settings.lane(), route.get())) {
@@ -71,7 +84,7 @@ final class BatchSender {
     }
 
     /** A batch opened, sized and reserved, not yet sent: its requests. */
-    private record Opened(UUID id, List<AnthropicBatches.Request> requests) {
+    private record Opened(UUID id, List<ProviderBatches.Request> requests) {
     }
 
     boolean send(UUID org, Lane lane, BatchRoute route) throws InterruptedException {
@@ -80,16 +93,22 @@ final class BatchSender {
             return false;
         }
         UUID batch = opened.get().id();
-        List<AnthropicBatches.Request> requests = opened.get().requests();
+        List<ProviderBatches.Request> requests = opened.get().requests();
         try {
-            AnthropicBatches.Batch created = clients.of(route).create(requests);
+            ProviderBatches.Batch created = clients.of(route).create(batch.toString(), requests);
             rows.recordSent(org, batch, created.id(), llm.getBatch().getPollInterval());
             metrics.batch(route.provider(), BatchMetrics.SENT);
             LOG.info("sent batch {} of org {} to '{}' as {}: {} requests", batch, org, route.provider(),
                     created.id(), requests.size());
             return true;
-        } catch (AnthropicBatches.Failed e) {
+        } catch (ProviderBatches.Failed e) {
             metrics.batch(route.provider(), BatchMetrics.CREATE_FAILED);
+            if (e.status() / 100 == 4) {
+                // Refused outright: the provider made no batch, so its conflicts may wait again at once, and a
+                // 429's wait is kept before this provider is sent another.
+                refused(org, batch, route, e);
+                return false;
+            }
             LOG.warn("the create of batch {} of org {} at '{}' got no usable answer ({}); its poller looks for it "
                     + "at the provider before anything is sent again", batch, org, route.provider(), e.getMessage());
             return false;
@@ -120,7 +139,7 @@ final class BatchSender {
         if (batched.isEmpty()) {
             return Optional.empty();
         }
-        List<AnthropicBatches.Request> requests = new ArrayList<>();
+        List<ProviderBatches.Request> requests = new ArrayList<>();
         BigDecimal reserved = BigDecimal.ZERO;
         for (LeasedRow row : BatchRows.load(handle, batched.stream().map(BatchRows.Batched::conflictId).toList())) {
             ConflictSnapshot snapshot = acceptance.snapshotOrNull(row);
@@ -132,9 +151,8 @@ final class BatchSender {
                 BatchRows.backToPending(handle, batch, row.id());
                 continue;
             }
-            ObjectNode params = AnthropicProtocol.body(route.settings(), route.model(), prompt, snapshot, null,
-                    new RequestPlan(route.settings().getMaxOutputTokens(), route.price().cacheFromTokens()));
-            requests.add(new AnthropicBatches.Request(new BatchCustomId(batch, row.id()).encoded(), params));
+            ObjectNode params = body(route, snapshot);
+            requests.add(new ProviderBatches.Request(new BatchCustomId(batch, row.id()).encoded(), params));
             reserved = reserved.add(expectedCost(route, params));
         }
         if (requests.isEmpty()) {
@@ -143,6 +161,24 @@ final class BatchSender {
         }
         BatchRows.reserve(handle, batch, requests.size(), reserved);
         return Optional.of(new Opened(batch, requests));
+    }
+
+    /** The request a single call in the route's protocol would send: a batch's request is that same body. */
+    private ObjectNode body(BatchRoute route, ConflictSnapshot snapshot) {
+        RequestPlan plan = new RequestPlan(route.settings().getMaxOutputTokens(), route.price().cacheFromTokens());
+        return switch (route.type()) {
+            case ANTHROPIC -> AnthropicProtocol.body(route.settings(), route.model(), prompt, snapshot, null, plan);
+            case OPENAI -> OpenAiProtocol.body(route.settings(), route.model(), prompt, snapshot, null, plan);
+        };
+    }
+
+    /** A create the provider refused: nothing was made, the conflicts wait again with no attempt counted. */
+    private void refused(UUID org, UUID batch, BatchRoute route, ProviderBatches.Failed e) {
+        int back = rows.closeRefused(org, batch);
+        e.retryAfter().ifPresent(wait -> pausedUntil.put(route.provider(), clock.instant().plus(wait)));
+        LOG.warn("the create of batch {} of org {} at '{}' was refused ({}); its {} conflicts wait again{}", batch,
+                org, route.provider(), e.getMessage(), back,
+                e.retryAfter().map(wait -> ", and nothing is sent there for " + wait).orElse(""));
     }
 
     /**

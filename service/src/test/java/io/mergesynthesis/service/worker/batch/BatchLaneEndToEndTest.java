@@ -154,11 +154,22 @@ class BatchLaneEndToEndTest {
     @Test
     void anOrgLeavingTheBatchLaneOrLoweringItsBudgetHasItsBatchesCanceledAndThePlatformMayCancelOne() {
         UUID leaving = UUID.randomUUID();
-        inLaneBatchReporting(leaving, 2, "leaving");
-        awaitOneBatchHolding(leaving, 2);
+        List<UUID> conflicts = inLaneBatchReporting(leaving, 2, "leaving");
+        String leavingBatch = awaitOneBatchHolding(leaving, 2);
         var interactive = APP.put(platform, "/v1/orgs/" + leaving + "/synthesis", "{\"lane\": \"interactive\"}");
         assertThat(interactive.statusCode()).as(interactive.body()).isEqualTo(200);
         assertThat(cancelReasonsOf(leaving)).containsExactly("lane_changed");
+        // The provider hears of it from the batch's next poll; what it then returns canceled waits again, and the
+        // interactive lane answers it.
+        Wait.until("the provider asked to cancel", WAIT, () -> superuser.withHandle(h -> h.createQuery(
+                "SELECT cancel_sent_at IS NOT NULL FROM llm_batches WHERE org_id = :org")
+                .bind("org", leaving).mapTo(Boolean.class).one()));
+        assertThat(STAND_IN.endBatch(leavingBatch)).isTrue();
+        awaitDone(conflicts);
+        assertThat(ledgerOf(leaving)).extracting(row -> row.get("lane")).containsOnly("interactive").hasSize(2);
+        assertThat(STAND_IN.billedByCustomId().keySet()).as("nothing of the canceled batch billed")
+                .noneMatch(id -> BatchCustomId.decode(id).map(c -> conflicts.contains(c.conflictId()))
+                        .orElse(false));
 
         UUID lowering = UUID.randomUUID();
         inLaneBatchReporting(lowering, new BigDecimal("1.00"), 2, "lowering");

@@ -18,6 +18,7 @@ import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
 import io.prometheus.client.CollectorRegistry;
 import java.math.BigDecimal;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -119,7 +120,7 @@ class BatchSenderTest {
     private static BatchSender sender() {
         return new BatchSender(new BatchRows(transactions), llm, new BatchClients(),
                 new MergeAcceptance(new SuggestedMergeJson(), new SynthesisMetrics(new CollectorRegistry())),
-                new BatchMetrics(new CollectorRegistry()));
+                new BatchMetrics(new CollectorRegistry()), Clock.systemUTC());
     }
 
     private static CompletableFuture<Boolean> sendAt(CyclicBarrier together, UUID org, BatchRoute route) {

@@ -16,6 +16,7 @@ import java.net.http.HttpHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -40,23 +41,13 @@ public final class BatchAnswer {
     public static Synthesis read(ProviderType type, JsonNode message, ConflictSnapshot conflict, String provider,
                                  String model, ModelPrice price, int maxAnswerBytes, UUID callId, Instant answered)
             throws SynthesisException {
-        ProviderReply reply = reply(type, message);
-        ProviderCall call = call(reply, provider, model, price, callId, answered);
+        List<ProviderCall> calls = new ArrayList<>();
         PolicyRule winner = conflict.winner().orElseThrow(() -> new InvalidAnswerException("conflict "
-                + conflict.conflictId() + " names a winner none of its rules has", List.of(call)));
-        ModelAnswer answer;
-        try {
-            if (reply.answerText() == null || reply.cut()) {
-                throw new AnswerRejected(reply.cut() ? "the answer stopped at max_tokens" : reply.unreadable());
-            }
-            answer = AnswerCheck.check(reply.answerText(), conflict, maxAnswerBytes);
-        } catch (AnswerRejected e) {
-            throw new InvalidAnswerException("provider '" + provider + "' model '" + model
-                    + "' gave an answer in a batch that cannot be used: " + e.getMessage(),
-                    "the answer was not a valid merge: " + e.getMessage(),
-                    List.of(call.withDisposition(Disposition.FAILED)));
-        }
-        var merge = answer.toMerge(conflict, winner, new ProducedBy(LlmSynthesizer.NAME, provider, model), answered);
+                + conflict.conflictId() + " names a winner none of its rules has",
+                List.of(call(type, message, provider, model, price, callId, answered))));
+        var merge = pass(type, message, conflict, winner, provider, model, price, maxAnswerBytes, callId, answered,
+                calls).merge();
+        ProviderCall call = calls.get(0);
         List<MergeFinding> findings = MergeCheck.check(conflict, merge);
         if (!findings.isEmpty()) {
             String codes = findings.stream().map(f -> f.code().wireName()).distinct()
@@ -66,6 +57,34 @@ public final class BatchAnswer {
                     List.of(call.withDisposition(Disposition.REFUSED)));
         }
         return new Synthesis(merge, List.of(call));
+    }
+
+    /**
+     * The answer as a first pass of its attempt, its call added to {@code calls}, not yet checked: what
+     * {@link LlmSynthesizer#continueFromBatch} goes on from.
+     *
+     * @throws InvalidAnswerException when the answer is not a merge at all; it carries the call, failed
+     */
+    static PassAnswer pass(ProviderType type, JsonNode message, ConflictSnapshot conflict, PolicyRule winner,
+                           String provider, String model, ModelPrice price, int maxAnswerBytes, UUID callId,
+                           Instant answered, List<ProviderCall> calls) throws InvalidAnswerException {
+        ProviderReply reply = reply(type, message);
+        ProviderCall call = call(reply, provider, model, price, callId, answered);
+        try {
+            if (reply.answerText() == null || reply.cut()) {
+                throw new AnswerRejected(reply.cut() ? "the answer stopped at max_tokens" : reply.unreadable());
+            }
+            ModelAnswer answer = AnswerCheck.check(reply.answerText(), conflict, maxAnswerBytes);
+            calls.add(call);
+            return new PassAnswer(
+                    answer.toMerge(conflict, winner, new ProducedBy(LlmSynthesizer.NAME, provider, model), answered),
+                    answer.confidence(), calls.size() - 1, AnswerCheck.parse(reply.answerText()).toString());
+        } catch (AnswerRejected e) {
+            calls.add(call.withDisposition(Disposition.FAILED));
+            throw new InvalidAnswerException("provider '" + provider + "' model '" + model
+                    + "' gave an answer in a batch that cannot be used: " + e.getMessage(),
+                    "the answer was not a valid merge: " + e.getMessage(), List.copyOf(calls));
+        }
     }
 
     /**

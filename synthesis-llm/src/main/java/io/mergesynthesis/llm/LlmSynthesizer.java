@@ -1,5 +1,6 @@
 package io.mergesynthesis.llm;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.CircuitStatus;
 import io.mergesynthesis.synthesis.ProviderState;
@@ -22,6 +23,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -31,6 +33,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -178,6 +181,41 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         long started = ticker.nanos();
         List<ProviderCall> calls = new ArrayList<>();
         PassAnswer primary = ask(Pass.PRIMARY, model, conflict, winner, calls, null);
+        return afterPrimary(conflict, model, winner, primary, calls, early, started);
+    }
+
+    /**
+     * The rest of an attempt whose first answer came from a provider's batch ({@code answer}, as a single call
+     * would have been answered): the same check, repair and escalation as {@link #synthesizeWithCalls}, the second
+     * pass an interactive call. The batch's call is the first of the result's calls, at the batch price, with the
+     * given id and time so that reading the same result again is the same ledger row.
+     *
+     * @param model the route the batch went by, with its escalation model when there is one
+     */
+    public Synthesis continueFromBatch(ConflictSnapshot conflict, ResolvedModel model, JsonNode answer, UUID callId,
+                                       Instant answered, CallRecorder early)
+            throws SynthesisException, InterruptedException {
+        ProviderSettings provider = settings.getProviders().get(model.provider());
+        ModelPrice price = settings.getModels().get(model.qualifiedName());
+        if (provider == null || price == null) {
+            throw new SynthesisException("model '" + model.qualifiedName() + "' is not configured here with a "
+                    + "provider and a price: its batch answer cannot be read");
+        }
+        List<ProviderCall> calls = new ArrayList<>();
+        PolicyRule winner = conflict.winner().orElseThrow(() -> new InvalidAnswerException("conflict "
+                + conflict.conflictId() + " names a winner none of its rules has",
+                List.of(BatchAnswer.call(provider.getType(), answer, model.provider(), model.model(), price, callId,
+                        answered))));
+        long started = ticker.nanos();
+        PassAnswer primary = BatchAnswer.pass(provider.getType(), answer, conflict, winner, model.provider(),
+                model.model(), price, provider.getMaxAnswerBytes(), callId, answered, calls);
+        return afterPrimary(conflict, model, winner, primary, calls, early, started);
+    }
+
+    /** What follows a first answer: the check, then a repair or an escalation when either is called for. */
+    private Synthesis afterPrimary(ConflictSnapshot conflict, ResolvedModel model, PolicyRule winner,
+                                   PassAnswer primary, List<ProviderCall> calls, CallRecorder early, long started)
+            throws SynthesisException, InterruptedException {
         List<MergeFinding> refused = MergeCheck.check(conflict, primary.merge());
         if (!refused.isEmpty()) {
             return repair(conflict, model, winner, primary, refused, calls, early, started);

@@ -2,11 +2,13 @@ package io.mergesynthesis.service.worker.batch;
 
 import io.dropwizard.lifecycle.Managed;
 import io.mergesynthesis.llm.LlmSettings;
+import io.mergesynthesis.llm.LlmSynthesizer;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
 import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.attempt.SuggestedMergeJson;
 import io.mergesynthesis.service.worker.policy.RetryPolicy;
+import io.mergesynthesis.synthesis.Router;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,16 +47,20 @@ public final class BatchLane implements Managed {
      * @param owner         this replica's name, which holds the batches it polls
      * @param retries       when a conflict whose request failed in a batch is tried again, and when it has had
      *                      enough
+     * @param synthesizer   the interactive synthesizer that repairs or escalates a batch answer, with the router
+     *                      that gives an org's escalation model
      */
     public static BatchLane of(ScopedTransactions transactions, LlmSettings llm, SynthesisMetrics metrics,
-                               CollectorRegistry registry, String owner, RetryPolicy retries) {
+                               CollectorRegistry registry, String owner, RetryPolicy retries,
+                               LlmSynthesizer synthesizer, Router router) {
         BatchMetrics batchMetrics = new BatchMetrics(registry);
         BatchRows rows = new BatchRows(transactions);
         BatchClients clients = new BatchClients();
         MergeAcceptance acceptance = new MergeAcceptance(new SuggestedMergeJson(), metrics);
         int maxAnswerBytes = llm.getProviders().values().stream()
                 .mapToInt(p -> p.getMaxAnswerBytes()).max().orElse(64 * 1024);
-        BatchResults results = new BatchResults(transactions, rows, acceptance, retries, maxAnswerBytes);
+        BatchResults results = new BatchResults(transactions, rows, acceptance, retries, maxAnswerBytes,
+                new BatchSecondPass(synthesizer, router, llm.getEscalateBelow()));
         Duration poll = llm.getBatch().getPollInterval();
         Set<String> providers = llm.getProviders().entrySet().stream()
                 .filter(provider -> BatchRoute.takesBatches(provider.getValue()))

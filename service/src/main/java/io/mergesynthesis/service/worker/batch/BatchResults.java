@@ -17,8 +17,10 @@ import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.service.worker.store.Deadline;
 import io.mergesynthesis.service.worker.store.Lease;
+import io.mergesynthesis.synthesis.CallRecorder;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.ProviderCall;
+import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.synthesis.Ticker;
@@ -29,6 +31,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,9 +57,11 @@ final class BatchResults {
     private final MergeAcceptance acceptance;
     private final RetryPolicy retries;
     private final int maxAnswerBytes;
+    private final BatchSecondPass secondPass;
 
     BatchResults(ScopedTransactions transactions, BatchRows rows, MergeAcceptance acceptance, RetryPolicy retries,
-                 int maxAnswerBytes) {
+                 int maxAnswerBytes, BatchSecondPass secondPass) {
+        this.secondPass = secondPass;
         this.transactions = transactions;
         this.rows = rows;
         this.acceptance = acceptance;
@@ -99,22 +104,26 @@ final class BatchResults {
         }
     }
 
+    /** A conflict taken out of its batch whose answer goes on to an interactive second pass. */
+    private record Taken(ConflictSnapshot snapshot, ResolvedModel model, Lease lease) {
+    }
+
     private void answered(BatchRow row, BatchRoute route, UUID conflict, JsonNode message, Instant endedAt,
                           String owner) {
         UUID callId = callId(row, conflict);
-        transactions.inOrg(row.orgId(), handle -> {
+        Optional<Taken> taken = transactions.inOrg(row.orgId(), handle -> {
             Optional<Integer> attempts = BatchRows.takeFromBatch(handle, row.id(), conflict, owner, STORE_LEASE);
             Optional<LeasedRow> leased = ConflictLeases.load(handle, conflict);
             if (leased.isEmpty()) {
-                return null;
+                return Optional.<Taken>empty();
             }
             if (attempts.isEmpty()) {
                 // Paid for all the same: on record once, as discarded; a second reading writes nothing.
                 ProviderCall call = BatchAnswer.call(route.type(), message, route.provider(), route.model(),
                         route.price(), callId, endedAt);
                 UsageLedger.recordEarly(handle, row.orgId(), conflict, Math.max(1, leased.get().attempts()),
-                        entries(List.of(call)).get(0));
-                return null;
+                        entries(List.of(call), callId).get(0));
+                return Optional.<Taken>empty();
             }
             Lease lease = lease(row, conflict, owner, attempts.get());
             int attempt = attempts.get();
@@ -123,36 +132,82 @@ final class BatchResults {
                 ProviderCall call = BatchAnswer.call(route.type(), message, route.provider(), route.model(),
                         route.price(), callId, endedAt);
                 ConflictLeases.park(trip, row.orgId(), lease, SynthesisState.NOT_NEEDED.wireName(),
-                        new ConflictLeases.Ending(attempt, null, null, null, entries(List.of(call))));
-            } else {
-                MergeAcceptance.Verdict verdict = verdict(route, leased.get(), message, callId, endedAt, attempt);
-                if (verdict.accepted()) {
-                    ConflictLeases.storeMerge(trip, row.orgId(), lease, verdict.mergeJson(),
-                            verdict.eventDetailsJson(), attempt, verdict.calls());
-                } else {
-                    failed(trip, row.orgId(), lease, FailureReason.INVALID_JSON, verdict.refusal(), verdict.calls());
-                }
+                        new ConflictLeases.Ending(attempt, null, null, null, entries(List.of(call), callId)));
+                trip.runWithin(handle.getConnection());
+                return Optional.<Taken>empty();
             }
+            ConflictSnapshot snapshot = acceptance.snapshotOrNull(leased.get());
+            MergeAcceptance.Verdict verdict;
+            if (snapshot == null) {
+                ProviderCall call = BatchAnswer.call(route.type(), message, route.provider(), route.model(),
+                        route.price(), callId, endedAt);
+                verdict = new MergeAcceptance.Verdict(null, null, entries(List.of(call), callId),
+                        "conflict " + conflict + " could not be read as a snapshot");
+            } else {
+                Synthesis read = null;
+                SynthesisException refused = null;
+                try {
+                    read = BatchAnswer.read(route.type(), message, snapshot, route.provider(), route.model(),
+                            route.price(), maxAnswerBytes, callId, endedAt);
+                } catch (SynthesisException e) {
+                    refused = e;
+                }
+                Optional<ResolvedModel> second = secondPass.wanted(row.orgId(), route, read, refused);
+                if (second.isPresent()) {
+                    // Taken out of the batch now, held by this lease; the interactive pass runs outside any
+                    // transaction, and its end is fenced by the lease like any attempt's.
+                    return Optional.of(new Taken(snapshot, second.get(), lease));
+                }
+                verdict = read != null ? acceptance.accept(read, snapshot, attempt, entries(read.calls(), callId))
+                        : new MergeAcceptance.Verdict(null, null, entries(refused.calls(), callId),
+                        refused.getMessage());
+            }
+            end(trip, row.orgId(), lease, verdict);
+            trip.runWithin(handle.getConnection());
+            return Optional.<Taken>empty();
+        });
+        taken.ifPresent(t -> secondPass(row, conflict, message, callId, endedAt, t));
+    }
+
+    /**
+     * The interactive second pass of a batch answer, then the attempt's end. The batch's call is on record before
+     * the interactive call goes; a replica that dies meanwhile leaves the lease to run out, and the results read
+     * again find the conflict out of the batch and leave that row as it is.
+     */
+    private void secondPass(BatchRow row, UUID conflict, JsonNode message, UUID callId, Instant endedAt,
+                            Taken taken) {
+        int attempt = taken.lease().attempts();
+        CallRecorder early = call -> transactions.inOrg(row.orgId(), handle -> {
+            UsageLedger.recordEarly(handle, row.orgId(), conflict, attempt, entries(List.of(call), callId).get(0));
+            return null;
+        });
+        MergeAcceptance.Verdict verdict;
+        try {
+            Synthesis synthesis = secondPass.run(taken.snapshot(), taken.model(), message, callId, endedAt, early);
+            verdict = acceptance.accept(synthesis, taken.snapshot(), attempt, entries(synthesis.calls(), callId));
+        } catch (SynthesisException e) {
+            verdict = new MergeAcceptance.Verdict(null, null, entries(e.calls(), callId), e.getMessage());
+        } catch (InterruptedException e) {
+            // Stopping: the lease runs out and the conflict is tried again; the batch's call is on record.
+            Thread.currentThread().interrupt();
+            return;
+        }
+        MergeAcceptance.Verdict ending = verdict;
+        transactions.inOrg(row.orgId(), handle -> {
+            OneTripBatch trip = OneTripBatch.tenant();
+            end(trip, row.orgId(), taken.lease(), ending);
             trip.runWithin(handle.getConnection());
             return null;
         });
     }
 
-    private MergeAcceptance.Verdict verdict(BatchRoute route, LeasedRow leased, JsonNode message, UUID callId,
-                                            Instant endedAt, int attempt) {
-        ConflictSnapshot snapshot = acceptance.snapshotOrNull(leased);
-        if (snapshot == null) {
-            ProviderCall call = BatchAnswer.call(route.type(), message, route.provider(), route.model(),
-                    route.price(), callId, endedAt);
-            return new MergeAcceptance.Verdict(null, null, entries(List.of(call)),
-                    "conflict " + leased.id() + " could not be read as a snapshot");
-        }
-        try {
-            Synthesis synthesis = BatchAnswer.read(route.type(), message, snapshot, route.provider(),
-                    route.model(), route.price(), maxAnswerBytes, callId, endedAt);
-            return acceptance.accept(synthesis, snapshot, attempt, entries(synthesis.calls()));
-        } catch (SynthesisException e) {
-            return new MergeAcceptance.Verdict(null, null, entries(e.calls()), e.getMessage());
+    /** Stores an accepted merge, or fails the attempt with the verdict's refusal; either fenced by the lease. */
+    private void end(OneTripBatch trip, UUID org, Lease lease, MergeAcceptance.Verdict verdict) {
+        if (verdict.accepted()) {
+            ConflictLeases.storeMerge(trip, org, lease, verdict.mergeJson(), verdict.eventDetailsJson(),
+                    lease.attempts(), verdict.calls());
+        } else {
+            failed(trip, org, lease, FailureReason.INVALID_JSON, verdict.refusal(), verdict.calls());
         }
     }
 
@@ -201,8 +256,13 @@ final class BatchResults {
                 Deadline.in(STORE_LEASE, Ticker.SYSTEM));
     }
 
-    private static List<UsageLedger.Entry> entries(List<ProviderCall> calls) {
-        return PaidCalls.entries(calls).stream().map(e -> e.inLane(UsageLedger.BATCH_LANE)).toList();
+    /** The calls as ledger rows: the batch's own call in the batch lane, a second pass's in the interactive. */
+    private static List<UsageLedger.Entry> entries(List<ProviderCall> calls, UUID batchCallId) {
+        List<UsageLedger.Entry> entries = PaidCalls.entries(calls);
+        return IntStream.range(0, calls.size())
+                .mapToObj(i -> calls.get(i).id().equals(batchCallId)
+                        ? entries.get(i).inLane(UsageLedger.BATCH_LANE) : entries.get(i))
+                .toList();
     }
 
 }

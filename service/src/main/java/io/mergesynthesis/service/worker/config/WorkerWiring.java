@@ -145,7 +145,9 @@ public final class WorkerWiring {
             // with no provider that takes batches runs no batch lane at all, and asks its database nothing for it.
             environment.lifecycle().manage(BatchLane.of(transactions, llm, metrics, service.registry(),
                     settings.owner() + "/batch",
-                    RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts())));
+                    RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts()),
+                    // Wrapped by a drill's faults, the synthesizer repairs no batch answer: those fail their attempt.
+                    synthesizer instanceof LlmSynthesizer interactive ? interactive : null, router));
         }
         environment.healthChecks().register(PoolHealthCheck.NAME, PoolHealthCheck.of(pool));
         return readings(pool, synthesizer);

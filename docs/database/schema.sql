@@ -32,7 +32,7 @@ CREATE DOMAIN conflict_action AS text
     CONSTRAINT conflict_action_check CHECK ((VALUE = ANY (ARRAY['tool_call'::text, 'data_export'::text, 'knowledge_query'::text])));
 
 CREATE DOMAIN conflict_event_type AS text
-    CONSTRAINT conflict_event_type_check CHECK ((VALUE = ANY (ARRAY['conflict_detected'::text, 'merge_synthesized'::text, 'synthesis_failed_permanently'::text, 'conflict_acknowledged'::text, 'conflict_resolved'::text, 'synthesis_requeued'::text, 'org_named'::text, 'token_minted'::text, 'token_revoked'::text, 'org_settings_changed'::text])));
+    CONSTRAINT conflict_event_type_check CHECK ((VALUE = ANY (ARRAY['conflict_detected'::text, 'merge_synthesized'::text, 'synthesis_failed_permanently'::text, 'conflict_acknowledged'::text, 'conflict_resolved'::text, 'synthesis_requeued'::text, 'org_named'::text, 'token_minted'::text, 'token_revoked'::text, 'org_settings_changed'::text, 'batch_cancel_requested'::text])));
 
 CREATE DOMAIN failure_marker AS text
     CONSTRAINT failure_marker_check CHECK ((VALUE = 'synthesis_max_attempts_exceeded'::text));
@@ -89,12 +89,12 @@ BEGIN
      ORDER BY org_id, ledger_month(created_at)
     ON CONFLICT (org_id, month)
         DO UPDATE SET cost_usd = s.cost_usd + excluded.cost_usd, calls = s.calls + excluded.calls;
-    INSERT INTO org_usage_by_month (org_id, month, provider, model, calls, input_tokens, output_tokens,
+    INSERT INTO org_usage_by_month (org_id, month, provider, model, lane, calls, input_tokens, output_tokens,
                                     cache_read_tokens, cache_write_tokens, cost_usd)
-    SELECT org_id, ledger_month(created_at), provider, model, count(*), sum(input_tokens), sum(output_tokens),
+    SELECT org_id, ledger_month(created_at), provider, model, lane, count(*), sum(input_tokens), sum(output_tokens),
            sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_usd)
       FROM recorded
-     GROUP BY org_id, ledger_month(created_at), provider, model;
+     GROUP BY org_id, ledger_month(created_at), provider, model, lane;
     RETURN NULL;
 END
 $function$;
@@ -706,12 +706,19 @@ CREATE TABLE llm_batches (
     ended_at timestamp with time zone,
     poll_owner text,
     poll_until timestamp with time zone,
-    next_poll_at timestamp with time zone DEFAULT now() NOT NULL
+    next_poll_at timestamp with time zone DEFAULT now() NOT NULL,
+    cancel_requested_at timestamp with time zone,
+    cancel_reason text,
+    cancel_sent_at timestamp with time zone,
+    cost_usd numeric
 );
+ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_cancel_reason_check CHECK ((cancel_reason = ANY (ARRAY['requested'::text, 'lane_changed'::text, 'budget_lowered'::text])));
+ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_cancel_whole CHECK (((cancel_requested_at IS NULL) = (cancel_reason IS NULL)));
 ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_pkey PRIMARY KEY (id);
 ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_provider_batch_id_key UNIQUE (provider, provider_batch_id);
 ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_requests_check CHECK ((requests >= 1));
 ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_state_check CHECK ((state = ANY (ARRAY['sending'::text, 'in_progress'::text, 'ended'::text, 'done'::text])));
+CREATE INDEX llm_batches_newest ON public.llm_batches USING btree (created_at DESC);
 CREATE INDEX llm_batches_to_poll ON public.llm_batches USING btree (next_poll_at) WHERE (state <> 'done'::text);
 ALTER TABLE llm_batches ENABLE ROW LEVEL SECURITY;
 ALTER TABLE llm_batches FORCE ROW LEVEL SECURITY;
@@ -837,7 +844,8 @@ CREATE TABLE org_usage_by_month (
     output_tokens bigint NOT NULL,
     cache_read_tokens bigint NOT NULL,
     cache_write_tokens bigint NOT NULL,
-    cost_usd numeric(18,9) NOT NULL
+    cost_usd numeric(18,9) NOT NULL,
+    lane text DEFAULT 'interactive'::text NOT NULL
 );
 CREATE INDEX org_usage_by_month_org ON public.org_usage_by_month USING btree (org_id, month);
 ALTER TABLE org_usage_by_month ENABLE ROW LEVEL SECURITY;

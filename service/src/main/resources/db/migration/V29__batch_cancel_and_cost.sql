@@ -27,3 +27,28 @@ ALTER DOMAIN conflict_event_type ADD CONSTRAINT conflict_event_type_check
                      'conflict_acknowledged', 'conflict_resolved', 'synthesis_requeued',
                      'org_named', 'token_minted', 'token_revoked', 'org_settings_changed',
                      'batch_cancel_requested'));
+
+-- An org's month of usage is kept by lane as well as by model, so that the usage page and GET /v1/usage can say
+-- what the batch lane cost beside the interactive one. Every row kept before this schema is interactive.
+ALTER TABLE org_usage_by_month ADD COLUMN lane text NOT NULL DEFAULT 'interactive';
+
+CREATE OR REPLACE FUNCTION add_calls_to_org_month() RETURNS trigger
+    LANGUAGE plpgsql
+AS $$
+BEGIN
+    INSERT INTO org_spend_by_month AS s (org_id, month, cost_usd, calls)
+    SELECT org_id, ledger_month(created_at), sum(cost_usd), count(*)
+      FROM recorded
+     GROUP BY org_id, ledger_month(created_at)
+     ORDER BY org_id, ledger_month(created_at)
+    ON CONFLICT (org_id, month)
+        DO UPDATE SET cost_usd = s.cost_usd + excluded.cost_usd, calls = s.calls + excluded.calls;
+    INSERT INTO org_usage_by_month (org_id, month, provider, model, lane, calls, input_tokens, output_tokens,
+                                    cache_read_tokens, cache_write_tokens, cost_usd)
+    SELECT org_id, ledger_month(created_at), provider, model, lane, count(*), sum(input_tokens), sum(output_tokens),
+           sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_usd)
+      FROM recorded
+     GROUP BY org_id, ledger_month(created_at), provider, model, lane;
+    RETURN NULL;
+END
+$$;

@@ -259,7 +259,7 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                 new TokenStore(transactions), inboxReads, inbox, requeue, usage, new Fleet(transactions),
                 orgSettings), new WebInbox.OperatorUseCases(orgDirectory, new FailedList(transactions),
                 new Replicas(transactions), new ProviderShares(transactions), new FleetActivity(transactions),
-                new TokenAdmin(new TokenStore(transactions)), new SignedInPeople(transactions)),
+                new TokenAdmin(new TokenStore(transactions)), new SignedInPeople(transactions), providerBatches),
                 new WebInbox.SignIn(signIn,
                         config.getWeb().isTokenSignIn(), config.getWeb().publicBase()), json, Clock.systemUTC(),
                 config.getLlm().getEscalateBelow());

@@ -152,7 +152,7 @@ public final class UsageLedger {
     public static List<ModelUsage> monthToDate(Handle handle, Optional<UUID> orgId) {
         return handle.createQuery(MONTH_TO_DATE)
                 .bind("org", orgId.orElse(null))
-                .map((rs, ctx) -> new ModelUsage(rs.getString("model"), rs.getLong("calls"),
+                .map((rs, ctx) -> new ModelUsage(rs.getString("model"), rs.getString("lane"), rs.getLong("calls"),
                         rs.getLong("input_tokens"), rs.getLong("output_tokens"), rs.getLong("cache_read_tokens"),
                         rs.getLong("cache_write_tokens"), Money.readable(rs.getBigDecimal("cost_usd"))))
                 .list();

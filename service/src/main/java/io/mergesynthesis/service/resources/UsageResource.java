@@ -49,10 +49,11 @@ public class UsageResource {
         UsageView view;
         if (org.isPresent()) {
             MonthToDate one = usage.ofOrg(org.get());
-            view = UsageView.of(org.get(), one.monthStart(), one.settings().monthlyBudgetUsd(), one.byModel());
+            view = UsageView.of(org.get(), one.monthStart(), one.settings().monthlyBudgetUsd(), one.byModel(),
+                    one.byLane());
         } else {
             MonthToDate all = usage.ofEveryOrg();
-            view = UsageView.of(null, all.monthStart(), null, all.byModel());
+            view = UsageView.of(null, all.monthStart(), null, all.byModel(), all.byLane());
         }
         return Response.ok(view).build();
     }

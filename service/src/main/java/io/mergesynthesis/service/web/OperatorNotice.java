@@ -21,7 +21,11 @@ enum OperatorNotice {
     REVOKED("revoked", "Revoked: the token is refused from now on, and its web sessions have ended.", false),
     ALREADY_REVOKED("already_revoked", "That token was already revoked: nothing changed.", false),
     NO_SUCH_TOKEN("no_such_token", "No token has that id: nothing changed.", true),
-    INVALID_ORG("invalid_org", "Not done: that is not an org id (a UUID).", true);
+    INVALID_ORG("invalid_org", "Not done: that is not an org id (a UUID).", true),
+    CANCEL_ASKED("cancel_asked", "Cancel asked: the provider hears of it at the batch's next poll; what it answered "
+            + "before it stopped is kept, and what it canceled waits again.", false),
+    BATCH_DONE("batch_done", "That batch is done: its results are stored, and nothing is left to cancel.", true),
+    NO_SUCH_BATCH("no_such_batch", "No batch has that id: nothing changed.", true);
 
     private final String code;
     private final String text;

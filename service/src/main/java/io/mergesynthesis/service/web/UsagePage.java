@@ -15,8 +15,8 @@ import java.util.Locale;
  * The values of the usage page, with the geometry of its bar chart computed here: the chart is plain SVG that
  * needs neither a script nor a style attribute, both of which the page's security policy forbids.
  */
-record UsagePage(String month, List<Row> rows, long calls, long tokens, String cost, String budget, String model,
-                 String percentOfBudget, int meterValue, boolean overBudget, Chart chart) {
+record UsagePage(String month, List<Row> rows, List<Row> lanes, long calls, long tokens, String cost, String budget,
+                 String model, String percentOfBudget, int meterValue, boolean overBudget, Chart chart) {
 
     static final int CHART_WIDTH = 640;
     static final int LABEL_WIDTH = 240;
@@ -41,6 +41,11 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
         return !rows.isEmpty();
     }
 
+    /** Whether any call went by the batch lane: only then is the split by lane worth a table. */
+    boolean hasBatchLane() {
+        return lanes.stream().anyMatch(lane -> !lane.name().equals("interactive"));
+    }
+
     boolean hasBudget() {
         return budget != null;
     }
@@ -57,6 +62,8 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
             calls += m.calls();
             tokens += m.inputTokens() + m.outputTokens() + cacheTokens;
         }
+        List<Row> lanes = usage.byLane().stream().map(l -> new Row(l.lane(), l.calls(), l.inputTokens(),
+                l.outputTokens(), l.cacheReadTokens() + l.cacheWriteTokens(), Dollars.usd(l.costUsd()))).toList();
         BigDecimal total = usage.totalCost();
         BigDecimal budget = usage.settings().monthlyBudgetUsd();
         String percent = null;
@@ -74,7 +81,7 @@ record UsagePage(String month, List<Row> rows, long calls, long tokens, String c
             over = total.compareTo(budget) >= 0;
         }
         return new UsagePage(DateTimeFormatter.ofPattern("MMMM yyyy", Locale.ENGLISH).withZone(ZoneOffset.UTC)
-                .format(monthStart), rows, calls, tokens, Dollars.usd(total),
+                .format(monthStart), rows, lanes, calls, tokens, Dollars.usd(total),
                 budget == null ? null : Dollars.usd(budget), usage.settings().model(), percent, meter, over,
                 chart(usage, budget));
     }

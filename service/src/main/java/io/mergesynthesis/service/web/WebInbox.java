@@ -11,6 +11,7 @@ import io.mergesynthesis.service.operator.FailedList;
 import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
+import io.mergesynthesis.service.operator.ProviderBatches;
 import io.mergesynthesis.service.operator.ProviderShares;
 import io.mergesynthesis.service.operator.Replicas;
 import io.mergesynthesis.service.operator.SignedInPeople;
@@ -55,7 +56,8 @@ public final class WebInbox {
      * calls, time, tokens and the people who signed in.
      */
     public record OperatorUseCases(OrgDirectory orgs, FailedList failed, Replicas replicas, ProviderShares shares,
-                                   FleetActivity activity, TokenAdmin tokens, SignedInPeople people) {
+                                   FleetActivity activity, TokenAdmin tokens, SignedInPeople people,
+                                   ProviderBatches batches) {
     }
 
     /**
@@ -81,6 +83,7 @@ public final class WebInbox {
                 uses.requeue()));
         environment.jersey().register(new ReplicasPageResource(pages, operator.replicas(), operator.shares(),
                 operator.orgs()));
+        environment.jersey().register(new BatchesPageResource(pages, operator.batches(), operator.orgs()));
         environment.jersey().register(new TimePageResource(pages, operator.activity()));
         environment.jersey().register(new TokensPageResource(pages, operator.tokens(), operator.orgs(),
                 operator.people()));

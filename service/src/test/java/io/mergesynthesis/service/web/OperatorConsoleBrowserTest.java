@@ -306,6 +306,44 @@ class OperatorConsoleBrowserTest {
     }
 
     @Test
+    void aProviderBatchIsListedWithItsCostAndCanceledFromThePage() {
+        UUID org = UUID.fromString("d5e6f708-192a-4b3c-8d4e-5f6071829304");
+        UUID batch = UUID.randomUUID();
+        // A batch the lane sent an hour ago, in progress at its provider, and one done before it.
+        superuser.useHandle(h -> h.createUpdate("""
+                        INSERT INTO llm_batches (id, org_id, provider, model, provider_batch_id, state, requests,
+                                                 reserved_cost_usd, created_at, sent_at)
+                        VALUES (:id, :org, 'anthropic', 'claude-haiku-4-5', 'msgbatch_console', 'in_progress', 120,
+                                0.84, now() - interval '1 hour', now() - interval '1 hour');
+                        INSERT INTO llm_batches (id, org_id, provider, model, provider_batch_id, state, requests,
+                                                 reserved_cost_usd, cost_usd, created_at, sent_at, ended_at)
+                        VALUES (:done, :org, 'openai', 'gpt-5-mini', 'batch_console_done', 'done', 40, 0.30, 0.12,
+                                now() - interval '3 hours', now() - interval '3 hours', now() - interval '2 hours')""")
+                .bind("id", batch).bind("done", UUID.randomUUID()).bind("org", org).execute());
+        signIn(platform);
+        driver.get(url("/operator/batches"));
+        WebElement row = driver.findElement(By.id("batch-" + batch));
+        assertThat(row.getText()).contains("anthropic/claude-haiku-4-5").contains("msgbatch_console")
+                .contains("120").contains("in progress").contains("$0.84").contains("reserved").contains("1 h");
+        WebElement done = driver.findElement(By.xpath("//tr[td/code[text()='batch_console_done']]"));
+        assertThat(done.getText()).contains("$0.12").doesNotContain("reserved");
+        assertThat(done.findElements(By.tagName("button"))).as("a done batch has nothing to cancel").isEmpty();
+        browser.screenshot("operator-batches");
+
+        row.findElement(By.xpath(".//button[starts-with(., 'Cancel')]")).click();
+        wait(ExpectedConditions.urlContains("notice=cancel_asked"));
+        assertThat(driver.findElement(By.id("batch-" + batch)).getText()).contains("requested, not yet sent");
+        String asked = superuser.withHandle(h -> h.createQuery(
+                "SELECT cancel_reason FROM llm_batches WHERE id = :id").bind("id", batch).mapTo(String.class).one());
+        assertThat(asked).isEqualTo("requested");
+        long events = superuser.withHandle(h -> h.createQuery("""
+                        SELECT count(*) FROM conflict_events
+                         WHERE org_id = :org AND event_type = 'batch_cancel_requested'""")
+                .bind("org", org).mapTo(Long.class).one());
+        assertThat(events).isEqualTo(1);
+    }
+
+    @Test
     void theFleetsActivityIsDrawnOverTimeWithItsNumbers() {
         signIn(platform);
         driver.get(url("/operator/time"));

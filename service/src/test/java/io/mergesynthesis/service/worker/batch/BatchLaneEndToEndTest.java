@@ -95,6 +95,12 @@ class BatchLaneEndToEndTest {
         assertThat(done.has("batch")).as("out of the batch").isFalse();
         assertThat(done.path("calls")).hasSize(1);
         assertThat(done.path("calls").get(0).path("lane").asText()).isEqualTo("batch");
+        JsonNode usage = Seed.parse(APP.get(admin, "/v1/usage").body());
+        assertThat(usage.path("by_lane")).hasSize(1);
+        assertThat(usage.path("by_lane").get(0).path("lane").asText()).isEqualTo("batch");
+        assertThat(usage.path("by_lane").get(0).path("calls").asLong()).isEqualTo(n);
+        assertThat(usage.path("by_lane").get(0).path("cost_usd").decimalValue())
+                .isEqualByComparingTo(BATCH_COST.multiply(BigDecimal.valueOf(n)));
         assertThat(STAND_IN.stats().batchBilled() - billedBefore).as("each conflict billed once").isEqualTo(n);
         List<Map<String, Object>> ledger = ledgerOf(org);
         assertThat(ledger).hasSize(n);

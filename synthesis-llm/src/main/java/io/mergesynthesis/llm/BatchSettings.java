@@ -4,14 +4,16 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.time.Duration;
 
 /**
- * The batch lane ({@code llm.batch}): how often a batch is polled, how many requests one batch holds, and when an
- * org in lane {@code auto} goes to batches.
+ * The batch lane ({@code llm.batch}): how often a batch is polled, how many requests and bytes one batch holds, how
+ * many batches a provider holds at once, and when an org in lane {@code auto} goes to batches.
  */
 public final class BatchSettings {
 
     private Duration pollInterval = Duration.ofSeconds(30);
     private int autoAbove = 500;
     private int maxRequests = 1000;
+    private long maxBytes = 64L * 1024 * 1024;
+    private int maxInFlight = 20;
 
     /** How long a replica waits between two looks at a batch in progress. */
     public Duration getPollInterval() {
@@ -41,9 +43,34 @@ public final class BatchSettings {
         this.maxRequests = maxRequests;
     }
 
+    /**
+     * The most bytes of request bodies one batch holds: well below both providers' own limits (a few hundred
+     * megabytes), so that a create is one request of a size any proxy passes.
+     */
+    public long getMaxBytes() {
+        return maxBytes;
+    }
+
+    public void setMaxBytes(long maxBytes) {
+        this.maxBytes = maxBytes;
+    }
+
+    /**
+     * The most batches not yet done that one provider holds for this deployment: past it, nothing more is sent
+     * there until one is done, so that a backlog queues here, where it can be canceled by a setting, rather than
+     * at the provider.
+     */
+    public int getMaxInFlight() {
+        return maxInFlight;
+    }
+
+    public void setMaxInFlight(int maxInFlight) {
+        this.maxInFlight = maxInFlight;
+    }
+
     @Override
     public String toString() {
         return "BatchSettings{pollInterval=" + pollInterval + ", autoAbove=" + autoAbove + ", maxRequests="
-                + maxRequests + "}";
+                + maxRequests + ", maxBytes=" + maxBytes + ", maxInFlight=" + maxInFlight + "}";
     }
 }

@@ -1,7 +1,7 @@
 package io.mergesynthesis.service.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.mergesynthesis.service.db.LlmBatches;
+import io.mergesynthesis.service.core.ProviderBatch;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.UUID;
@@ -22,7 +22,7 @@ public record BatchView(@JsonProperty("id") UUID id,
                         @JsonProperty("cancel_reason") String cancelReason,
                         @JsonProperty("cancel_sent_at") Instant cancelSentAt) {
 
-    public static BatchView of(LlmBatches.Batch batch) {
+    public static BatchView of(ProviderBatch batch) {
         return new BatchView(batch.id(), batch.orgId(), batch.provider(), batch.model(), batch.providerBatchId(),
                 batch.state(), batch.requests(), batch.reservedUsd(), batch.costUsd(), batch.createdAt(),
                 batch.endedAt(), batch.cancelRequestedAt(), batch.cancelReason(), batch.cancelSentAt());

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.mergesynthesis.service.core.AttemptHistoryLine;
+import io.mergesynthesis.service.core.BatchMembership;
 import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.ProviderCall;
-import io.mergesynthesis.service.db.LlmBatches;
 import io.mergesynthesis.service.core.RepairPasses;
 import io.mergesynthesis.service.core.StoredConflict;
 import java.math.BigDecimal;
@@ -65,7 +65,7 @@ public record ConflictView(
             @JsonProperty("since") Instant since,
             @JsonProperty("cancel_requested_at") Instant cancelRequestedAt) {
 
-        static InBatch of(LlmBatches.Membership batch) {
+        static InBatch of(BatchMembership batch) {
             return batch == null ? null : new InBatch(batch.batchId(), batch.provider(), batch.model(),
                     batch.providerBatchId(), batch.since(), batch.cancelRequestedAt());
         }
@@ -142,7 +142,7 @@ public record ConflictView(
      * it is in a provider's batch, which (null otherwise).
      */
     public static ConflictView of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
-                                  Deciders deciders, Integer aheadInOrg, LlmBatches.Membership batch) {
+                                  Deciders deciders, Integer aheadInOrg, BatchMembership batch) {
         return new ConflictView(c.id(), c.orgId(), c.dedupKey(), c.action(), c.target(), c.rulesJson(),
                 c.winnerPolicyId(), c.detectedAt(), c.receivedAt(),
                 new Synthesis(c.synthesisState().wireName(), aheadInOrg, InBatch.of(batch), c.attempts(),

@@ -1,6 +1,7 @@
 package io.mergesynthesis.service.db;
 
-import java.math.BigDecimal;
+import io.mergesynthesis.service.core.BatchMembership;
+import io.mergesynthesis.service.core.ProviderBatch;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -20,28 +21,13 @@ public final class LlmBatches {
     private LlmBatches() {
     }
 
-    /** One batch as the operator sees it. */
-    public record Batch(UUID id, UUID orgId, String provider, String model, String providerBatchId, String state,
-                        int requests, BigDecimal reservedUsd, BigDecimal costUsd, Instant createdAt,
-                        Instant endedAt, Instant cancelRequestedAt, String cancelReason, Instant cancelSentAt) {
-
-        public boolean done() {
-            return "done".equals(state);
-        }
-    }
-
-    /** The batch a conflict is in, and since when. */
-    public record Membership(UUID batchId, String provider, String model, String providerBatchId, String state,
-                             Instant since, Instant cancelRequestedAt) {
-    }
-
     /** The newest batches of every org; cross-tenant. */
-    public static List<Batch> recent(Handle handle, int limit) {
+    public static List<ProviderBatch> recent(Handle handle, int limit) {
         return handle.createQuery(RECENT).bind("limit", limit).map((rs, ctx) -> batch(rs)).list();
     }
 
     /** Asks that batch {@code id} be canceled; the batch, or empty when there is none. Cross-tenant. */
-    public static Optional<Batch> cancel(Handle handle, UUID id) {
+    public static Optional<ProviderBatch> cancel(Handle handle, UUID id) {
         return handle.createQuery(CANCEL).bind("id", id).map((rs, ctx) -> batch(rs)).findOne();
     }
 
@@ -56,16 +42,16 @@ public final class LlmBatches {
     }
 
     /** The batch conflict {@code id} is in; empty when it is in none. Under the conflict's org scope. */
-    public static Optional<Membership> ofConflict(Handle handle, UUID id) {
+    public static Optional<BatchMembership> ofConflict(Handle handle, UUID id) {
         return handle.createQuery(OF_CONFLICT).bind("id", id)
-                .map((rs, ctx) -> new Membership(rs.getObject("id", UUID.class), rs.getString("provider"),
+                .map((rs, ctx) -> new BatchMembership(rs.getObject("id", UUID.class), rs.getString("provider"),
                         rs.getString("model"), rs.getString("provider_batch_id"), rs.getString("state"),
                         instant(rs.getTimestamp("batched_at")), instant(rs.getTimestamp("cancel_requested_at"))))
                 .findOne();
     }
 
-    private static Batch batch(ResultSet rs) throws SQLException {
-        return new Batch(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class),
+    private static ProviderBatch batch(ResultSet rs) throws SQLException {
+        return new ProviderBatch(rs.getObject("id", UUID.class), rs.getObject("org_id", UUID.class),
                 rs.getString("provider"), rs.getString("model"), rs.getString("provider_batch_id"),
                 rs.getString("state"), rs.getInt("requests"), rs.getBigDecimal("reserved_cost_usd"),
                 rs.getBigDecimal("cost_usd"), instant(rs.getTimestamp("created_at")),

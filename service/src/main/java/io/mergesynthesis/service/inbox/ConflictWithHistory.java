@@ -1,10 +1,10 @@
 package io.mergesynthesis.service.inbox;
 
 import io.mergesynthesis.service.core.AttemptHistoryLine;
+import io.mergesynthesis.service.core.BatchMembership;
 import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.ProviderCall;
 import io.mergesynthesis.service.core.StoredConflict;
-import io.mergesynthesis.service.db.LlmBatches;
 import java.util.List;
 
 /**
@@ -16,7 +16,7 @@ import java.util.List;
  */
 public record ConflictWithHistory(StoredConflict conflict, List<ProviderCall> calls,
                                   List<AttemptHistoryLine> history, Deciders deciders, Integer aheadInOrg,
-                                  LlmBatches.Membership batch) {
+                                  BatchMembership batch) {
 
     /**
      * Where the count of those ahead stops: past it, the figure only says "this many or more", and reading on

@@ -5,7 +5,7 @@ import io.mergesynthesis.service.api.BatchView;
 import io.mergesynthesis.service.api.ErrorBody;
 import io.mergesynthesis.service.auth.Caller;
 import io.mergesynthesis.service.auth.Role;
-import io.mergesynthesis.service.operator.ProviderBatches;
+import io.mergesynthesis.service.operator.BatchAdmin;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -25,9 +25,9 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class BatchResource {
 
-    private final ProviderBatches batches;
+    private final BatchAdmin batches;
 
-    public BatchResource(ProviderBatches batches) {
+    public BatchResource(BatchAdmin batches) {
         this.batches = batches;
     }
 

@@ -1,8 +1,8 @@
 package io.mergesynthesis.service.web;
 
-import io.mergesynthesis.service.db.LlmBatches;
+import io.mergesynthesis.service.core.ProviderBatch;
+import io.mergesynthesis.service.operator.BatchAdmin;
 import io.mergesynthesis.service.operator.OrgDirectory;
-import io.mergesynthesis.service.operator.ProviderBatches;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.FormParam;
@@ -32,10 +32,10 @@ import java.util.stream.Collectors;
 public final class BatchesPageResource {
 
     private final Pages pages;
-    private final ProviderBatches batches;
+    private final BatchAdmin batches;
     private final OrgDirectory orgs;
 
-    BatchesPageResource(Pages pages, ProviderBatches batches, OrgDirectory orgs) {
+    BatchesPageResource(Pages pages, BatchAdmin batches, OrgDirectory orgs) {
         this.pages = pages;
         this.batches = batches;
         this.orgs = orgs;
@@ -67,12 +67,12 @@ public final class BatchesPageResource {
             return access.turnedBack();
         }
         Instant now = pages.clock().instant();
-        List<LlmBatches.Batch> listed = batches.recent();
-        Map<UUID, String> names = orgs.namesOf(listed.stream().map(LlmBatches.Batch::orgId)
+        List<ProviderBatch> listed = batches.recent();
+        Map<UUID, String> names = orgs.namesOf(listed.stream().map(ProviderBatch::orgId)
                 .collect(Collectors.toSet()));
         List<Row> rows = listed.stream().map(b -> row(b, names, now)).toList();
         return pages.render(200, "batches", OperatorNotice.layout("Provider batches", notice, access),
-                new BatchesPage(rows, ProviderBatches.LISTED));
+                new BatchesPage(rows, BatchAdmin.LISTED));
     }
 
     @POST
@@ -85,14 +85,14 @@ public final class BatchesPageResource {
             return access.turnedBack();
         }
         UUID id = CanonicalIds.uuid(batchParam);
-        Optional<LlmBatches.Batch> batch = id == null ? Optional.empty()
+        Optional<ProviderBatch> batch = id == null ? Optional.empty()
                 : batches.cancel(access.session().caller(), id);
         OperatorNotice outcome = batch.isEmpty() ? OperatorNotice.NO_SUCH_BATCH
                 : batch.get().done() ? OperatorNotice.BATCH_DONE : OperatorNotice.CANCEL_ASKED;
         return Pages.seeOther("/operator/batches?notice=" + outcome.code());
     }
 
-    private static Row row(LlmBatches.Batch b, Map<UUID, String> names, Instant now) {
+    private static Row row(ProviderBatch b, Map<UUID, String> names, Instant now) {
         String cancel = b.cancelRequestedAt() == null ? null
                 : b.cancelReason().replace('_', ' ') + (b.cancelSentAt() != null ? ", sent to the provider"
                         : ", not yet sent");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.mergesynthesis.service.core.AttemptHistoryLine;
+import io.mergesynthesis.service.core.BatchMembership;
 import io.mergesynthesis.service.core.Deciders;
 import io.mergesynthesis.service.core.InboxStatus;
 import io.mergesynthesis.service.core.ProviderCall;
@@ -11,7 +12,6 @@ import io.mergesynthesis.service.core.RepairPasses;
 import io.mergesynthesis.service.core.Resolution;
 import io.mergesynthesis.service.core.StoredConflict;
 import io.mergesynthesis.service.core.SynthesisState;
-import io.mergesynthesis.service.db.LlmBatches;
 import io.mergesynthesis.service.inbox.ConflictWithHistory;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -65,7 +65,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     }
 
     static ConflictDetail of(StoredConflict c, List<ProviderCall> calls, List<AttemptHistoryLine> history,
-                             Deciders deciders, Integer aheadInOrg, LlmBatches.Membership batch,
+                             Deciders deciders, Integer aheadInOrg, BatchMembership batch,
                              boolean mayChange, boolean mayRequeue,
                              ObjectMapper json, Instant now,
                              double escalateBelow) {
@@ -109,7 +109,7 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
         return aheadInOrg >= ConflictWithHistory.AHEAD_COUNTED_TO ? figure + " or more" : figure;
     }
 
-    private static InBatch inBatch(LlmBatches.Membership batch, Instant now) {
+    private static InBatch inBatch(BatchMembership batch, Instant now) {
         return batch == null ? null : new InBatch(batch.batchId().toString(), batch.provider(),
                 batch.providerBatchId(), Moment.of(batch.since(), now), batch.cancelRequestedAt() != null);
     }

@@ -7,11 +7,11 @@ import io.mergesynthesis.service.auth.TokenStore;
 import io.mergesynthesis.service.inbox.BulkActions;
 import io.mergesynthesis.service.inbox.ConflictInbox;
 import io.mergesynthesis.service.inbox.InboxReads;
+import io.mergesynthesis.service.operator.BatchAdmin;
 import io.mergesynthesis.service.operator.FailedList;
 import io.mergesynthesis.service.operator.Fleet;
 import io.mergesynthesis.service.operator.FleetActivity;
 import io.mergesynthesis.service.operator.OrgDirectory;
-import io.mergesynthesis.service.operator.ProviderBatches;
 import io.mergesynthesis.service.operator.ProviderShares;
 import io.mergesynthesis.service.operator.Replicas;
 import io.mergesynthesis.service.operator.SignedInPeople;
@@ -19,9 +19,9 @@ import io.mergesynthesis.service.operator.TokenAdmin;
 import io.mergesynthesis.service.requeue.ConflictRequeue;
 import io.mergesynthesis.service.session.WebSessions;
 import io.mergesynthesis.service.settings.OrgSettings;
+import io.mergesynthesis.service.signin.SignInWithProvider;
 import io.mergesynthesis.service.usage.MonthlyUsage;
 import jakarta.servlet.DispatcherType;
-import io.mergesynthesis.service.signin.SignInWithProvider;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -57,7 +57,7 @@ public final class WebInbox {
      */
     public record OperatorUseCases(OrgDirectory orgs, FailedList failed, Replicas replicas, ProviderShares shares,
                                    FleetActivity activity, TokenAdmin tokens, SignedInPeople people,
-                                   ProviderBatches batches) {
+                                   BatchAdmin batches) {
     }
 
     /**

@@ -66,7 +66,12 @@ class EventGoldenTest {
             platformChange(11, ORG, "org_settings_changed", "2026-11-20T12:03:00Z",
                     "{\"model\":\"anthropic/claude-sonnet-4-5\",\"monthly_budget_usd\":250.00,"
                             + "\"requested_by\":\"token\",\"token_id\":\"" + TOKEN + "\","
-                            + "\"token_label\":\"budget desk\",\"role\":\"platform\"}"));
+                            + "\"token_label\":\"budget desk\",\"role\":\"platform\"}"),
+            platformChange(12, ORG, "batch_cancel_requested", "2026-11-20T12:04:00Z",
+                    "{\"batch_id\":\"5b0e7a51-2c3d-4e8f-9a6b-7c8d9e0f1a2b\",\"provider\":\"anthropic\","
+                            + "\"provider_batch_id\":\"msgbatch_017\",\"requests\":120,\"requested_by\":\"token\","
+                            + "\"token_id\":\"" + TOKEN + "\",\"token_label\":\"budget desk\","
+                            + "\"role\":\"platform\"}"));
 
     /** An event of the platform's own: no conflict, and for a platform token's change no org either. */
     private static StoredEvent platformChange(long id, UUID org, String type, String at, String details) {

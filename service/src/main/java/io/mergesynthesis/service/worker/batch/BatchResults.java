@@ -166,7 +166,7 @@ final class BatchResults {
             trip.runWithin(handle.getConnection());
             return Optional.<Taken>empty();
         });
-        taken.ifPresent(t -> secondPass(row, conflict, message, callId, endedAt, t));
+        taken.ifPresent(t -> continueInteractively(row, conflict, message, callId, endedAt, t));
     }
 
     /**
@@ -174,8 +174,8 @@ final class BatchResults {
      * the interactive call goes; a replica that dies meanwhile leaves the lease to run out, and the results read
      * again find the conflict out of the batch and leave that row as it is.
      */
-    private void secondPass(BatchRow row, UUID conflict, JsonNode message, UUID callId, Instant endedAt,
-                            Taken taken) {
+    private void continueInteractively(BatchRow row, UUID conflict, JsonNode message, UUID callId,
+                                       Instant endedAt, Taken taken) {
         int attempt = taken.lease().attempts();
         CallRecorder early = call -> transactions.inOrg(row.orgId(), handle -> {
             UsageLedger.recordEarly(handle, row.orgId(), conflict, attempt, entries(List.of(call), callId).get(0));

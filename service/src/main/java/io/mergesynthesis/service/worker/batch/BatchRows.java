@@ -165,6 +165,13 @@ final class BatchRows {
         return handle.createUpdate(BACK_TO_PENDING).bindMap(params).execute();
     }
 
+    /** The batches not yet done, by provider. */
+    Map<String, Long> inFlight() {
+        return transactions.crossTenant(handle -> handle.createQuery(IN_FLIGHT)
+                .map((rs, ctx) -> Map.entry(rs.getString("provider"), rs.getLong("batches")))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+    }
+
     /** The requests the providers have not answered yet, by provider. */
     Map<String, Long> requestsWaiting() {
         return transactions.crossTenant(handle -> handle.createQuery(REQUESTS_WAITING)
@@ -192,6 +199,7 @@ final class BatchRows {
     private static final String BACK_TO_PENDING = SqlFiles.of(BatchRows.class, "back_to_pending");
     private static final String BUDGET_ROOM = SqlFiles.of(BatchRows.class, "budget_room");
     private static final String RESERVE = SqlFiles.of(BatchRows.class, "reserve");
+    private static final String IN_FLIGHT = SqlFiles.of(BatchRows.class, "in_flight");
     private static final String MARK_REFUSED = SqlFiles.of(BatchRows.class, "mark_refused");
     private static final String ORG_WAITING = SqlFiles.of(BatchRows.class, "org_waiting");
     private static final String MARK_CANCEL_SENT = SqlFiles.of(BatchRows.class, "mark_cancel_sent");

@@ -3,10 +3,10 @@ package io.mergesynthesis.service.worker.batch;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.llm.Prompt;
+import io.mergesynthesis.llm.ProviderBatches;
 import io.mergesynthesis.llm.RequestPlan;
 import io.mergesynthesis.llm.TokenEstimate;
 import io.mergesynthesis.llm.Usage;
-import io.mergesynthesis.llm.ProviderBatches;
 import io.mergesynthesis.llm.anthropic.AnthropicProtocol;
 import io.mergesynthesis.llm.openai.OpenAiProtocol;
 import io.mergesynthesis.service.core.Lane;
@@ -15,9 +15,11 @@ import io.mergesynthesis.service.worker.attempt.MergeAcceptance;
 import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -62,6 +64,7 @@ final class BatchSender {
     /** Sends one batch for each org with conflicts due in the batch lane; how many batches were created. */
     int sendWaiting() throws InterruptedException {
         int sent = 0;
+        Map<String, Long> inFlight = new HashMap<>(rows.inFlight());
         for (UUID org : rows.orgsWithBatchWork(ORGS_PER_ROUND, llm.getBatch().getAutoAbove())) {
             SynthesisSettings settings = rows.orgSettings(org);
             String orgModel = settings.model();
@@ -72,11 +75,18 @@ final class BatchSender {
                         orgModel != null ? orgModel : llm.getPrimaryModel());
                 continue;
             }
-            Instant paused = pausedUntil.get(route.get().provider());
+            String provider = route.get().provider();
+            Instant paused = pausedUntil.get(provider);
             if (paused != null && clock.instant().isBefore(paused)) {
                 continue;
             }
+            if (inFlight.getOrDefault(provider, 0L) >= llm.getBatch().getMaxInFlight()) {
+                LOG.debug("'{}' holds {} batches of this deployment, its most: org {} waits for one to be done",
+                        provider, inFlight.get(provider), org);
+                continue;
+            }
             if (send(org, settings.lane(), route.get())) {
+                inFlight.merge(provider, 1L, Long::sum);
                 sent++;
             }
         }
@@ -141,6 +151,7 @@ final class BatchSender {
         }
         List<ProviderBatches.Request> requests = new ArrayList<>();
         BigDecimal reserved = BigDecimal.ZERO;
+        long bytes = 0;
         for (LeasedRow row : BatchRows.load(handle, batched.stream().map(BatchRows.Batched::conflictId).toList())) {
             ConflictSnapshot snapshot = acceptance.snapshotOrNull(row);
             // Sized to the budget: a request goes while what the batch is expected to cost is still within what
@@ -152,6 +163,13 @@ final class BatchSender {
                 continue;
             }
             ObjectNode params = body(route, snapshot);
+            long size = params.toString().getBytes(StandardCharsets.UTF_8).length;
+            if (!requests.isEmpty() && bytes + size > llm.getBatch().getMaxBytes()) {
+                // Full by size: the rest go in the org's next batch, no attempt counted.
+                BatchRows.backToPending(handle, batch, row.id());
+                continue;
+            }
+            bytes += size;
             requests.add(new ProviderBatches.Request(new BatchCustomId(batch, row.id()).encoded(), params));
             reserved = reserved.add(expectedCost(route, params));
         }

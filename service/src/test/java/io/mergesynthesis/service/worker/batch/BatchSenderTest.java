@@ -111,6 +111,47 @@ class BatchSenderTest {
         assertThat(pending).as("left to the interactive lane").isEqualTo(autoAbove);
     }
 
+    @Test
+    void aBatchFullByItsBytesLeavesTheRestForTheNextWithNoAttemptCounted() throws Exception {
+        BatchRoute route = BatchRoute.of(llm, null).orElseThrow();
+        UUID org = UUID.randomUUID();
+        transactions.inOrg(org, h -> OrgSynthesisSettings.put(h, org, null, null, null, Lane.BATCH));
+        for (int i = 0; i < 3; i++) {
+            insert(org, "bytes-" + i);
+        }
+        long before = llm.getBatch().getMaxBytes();
+        llm.getBatch().setMaxBytes(1);
+        try {
+            assertThat(sender().send(org, Lane.BATCH, route)).isTrue();
+        } finally {
+            llm.getBatch().setMaxBytes(before);
+        }
+        assertThat(batchedOf(org)).as("the first request goes whatever its size").isEqualTo(1);
+        List<Integer> attempts = database.jdbi().withHandle(h -> h.createQuery(
+                "SELECT attempts FROM policy_conflicts WHERE org_id = :org AND synthesis_state = 'pending'")
+                .bind("org", org).mapTo(Integer.class).list());
+        assertThat(attempts).containsExactly(0, 0);
+    }
+
+    @Test
+    void aProviderHoldingItsMostBatchesIsSentNoMoreUntilOneIsDone() throws Exception {
+        UUID org = UUID.randomUUID();
+        transactions.inOrg(org, h -> OrgSynthesisSettings.put(h, org, null, null, null, Lane.BATCH));
+        insert(org, "in-flight-0");
+        long held = database.jdbi().withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM llm_batches WHERE provider = 'standin' AND state <> 'done'")
+                .mapTo(Long.class).one());
+        int before = llm.getBatch().getMaxInFlight();
+        try {
+            llm.getBatch().setMaxInFlight((int) held);
+            assertThat(sender().sendWaiting()).as("at its most").isZero();
+            llm.getBatch().setMaxInFlight((int) held + 1);
+            assertThat(sender().sendWaiting()).as("room for one").isEqualTo(1);
+        } finally {
+            llm.getBatch().setMaxInFlight(before);
+        }
+    }
+
     private static long batchedOf(UUID org) {
         return database.jdbi().withHandle(h -> h.createQuery(
                 "SELECT count(*) FROM policy_conflicts WHERE org_id = :org AND synthesis_state = 'batched'")

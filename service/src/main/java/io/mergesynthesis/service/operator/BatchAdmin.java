@@ -3,6 +3,7 @@ package io.mergesynthesis.service.operator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mergesynthesis.service.auth.Caller;
+import io.mergesynthesis.service.core.ProviderBatch;
 import io.mergesynthesis.service.db.EventLog;
 import io.mergesynthesis.service.db.LlmBatches;
 import io.mergesynthesis.service.db.ScopedTransactions;
@@ -15,7 +16,7 @@ import java.util.UUID;
  * carried out by the replica that polls the batch next; what the provider answered before it stopped is stored
  * and on record as any batch's results are.
  */
-public final class ProviderBatches {
+public final class BatchAdmin {
 
     /** The most batches a list shows. */
     public static final int LISTED = 200;
@@ -23,12 +24,12 @@ public final class ProviderBatches {
 
     private final ScopedTransactions transactions;
 
-    public ProviderBatches(ScopedTransactions transactions) {
+    public BatchAdmin(ScopedTransactions transactions) {
         this.transactions = transactions;
     }
 
     /** The newest batches, newest first. */
-    public List<LlmBatches.Batch> recent() {
+    public List<ProviderBatch> recent() {
         return transactions.crossTenant(handle -> LlmBatches.recent(handle, LISTED));
     }
 
@@ -36,9 +37,9 @@ public final class ProviderBatches {
      * Asks that batch {@code id} be canceled, with a {@code batch_cancel_requested} event in its org's stream
      * naming {@code by}; empty when there is no such batch. A batch already done is answered as it stands.
      */
-    public Optional<LlmBatches.Batch> cancel(Caller by, UUID id) {
+    public Optional<ProviderBatch> cancel(Caller by, UUID id) {
         return transactions.crossTenant(handle -> {
-            Optional<LlmBatches.Batch> batch = LlmBatches.cancel(handle, id);
+            Optional<ProviderBatch> batch = LlmBatches.cancel(handle, id);
             batch.filter(b -> !b.done()).ifPresent(b -> {
                 ObjectNode details = JSON.createObjectNode().put("batch_id", b.id().toString())
                         .put("provider", b.provider()).put("provider_batch_id", b.providerBatchId())

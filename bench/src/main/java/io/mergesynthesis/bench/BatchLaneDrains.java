@@ -66,6 +66,7 @@ final class BatchLaneDrains {
     private static final int ORG_A = 9_101;
     private static final int ORG_B = 9_102;
     private static final int WARM_UP_CONFLICTS = 32;
+    private static final Duration WARM_UP_TRICKLE = Duration.ofSeconds(2);
     private static final Duration WAIT_FOR_B = Duration.ofSeconds(120);
     private static final Duration WATCH_EVERY = Duration.ofMillis(200);
 
@@ -73,10 +74,16 @@ final class BatchLaneDrains {
     record Sizes(int backlog, Duration batchDelay, Duration pollInterval, Duration aloneWindow, int maxRequests,
                  Duration drainLimit) {
 
+        /** The stand-in's batch delay, the lane's poll interval and batch size, and org B's lone window. */
+        String describe() {
+            return "batches of up to " + maxRequests + " ended " + batchDelay.toSeconds() + " s after their create, "
+                    + "polled every " + pollInterval.toSeconds() + " s, org B alone " + aloneWindow.toSeconds() + " s";
+        }
+
         static Sizes of(Options options) {
             return options.quick()
                     ? new Sizes(options.batchRows(), Duration.ofSeconds(3), Duration.ofSeconds(1),
-                            Duration.ofSeconds(4), 100, Duration.ofMinutes(3))
+                            Duration.ofSeconds(6), 100, Duration.ofMinutes(3))
                     : new Sizes(options.batchRows(), Duration.ofSeconds(15), Duration.ofSeconds(2),
                             Duration.ofSeconds(30), 1_000, Duration.ofMinutes(30));
         }
@@ -140,7 +147,7 @@ final class BatchLaneDrains {
                     results.skipRemaining(poolMissing.get(), Metric.batchLane());
                     return;
                 }
-                warmUp();
+                warmUp(replica);
                 // Org B alone before the drains and again after them, so that the machine's load over the step
                 // (shared with other builds) weighs on its lone figures as on its figures during the drain.
                 List<Double> alone = new ArrayList<>(bAlone(replica, "before"));
@@ -163,11 +170,17 @@ final class BatchLaneDrains {
         return env;
     }
 
-    private void warmUp() throws Exception {
-        progress("warming the replica up on " + WARM_UP_CONFLICTS + " conflicts");
+    /** A drain of a few conflicts, then a few of org B's reports through the API, none of them counted. */
+    private void warmUp(Replica replica) throws Exception {
+        progress("warming the replica up on " + WARM_UP_CONFLICTS + " conflicts and org B's first reports");
         seeder.pendingOnHoldOf("batch-lane-warm-up", WARM_UP_CONFLICTS, WARM_UP_ORG);
         DrainRelease.releaseAll(db);
         DrainWatch.awaitDrained(db, System.nanoTime(), Duration.ofSeconds(60));
+        Trickle trickle = new Trickle(replica, seeder.token("ingest", Seeder.orgId(ORG_B)), "warm-up");
+        trickle.start();
+        ProviderBound.sleepUntil(System.nanoTime() + WARM_UP_TRICKLE.toNanos());
+        trickle.stop();
+        waitsOf(trickle.ids(), null);
         db.reset();
     }
 

@@ -162,7 +162,7 @@ final class BatchLaneDrains {
         }
     }
 
-    /** Every model and provider of the configuration sent to the stand-in, the primary and escalation {@link #MODEL}. */
+    /** Every provider of the configuration sent to the stand-in; the primary and escalation model {@link #MODEL}. */
     static Map<String, String> environment(StandInProvider standIn) {
         Map<String, String> env = new LinkedHashMap<>(ProviderBound.environment(standIn));
         env.put("LLM_PRIMARY_MODEL", MODEL);
@@ -297,7 +297,8 @@ final class BatchLaneDrains {
         results.put(Metric.BATCH_LANE_BATCH_OUTPUT, batch.cost().outputTokensPerMerge());
         results.put(Metric.BATCH_LANE_INTERACTIVE_DRAIN, interactive.seconds());
         results.put(Metric.BATCH_LANE_BATCH_DRAIN, batch.seconds());
-        results.ratio(Metric.BATCH_LANE_DRAIN_RATIO, Metric.BATCH_LANE_BATCH_DRAIN, Metric.BATCH_LANE_INTERACTIVE_DRAIN);
+        results.ratio(Metric.BATCH_LANE_DRAIN_RATIO, Metric.BATCH_LANE_BATCH_DRAIN,
+                Metric.BATCH_LANE_INTERACTIVE_DRAIN);
         results.note("batch_lane_interactive", interactive.detail());
         results.note("batch_lane_batch", batch.detail());
         // A paid call the ledger does not have, or has twice, is the service's fault: said, not hidden in a ratio.

@@ -606,7 +606,7 @@ final class BenchPlan {
                 BenchReplicas.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
     }
 
-    /** One org's backlog through the interactive lane and the batch lane, another's meanwhile: {@link BatchLaneDrains}. */
+    /** One org's backlog through either lane, another org's conflicts meanwhile: {@link BatchLaneDrains}. */
     private void batchLane() throws Exception {
         new BatchLaneDrains(options, db, seeder, fixture, results, (name, overrides, environment) ->
                 BenchReplicas.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();

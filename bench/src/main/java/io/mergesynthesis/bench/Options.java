@@ -107,7 +107,7 @@ record Options(
                                   a call after 200 ms, ending a batch 15 s after its create; 3 s with
                                   --quick), cost, calls and tokens per merge from the usage ledger, and
                                   org B's conflicts reported every 500 ms meanwhile in the interactive
-                                  lane, against org B alone (about 6 minutes at 10,000; 1 with --quick)
+                                  lane, against org B alone (about 7 minutes at 10,000; 1.5 with --quick)
               --batch-rows N      org A's backlog in the batch-lane step (default 10000; 200 with --quick)
               --scale-tenants     only the big tenants: builds a database of finished conflicts, half of
                                   them in one org and half in orgs of 500, with COPY, and times every

@@ -126,6 +126,8 @@ public final class BenchMain {
         s.put("provider_bound", "backlog " + o.providerBacklog() + ", warm-up " + o.providerWarmUpSeconds()
                 + " s, window " + o.providerWindowSeconds() + " s, " + ProviderScenario.WORKERS
                 + " workers per replica");
+        s.put("batch_lane", "org A's backlog " + o.batchRows() + " through each lane, "
+                + BatchLaneDrains.Sizes.of(o).describe());
         s.put("big_tenants", TenantShape.of(o.tenantRows(), o.quick()).describe() + ", up to " + o.tenantSamples()
                 + " timed reads per figure, the export read to " + o.tenantExportEvents() + " events");
         return s;

@@ -78,6 +78,12 @@ final class BenchPlan {
             results.skipRemaining("not measured with --fair-shares", Metric.values());
             return;
         }
+        if (options.batchLane()) {
+            db.reset();
+            step("batch lane", this::batchLane, Metric.batchLane());
+            results.skipRemaining("not measured with --batch-lane", Metric.values());
+            return;
+        }
         if (options.workerScaling()) {
             db.reset();
             step("worker scaling", this::workerScaling, Metric.workers(0));
@@ -131,6 +137,14 @@ final class BenchPlan {
             step("fair shares", this::fairShares, Metric.fairShares());
         }
         step("worker scaling", this::workerScaling, Metric.workers(0));
+        if (options.quick()) {
+            // A replica of its own (started in 15 s on a busy machine), a batch delay and two drains would add
+            // about forty seconds to a smoke run: --batch-lane --quick runs them.
+            results.skipRemaining("not measured in a --quick run of every step; run --batch-lane --quick",
+                    Metric.batchLane());
+        } else {
+            step("batch lane", this::batchLane, Metric.batchLane());
+        }
         if (options.quick()) {
             // A database of a few thousand conflicts: the step's every read runs, in seconds, as a smoke test.
             step("big tenants", this::bigTenants, Metric.tenants());
@@ -589,6 +603,12 @@ final class BenchPlan {
     /** One org's conflict behind another's backlog, and three orgs' shares of the calls: {@link FairShares}. */
     private void fairShares() throws Exception {
         new FairShares(db, seeder, fixture, results, (name, overrides, environment) ->
+                BenchReplicas.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
+    }
+
+    /** One org's backlog through either lane, another org's conflicts meanwhile: {@link BatchLaneDrains}. */
+    private void batchLane() throws Exception {
+        new BatchLaneDrains(options, db, seeder, fixture, results, (name, overrides, environment) ->
                 BenchReplicas.start(name, options, db, overrides, environment, REPLICA_HEAP)).run();
     }
 

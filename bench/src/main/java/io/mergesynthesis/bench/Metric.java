@@ -236,6 +236,46 @@ enum Metric {
     FAIR_WEIGHTED_10000("fair_share_weighted_backlog_10000_to_due_ratio",
             "Fair shares, weights 1/1/2: backlog 10,000, calls / due 1/2", "ratio",
             Target.within(0.8, 1.2, "calls in the window, every org waiting")),
+    // The batch lane against the interactive lane: one org's backlog drained through each, what the ledger has for
+    // it, and another org's conflicts reported meanwhile in the interactive lane.
+    BATCH_LANE_INTERACTIVE_COST("batch_lane_interactive_usd_per_1000_merges",
+            "Batch lane: interactive lane, cost per 1,000 merges", "USD",
+            Target.context("the ledger's cost_usd, " + BatchLaneDrains.MODEL + " at its configured price")),
+    BATCH_LANE_BATCH_COST("batch_lane_batch_usd_per_1000_merges", "Batch lane: batch lane, cost per 1,000 merges",
+            "USD", Target.context("the ledger's cost_usd, " + BatchLaneDrains.MODEL + " at its batch price")),
+    BATCH_LANE_COST_RATIO("batch_lane_batch_to_interactive_cost_ratio",
+            "Batch lane: cost per merge, batch lane / interactive lane", "ratio",
+            Target.within(0.45, 0.55, "the batch discount, a half unless configured")),
+    BATCH_LANE_INTERACTIVE_CALLS("batch_lane_interactive_calls_per_merge",
+            "Batch lane: interactive lane, ledger rows per merge", "calls"),
+    BATCH_LANE_BATCH_CALLS("batch_lane_batch_calls_per_merge", "Batch lane: batch lane, ledger rows per merge",
+            "calls"),
+    BATCH_LANE_INTERACTIVE_INPUT("batch_lane_interactive_input_tokens_per_merge",
+            "Batch lane: interactive lane, input tokens per merge", "tokens"),
+    BATCH_LANE_BATCH_INPUT("batch_lane_batch_input_tokens_per_merge",
+            "Batch lane: batch lane, input tokens per merge", "tokens"),
+    BATCH_LANE_INTERACTIVE_OUTPUT("batch_lane_interactive_output_tokens_per_merge",
+            "Batch lane: interactive lane, output tokens per merge", "tokens"),
+    BATCH_LANE_BATCH_OUTPUT("batch_lane_batch_output_tokens_per_merge",
+            "Batch lane: batch lane, output tokens per merge", "tokens"),
+    BATCH_LANE_INTERACTIVE_DRAIN("batch_lane_interactive_drain_s",
+            "Batch lane: org A's backlog drained, interactive lane", "s"),
+    BATCH_LANE_BATCH_DRAIN("batch_lane_batch_drain_s", "Batch lane: org A's backlog drained, batch lane", "s"),
+    BATCH_LANE_DRAIN_RATIO("batch_lane_batch_to_interactive_drain_ratio",
+            "Batch lane: drain time, batch lane / interactive lane", "ratio"),
+    BATCH_LANE_B_ALONE_P50("batch_lane_org_b_alone_p50_ms", "Batch lane: org B's report to merge, alone, p50", "ms",
+            Target.context("interactive lane, nothing else waiting")),
+    BATCH_LANE_B_ALONE_P95("batch_lane_org_b_alone_p95_ms", "Batch lane: org B's report to merge, alone, p95", "ms",
+            Target.context("interactive lane, nothing else waiting")),
+    BATCH_LANE_B_DURING_P50("batch_lane_org_b_during_batch_drain_p50_ms",
+            "Batch lane: org B's report to merge during A's batch drain, p50", "ms",
+            Target.context("reported while org A's backlog drained through the batch lane")),
+    BATCH_LANE_B_DURING_P95("batch_lane_org_b_during_batch_drain_p95_ms",
+            "Batch lane: org B's report to merge during A's batch drain, p95", "ms",
+            Target.context("reported while org A's backlog drained through the batch lane")),
+    BATCH_LANE_B_P95_RATIO("batch_lane_org_b_p95_during_to_alone_ratio",
+            "Batch lane: org B's p95, during A's batch drain / alone", "ratio",
+            Target.atMost(1.5, "org B keeps its pace")),
     // Workers that wait on a slow provider (T = 2 s): one replica with 4, 32 and 128 workers.
     WORKERS_4_MERGED(4, WorkerFigure.MERGED),
     WORKERS_4_TO_BOUND(4, WorkerFigure.TO_BOUND),
@@ -501,6 +541,12 @@ enum Metric {
     /** Every fair-share figure. */
     static Metric[] fairShares() {
         return java.util.Arrays.stream(values()).filter(m -> m.key.startsWith("fair_share_"))
+                .toArray(Metric[]::new);
+    }
+
+    /** Every batch-lane figure. */
+    static Metric[] batchLane() {
+        return java.util.Arrays.stream(values()).filter(m -> m.key.startsWith("batch_lane_"))
                 .toArray(Metric[]::new);
     }
 

@@ -48,7 +48,9 @@ record Options(
         int tenantRows,
         int tenantSamples,
         int tenantExportEvents,
-        boolean tenantReuse) {
+        boolean tenantReuse,
+        boolean batchLane,
+        int batchRows) {
 
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
@@ -59,6 +61,7 @@ record Options(
                                                                   [--synchronous-commit-off] [--jfr]
                                                                   [--statements]
                                                                   [--scale-tenants] [--scale-rows N] [--scale-reuse]
+                                                                  [--batch-lane] [--batch-rows N]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
                    java -jar bench/target/merge-synthesis-bench.jar --merge-cost [--merges N] [--config FILE]
               --rows N            conflicts per drain (default 100000; 500 with --quick)
@@ -99,6 +102,13 @@ record Options(
               --statements        load pg_stat_statements into the embedded database and write what each
                                   statement cost it over a one-replica drain of its own, before the
                                   timed pairs (statements-drain-1.txt under --out)
+              --batch-lane        only the batch lane against the interactive lane, on one replica of 16
+                                  workers: org A's backlog drained through each (the stand-in answering
+                                  a call after 200 ms, ending a batch 15 s after its create; 3 s with
+                                  --quick), cost, calls and tokens per merge from the usage ledger, and
+                                  org B's conflicts reported every 500 ms meanwhile in the interactive
+                                  lane, against org B alone (about 7 minutes at 10,000; 1.5 with --quick)
+              --batch-rows N      org A's backlog in the batch-lane step (default 10000; 200 with --quick)
               --scale-tenants     only the big tenants: builds a database of finished conflicts, half of
                                   them in one org and half in orgs of 500, with COPY, and times every
                                   inbox read, the web pages, usage, the operator's page, the export and
@@ -133,6 +143,8 @@ record Options(
         boolean statements = false;
         boolean wipe = false;
         boolean scaleTenants = false;
+        boolean batchLane = false;
+        Integer batchRows = null;
         Integer tenantRows = null;
         boolean tenantReuse = false;
         Path out = Path.of("bench-results");
@@ -155,6 +167,8 @@ record Options(
                 case "--statements" -> statements = true;
                 case "--wipe" -> wipe = true;
                 case "--scale-tenants" -> scaleTenants = true;
+                case "--batch-lane" -> batchLane = true;
+                case "--batch-rows" -> batchRows = Integer.parseInt(value(args, ++i, "--batch-rows"));
                 case "--scale-rows" -> tenantRows = Integer.parseInt(value(args, ++i, "--scale-rows"));
                 case "--scale-reuse" -> {
                     tenantReuse = true;
@@ -173,6 +187,10 @@ record Options(
         int tenants = tenantRows != null ? tenantRows : quick ? 3_000 : 2_000_000;
         if (tenants < 200) {
             throw new UsageException("--scale-rows must be at least 200");
+        }
+        int batchBacklog = batchRows != null ? batchRows : quick ? 200 : 10_000;
+        if (batchBacklog < 1) {
+            throw new UsageException("--batch-rows must be at least 1");
         }
         String url = blankToNull(System.getenv("DATABASE_URL"));
         if (tenantReuse && url == null) {
@@ -220,7 +238,9 @@ record Options(
                 tenants,
                 quick ? 20 : 200,
                 quick ? 100_000 : 500_000,
-                tenantReuse);
+                tenantReuse,
+                batchLane,
+                batchBacklog);
     }
 
     private static String value(String[] args, int i, String flag) {

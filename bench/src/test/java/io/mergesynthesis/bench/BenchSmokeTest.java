@@ -98,6 +98,10 @@ class BenchSmokeTest {
         }
         assertThat(table).containsPattern("Workers 128, T=2s: merged .*target at least .*: (MET|MISSED)");
 
+        // The batch lane needs a replica of its own and a batch delay: the smoke run leaves it to --batch-lane --quick.
+        assertThat(figures.get("batch_lane_batch_to_interactive_cost_ratio").get("skipped").asText())
+                .contains("--batch-lane --quick");
+
         // The latency figures are measured on a durable database and printed with their targets.
         assertThat(table).contains("synchronous_commit=on (durable)");
         assertThat(table).containsPattern("Pickup latency, idle pool, p50 .*target at most 20 .*: (MET|MISSED)");

@@ -12,6 +12,8 @@ import io.mergesynthesis.synthesis.Router;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -19,9 +21,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The batch lane of a replica (docs/adr/0072-the-batch-lane.md): one thread that, every round, sends the
- * conflicts waiting in the lane ({@link BatchSender}) and polls the batches that are due ({@link BatchPoller}).
- * Every replica runs one; the rows decide which replica does what, so any of them may die at any point.
+ * The batch lane of a replica (docs/adr/0072-the-batch-lane.md): two threads, one that every round sends the
+ * conflicts waiting in the lane ({@link BatchSender}), one that polls the batches that are due and stores the
+ * results of those ended ({@link BatchPoller}), so that storing a large batch's results never holds back the next
+ * batch. Every replica runs one; the rows decide which replica does what, so any of them may die at any point.
  */
 public final class BatchLane implements Managed {
 
@@ -33,7 +36,7 @@ public final class BatchLane implements Managed {
     private final BatchPoller poller;
     private final Runnable gauge;
     private final Duration round;
-    private Thread thread; // guarded by this
+    private final List<Thread> threads = new ArrayList<>(); // guarded by this
     private volatile boolean running;
 
     BatchLane(BatchSender sender, BatchPoller poller, Runnable gauge, Duration round) {
@@ -76,9 +79,13 @@ public final class BatchLane implements Managed {
         return llm.getProviders().values().stream().anyMatch(BatchRoute::takesBatches);
     }
 
-    /** One round: what waits is sent, and every batch due is polled. */
-    public void runRound() throws InterruptedException {
+    /** What waits in the lane is sent: a batch for each org with conflicts waiting. */
+    private void sendRound() throws InterruptedException {
         sender.sendWaiting();
+    }
+
+    /** Every batch due is polled, and the results of those ended stored. */
+    private void pollRound() throws InterruptedException {
         while (poller.pollOnce()) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
@@ -87,23 +94,31 @@ public final class BatchLane implements Managed {
         gauge.run();
     }
 
+    /** One round of one of the lane's two jobs. */
+    private interface Round {
+        void run() throws InterruptedException;
+    }
+
     @Override
     public synchronized void start() {
         running = true;
-        thread = new Thread(this::runUntilStopped, "batch-lane");
-        thread.setDaemon(true);
-        thread.start();
+        threads.add(new Thread(() -> runUntilStopped("sending", this::sendRound), "batch-lane-send"));
+        threads.add(new Thread(() -> runUntilStopped("polling", this::pollRound), "batch-lane-poll"));
+        for (Thread thread : threads) {
+            thread.setDaemon(true);
+            thread.start();
+        }
     }
 
-    private void runUntilStopped() {
+    private void runUntilStopped(String job, Round work) {
         while (running) {
             try {
-                runRound();
+                work.run();
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
                 // The database or a provider away for a moment: the rows keep every batch's place for the next round.
-                LOG.warn("a round of the batch lane failed; the next one starts in {}", round, e);
+                LOG.warn("a round of the batch lane's {} failed; the next one starts in {}", job, round, e);
             }
             try {
                 synchronized (this) {
@@ -119,15 +134,18 @@ public final class BatchLane implements Managed {
 
     @Override
     public void stop() throws InterruptedException {
-        Thread running;
+        List<Thread> stopping;
         synchronized (this) {
             this.running = false;
             notifyAll();
-            running = thread;
+            stopping = List.copyOf(threads);
+            threads.clear();
         }
-        if (running != null) {
-            running.interrupt();
-            running.join(Duration.ofSeconds(10).toMillis());
+        for (Thread thread : stopping) {
+            thread.interrupt();
+        }
+        for (Thread thread : stopping) {
+            thread.join(Duration.ofSeconds(10).toMillis());
         }
     }
 }

@@ -1,0 +1,3 @@
+-- One call ended: what it held beyond what it cost goes back, and what its answer stated corrects the levels.
+SELECT shared_token_settle(:provider, :model, :kinds, :heldTokens, :returnedTokens, :unseenTokens, :statedLimits,
+                           :statedRemaining, :levelsAfter, :versions, :answered, CAST(:now AS timestamptz))

@@ -568,7 +568,7 @@ GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO mer
 GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_tenant;
 
 CREATE OR REPLACE FUNCTION public.shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_at timestamp with time zone)
- RETURNS TABLE(kind text, granted boolean, wait_seconds double precision, level_after double precision, version bigint)
+ RETURNS TABLE(kind text, granted boolean, wait_seconds double precision, level_after double precision, version bigint, in_flight_before double precision, reserved_through double precision)
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'public', 'pg_temp'
@@ -610,7 +610,7 @@ BEGIN
     END LOOP;
 
     IF v_wait > 0 THEN
-        RETURN QUERY SELECT NULL::text, false, v_wait, NULL::float8, NULL::bigint;
+        RETURN QUERY SELECT NULL::text, false, v_wait, NULL::float8, NULL::bigint, NULL::float8, NULL::float8;
         RETURN;
     END IF;
 
@@ -621,16 +621,21 @@ BEGIN
                level = CASE WHEN b.stated_limit IS NULL THEN b.level
                             ELSE least(b.stated_limit, b.level + b.per_second
                                        * greatest(0, extract(epoch FROM v_now - b.level_at)::float8)) - a.held END,
-               level_at = CASE WHEN b.stated_limit IS NULL THEN b.level_at ELSE v_now END
+               level_at = CASE WHEN b.stated_limit IS NULL THEN b.level_at ELSE v_now END,
+               reserved_total = CASE WHEN b.stated_limit IS NULL THEN b.reserved_total
+                                     ELSE b.reserved_total + a.held END
           FROM unnest(p_kinds, p_held) AS a(kind, held)
          WHERE b.provider = p_provider AND b.model = p_model AND b.kind = a.kind
-        RETURNING b.kind AS k, b.stated_limit AS lim, b.level AS lvl, b.version AS ver
+        RETURNING b.kind AS k, b.stated_limit AS lim, b.level AS lvl, b.version AS ver, a.held AS held,
+                  b.reserved_total AS reserved, b.settled_total AS settled
     LOOP
         kind := v_row.k;
         granted := true;
         wait_seconds := 0;
         level_after := CASE WHEN v_row.lim IS NULL THEN NULL ELSE v_row.lvl END;
         version := v_row.ver;
+        in_flight_before := CASE WHEN v_row.lim IS NULL THEN 0 ELSE v_row.reserved - v_row.held - v_row.settled END;
+        reserved_through := CASE WHEN v_row.lim IS NULL THEN 0 ELSE v_row.reserved END;
         RETURN NEXT;
     END LOOP;
 END
@@ -639,7 +644,7 @@ REVOKE EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p
 GRANT EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_at timestamp with time zone) TO merge_synthesis_runtime;
 GRANT EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_at timestamp with time zone) TO merge_synthesis_sweep;
 
-CREATE OR REPLACE FUNCTION public.shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_answered boolean, p_at timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_at timestamp with time zone)
  RETURNS void
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -652,14 +657,15 @@ DECLARE
     v_half    double precision;
     v_high    double precision;
     v_low     double precision;
-    v_slack   double precision;
     v_level   double precision;
     v_version bigint;
 BEGIN
     FOR v_end IN
         SELECT *
-          FROM unnest(p_kinds, p_held, p_returned, p_unseen, p_limits, p_remaining, p_levels_after, p_versions)
-               AS e(kind, held, returned, unseen, lim, remaining, level_after, ver)
+          FROM unnest(p_kinds, p_held, p_returned, p_unseen, p_limits, p_remaining, p_levels_after, p_versions,
+                      p_in_flight_before, p_reserved_through)
+               AS e(kind, held, returned, unseen, lim, remaining, level_after, ver, in_flight_before,
+                    reserved_through)
          ORDER BY e.kind
     LOOP
         IF v_end.lim IS NOT NULL AND v_end.lim <= 0 THEN
@@ -708,17 +714,18 @@ BEGIN
             + v_row.per_second * greatest(0, extract(epoch FROM v_now - v_row.level_at)::float8));
         v_version := v_row.version;
         IF v_end.lim IS NOT NULL AND v_end.level_after IS NOT NULL AND v_end.ver = v_row.version THEN
-            v_high := v_end.remaining + v_half - v_end.unseen;
-            v_low := v_end.remaining - v_half - v_end.unseen;
-            v_slack := 2 * v_end.held + 2 * v_half;
+            -- Calls reserved after this one may have been counted before it, and calls reserved before it after
+            -- it: the statement is read as wrong by at most those.
+            v_high := v_end.remaining + v_half - v_end.unseen + (v_row.reserved_total - v_end.reserved_through);
+            v_low := v_end.remaining - v_half - v_end.unseen - v_end.in_flight_before - v_end.held;
             IF v_end.level_after > v_high THEN
                 -- Someone spent what the rows did not see: the provider's count is the truth.
                 v_level := v_level - (v_end.level_after - v_high);
                 v_version := v_version + 1;
-            ELSIF v_end.level_after < v_low - v_slack THEN
+            ELSIF v_end.level_after < v_low THEN
                 -- More is there than the rows say, beyond what calls on their way explain: a replica that died
                 -- holding tokens, say.
-                v_level := least(v_row.stated_limit, v_level + (v_low - v_slack - v_end.level_after));
+                v_level := least(v_row.stated_limit, v_level + (v_low - v_end.level_after));
                 v_version := v_version + 1;
             END IF;
         END IF;
@@ -726,14 +733,15 @@ BEGIN
             v_level := least(v_row.stated_limit, v_level + v_end.returned);
         END IF;
         UPDATE shared_token_buckets b
-           SET level = v_level, level_at = v_now, version = v_version
+           SET level = v_level, level_at = v_now, version = v_version,
+               settled_total = b.settled_total + CASE WHEN v_end.level_after IS NULL THEN 0 ELSE v_end.held END
          WHERE b.provider = p_provider AND b.model = p_model AND b.kind = v_end.kind;
     END LOOP;
 END
 $function$;
-REVOKE EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_answered boolean, p_at timestamp with time zone) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_answered boolean, p_at timestamp with time zone) TO merge_synthesis_runtime;
-GRANT EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_answered boolean, p_at timestamp with time zone) TO merge_synthesis_sweep;
+REVOKE EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_at timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_at timestamp with time zone) TO merge_synthesis_runtime;
+GRANT EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_at timestamp with time zone) TO merge_synthesis_sweep;
 
 CREATE OR REPLACE FUNCTION public.use_web_session(session_hash bytea, at_time timestamp with time zone, idle_since timestamp with time zone)
  RETURNS TABLE(token_id uuid, token_label text, role text, org_id uuid, viewing_org_id uuid, expires_at timestamp with time zone, person_subject text, person_email text, person_name text)
@@ -1133,7 +1141,9 @@ CREATE TABLE shared_token_buckets (
     level double precision DEFAULT 0 NOT NULL,
     level_at timestamp with time zone NOT NULL,
     version bigint DEFAULT 0 NOT NULL,
-    probe_until timestamp with time zone
+    probe_until timestamp with time zone,
+    reserved_total double precision DEFAULT 0 NOT NULL,
+    settled_total double precision DEFAULT 0 NOT NULL
 );
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_kind_check CHECK ((kind = ANY (ARRAY['input_tokens'::text, 'output_tokens'::text, 'tokens'::text])));
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_limit_check CHECK ((stated_limit > 0));

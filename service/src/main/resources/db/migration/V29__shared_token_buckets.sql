@@ -28,6 +28,10 @@ CREATE TABLE shared_token_buckets (
     -- level only if no other answer has since.
     version      bigint           NOT NULL DEFAULT 0,
     probe_until  timestamptz,
+    -- Everything ever reserved from the bucket, and of that what the calls that ended held: the calls in flight
+    -- hold the difference. A statement may be off by the calls the provider counts in another order.
+    reserved_total double precision NOT NULL DEFAULT 0,
+    settled_total  double precision NOT NULL DEFAULT 0,
     PRIMARY KEY (provider, model, kind)
 );
 
@@ -35,11 +39,12 @@ REVOKE ALL ON shared_token_buckets FROM PUBLIC;
 
 -- Reserves held(i) under the limit kinds(i) of the model, all of them or none, at at_time (null: the database's
 -- clock). Granted: one row per kind, with the level right after (null where nothing was drawn: the limit is not
--- known yet or not stated) and the version. Refused: one row with the seconds until the buckets may hold enough.
+-- known yet or not stated), the version, what the calls in flight held before it, and everything reserved through
+-- it. Refused: one row with the seconds until the buckets may hold enough.
 CREATE FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[],
                                      p_at timestamptz)
     RETURNS TABLE (kind text, granted boolean, wait_seconds double precision, level_after double precision,
-                   version bigint)
+                   version bigint, in_flight_before double precision, reserved_through double precision)
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = public, pg_temp
 AS $$
@@ -80,7 +85,7 @@ BEGIN
     END LOOP;
 
     IF v_wait > 0 THEN
-        RETURN QUERY SELECT NULL::text, false, v_wait, NULL::float8, NULL::bigint;
+        RETURN QUERY SELECT NULL::text, false, v_wait, NULL::float8, NULL::bigint, NULL::float8, NULL::float8;
         RETURN;
     END IF;
 
@@ -91,16 +96,21 @@ BEGIN
                level = CASE WHEN b.stated_limit IS NULL THEN b.level
                             ELSE least(b.stated_limit, b.level + b.per_second
                                        * greatest(0, extract(epoch FROM v_now - b.level_at)::float8)) - a.held END,
-               level_at = CASE WHEN b.stated_limit IS NULL THEN b.level_at ELSE v_now END
+               level_at = CASE WHEN b.stated_limit IS NULL THEN b.level_at ELSE v_now END,
+               reserved_total = CASE WHEN b.stated_limit IS NULL THEN b.reserved_total
+                                     ELSE b.reserved_total + a.held END
           FROM unnest(p_kinds, p_held) AS a(kind, held)
          WHERE b.provider = p_provider AND b.model = p_model AND b.kind = a.kind
-        RETURNING b.kind AS k, b.stated_limit AS lim, b.level AS lvl, b.version AS ver
+        RETURNING b.kind AS k, b.stated_limit AS lim, b.level AS lvl, b.version AS ver, a.held AS held,
+                  b.reserved_total AS reserved, b.settled_total AS settled
     LOOP
         kind := v_row.k;
         granted := true;
         wait_seconds := 0;
         level_after := CASE WHEN v_row.lim IS NULL THEN NULL ELSE v_row.lvl END;
         version := v_row.ver;
+        in_flight_before := CASE WHEN v_row.lim IS NULL THEN 0 ELSE v_row.reserved - v_row.held - v_row.settled END;
+        reserved_through := CASE WHEN v_row.lim IS NULL THEN 0 ELSE v_row.reserved END;
         RETURN NEXT;
     END LOOP;
 END
@@ -108,12 +118,14 @@ $$;
 
 -- A call reserved by shared_token_reserve ended: for each of its kinds, what it held, what goes back now, the part
 -- of its hold the provider's statement does not show as taken, what the answer stated (limit and remaining, null
--- when it stated nothing), and what its reservation found (level after, null when nothing was drawn, and version).
--- answered is false when no answer came.
+-- when it stated nothing), and what its reservation found (level after, null when nothing was drawn; version; what
+-- the calls in flight held; everything reserved through it). answered is false when no answer came.
 CREATE FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[],
                                     p_returned double precision[], p_unseen double precision[],
                                     p_limits bigint[], p_remaining bigint[], p_levels_after double precision[],
-                                    p_versions bigint[], p_answered boolean, p_at timestamptz)
+                                    p_versions bigint[], p_in_flight_before double precision[],
+                                    p_reserved_through double precision[], p_answered boolean,
+                                    p_at timestamptz)
     RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = public, pg_temp
@@ -125,14 +137,15 @@ DECLARE
     v_half    double precision;
     v_high    double precision;
     v_low     double precision;
-    v_slack   double precision;
     v_level   double precision;
     v_version bigint;
 BEGIN
     FOR v_end IN
         SELECT *
-          FROM unnest(p_kinds, p_held, p_returned, p_unseen, p_limits, p_remaining, p_levels_after, p_versions)
-               AS e(kind, held, returned, unseen, lim, remaining, level_after, ver)
+          FROM unnest(p_kinds, p_held, p_returned, p_unseen, p_limits, p_remaining, p_levels_after, p_versions,
+                      p_in_flight_before, p_reserved_through)
+               AS e(kind, held, returned, unseen, lim, remaining, level_after, ver, in_flight_before,
+                    reserved_through)
          ORDER BY e.kind
     LOOP
         IF v_end.lim IS NOT NULL AND v_end.lim <= 0 THEN
@@ -181,17 +194,18 @@ BEGIN
             + v_row.per_second * greatest(0, extract(epoch FROM v_now - v_row.level_at)::float8));
         v_version := v_row.version;
         IF v_end.lim IS NOT NULL AND v_end.level_after IS NOT NULL AND v_end.ver = v_row.version THEN
-            v_high := v_end.remaining + v_half - v_end.unseen;
-            v_low := v_end.remaining - v_half - v_end.unseen;
-            v_slack := 2 * v_end.held + 2 * v_half;
+            -- Calls reserved after this one may have been counted before it, and calls reserved before it after
+            -- it: the statement is read as wrong by at most those.
+            v_high := v_end.remaining + v_half - v_end.unseen + (v_row.reserved_total - v_end.reserved_through);
+            v_low := v_end.remaining - v_half - v_end.unseen - v_end.in_flight_before - v_end.held;
             IF v_end.level_after > v_high THEN
                 -- Someone spent what the rows did not see: the provider's count is the truth.
                 v_level := v_level - (v_end.level_after - v_high);
                 v_version := v_version + 1;
-            ELSIF v_end.level_after < v_low - v_slack THEN
+            ELSIF v_end.level_after < v_low THEN
                 -- More is there than the rows say, beyond what calls on their way explain: a replica that died
                 -- holding tokens, say.
-                v_level := least(v_row.stated_limit, v_level + (v_low - v_slack - v_end.level_after));
+                v_level := least(v_row.stated_limit, v_level + (v_low - v_end.level_after));
                 v_version := v_version + 1;
             END IF;
         END IF;
@@ -199,7 +213,8 @@ BEGIN
             v_level := least(v_row.stated_limit, v_level + v_end.returned);
         END IF;
         UPDATE shared_token_buckets b
-           SET level = v_level, level_at = v_now, version = v_version
+           SET level = v_level, level_at = v_now, version = v_version,
+               settled_total = b.settled_total + CASE WHEN v_end.level_after IS NULL THEN 0 ELSE v_end.held END
          WHERE b.provider = p_provider AND b.model = p_model AND b.kind = v_end.kind;
     END LOOP;
 END
@@ -207,9 +222,11 @@ $$;
 
 REVOKE ALL ON FUNCTION shared_token_reserve(text, text, text[], double precision[], timestamptz),
     shared_token_settle(text, text, text[], double precision[], double precision[], double precision[], bigint[],
-                        bigint[], double precision[], bigint[], boolean, timestamptz)
+                        bigint[], double precision[], bigint[], double precision[], double precision[], boolean,
+                        timestamptz)
     FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION shared_token_reserve(text, text, text[], double precision[], timestamptz),
     shared_token_settle(text, text, text[], double precision[], double precision[], double precision[], bigint[],
-                        bigint[], double precision[], bigint[], boolean, timestamptz)
+                        bigint[], double precision[], bigint[], double precision[], double precision[], boolean,
+                        timestamptz)
     TO merge_synthesis_sweep, merge_synthesis_runtime;

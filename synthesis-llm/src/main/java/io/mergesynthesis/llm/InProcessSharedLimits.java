@@ -36,6 +36,8 @@ public final class InProcessSharedLimits implements SharedLimits {
         Instant levelAt;
         long version;
         Instant probeUntil;
+        double reservedTotal; // everything ever reserved from it
+        double settledTotal; // of that, what the calls that ended held
 
         double levelAt(Instant now) {
             double seconds = Math.max(0, Duration.between(levelAt, now).toNanos() / 1e9);
@@ -85,7 +87,9 @@ public final class InProcessSharedLimits implements SharedLimits {
             }
             bucket.level = bucket.levelAt(now) - ask.getValue();
             bucket.levelAt = now;
-            holds.put(ask.getKey(), new Held(bucket.level, bucket.version));
+            double inFlightBefore = bucket.reservedTotal - bucket.settledTotal;
+            bucket.reservedTotal += ask.getValue();
+            holds.put(ask.getKey(), new Held(bucket.level, bucket.version, inFlightBefore, bucket.reservedTotal));
         }
         return new Reservation(true, Duration.ZERO, holds, true);
     }
@@ -124,22 +128,26 @@ public final class InProcessSharedLimits implements SharedLimits {
             Held reserved = ending.reserved();
             if (stated != null && reserved.drawn() && reserved.version() == bucket.version) {
                 double half = half(stated);
-                double highest = stated.remaining() + half - ending.unseen();
-                double lowest = stated.remaining() - half - ending.unseen();
-                double slack = 2 * ending.held() + 2 * half;
+                // Calls reserved after this one may have been counted before it, and calls reserved before it
+                // after it: the statement is read as wrong by at most those.
+                double highest = stated.remaining() + half - ending.unseen()
+                        + (bucket.reservedTotal - reserved.reservedThrough());
+                double lowest = stated.remaining() - half - ending.unseen() - reserved.inFlightBefore()
+                        - ending.held();
                 if (reserved.levelAfter() > highest) {
                     // Someone spent what this store did not see: the provider's count is the truth.
                     bucket.level -= reserved.levelAfter() - highest;
                     bucket.version++;
-                } else if (reserved.levelAfter() < lowest - slack) {
+                } else if (reserved.levelAfter() < lowest) {
                     // More is there than kept here, beyond what calls on their way could explain: a replica that
                     // died holding tokens, say.
-                    bucket.level = Math.min(bucket.limit, bucket.level + lowest - slack - reserved.levelAfter());
+                    bucket.level = Math.min(bucket.limit, bucket.level + lowest - reserved.levelAfter());
                     bucket.version++;
                 }
             }
             if (reserved.drawn()) {
                 bucket.level = Math.min(bucket.limit, bucket.level + ending.returned());
+                bucket.settledTotal += ending.held();
             }
         });
     }

@@ -37,10 +37,14 @@ public interface SharedLimits {
      *                   limit is not known yet, or not stated)
      * @param version    the bucket's correction count then: an answer corrects the level only when no other
      *                   answer has corrected it since the call's reservation
+     * @param inFlightBefore  what the calls reserved before it and not yet settled held then: the provider may
+     *                   count them after this call, so its statement may show them as still there
+     * @param reservedThrough everything ever reserved from the bucket, this call included: what is reserved after
+     *                   it may be counted before it, so its statement may show that as gone already
      */
-    record Held(double levelAfter, long version) {
+    record Held(double levelAfter, long version, double inFlightBefore, double reservedThrough) {
 
-        public static final Held NOTHING = new Held(Double.NaN, 0);
+        public static final Held NOTHING = new Held(Double.NaN, 0, 0, 0);
 
         public boolean drawn() {
             return !Double.isNaN(levelAfter);

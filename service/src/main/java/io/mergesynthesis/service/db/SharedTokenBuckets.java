@@ -63,7 +63,8 @@ public final class SharedTokenBuckets implements SharedLimits {
                     .bind("now", now())
                     .map((rs, ctx) -> new Row(rs.getString("kind"), rs.getBoolean("granted"),
                             rs.getDouble("wait_seconds"), (Double) rs.getObject("level_after"),
-                            rs.getLong("version")))
+                            rs.getLong("version"), rs.getDouble("in_flight_before"),
+                            rs.getDouble("reserved_through")))
                     .list());
             if (rows.size() == 1 && !rows.get(0).granted()) {
                 return Reservation.waitFor(Duration.ofNanos((long) Math.ceil(rows.get(0).waitSeconds() * 1e9)));
@@ -71,7 +72,8 @@ public final class SharedTokenBuckets implements SharedLimits {
             Map<Kind, Held> holds = new EnumMap<>(Kind.class);
             for (Row row : rows) {
                 Kind kind = kindOf(row.kind());
-                holds.put(kind, row.levelAfter() == null ? Held.NOTHING : new Held(row.levelAfter(), row.version()));
+                holds.put(kind, row.levelAfter() == null ? Held.NOTHING
+                        : new Held(row.levelAfter(), row.version(), row.inFlightBefore(), row.reservedThrough()));
             }
             return new Reservation(true, Duration.ZERO, holds, true);
         } catch (RuntimeException e) {
@@ -94,6 +96,8 @@ public final class SharedTokenBuckets implements SharedLimits {
         Long[] remaining = new Long[n];
         Double[] levelsAfter = new Double[n];
         Long[] versions = new Long[n];
+        Double[] inFlightBefore = new Double[n];
+        Double[] reservedThrough = new Double[n];
         boolean answered = false;
         int i = 0;
         for (Map.Entry<Kind, Ending> entry : endings.entrySet()) {
@@ -107,6 +111,8 @@ public final class SharedTokenBuckets implements SharedLimits {
             remaining[i] = stated == null ? null : stated.remaining();
             levelsAfter[i] = ending.reserved().drawn() ? ending.reserved().levelAfter() : null;
             versions[i] = ending.reserved().version();
+            inFlightBefore[i] = ending.reserved().inFlightBefore();
+            reservedThrough[i] = ending.reserved().reservedThrough();
             answered |= ending.answered();
             i++;
         }
@@ -123,6 +129,8 @@ public final class SharedTokenBuckets implements SharedLimits {
                     .bind("statedRemaining", remaining)
                     .bind("levelsAfter", levelsAfter)
                     .bind("versions", versions)
+                    .bind("inFlightBefore", inFlightBefore)
+                    .bind("reservedThrough", reservedThrough)
                     .bind("answered", anyAnswered)
                     .bind("now", now())
                     .mapToMap()
@@ -159,6 +167,7 @@ public final class SharedTokenBuckets implements SharedLimits {
         throw new IllegalStateException("unknown limit kind " + label);
     }
 
-    private record Row(String kind, boolean granted, double waitSeconds, Double levelAfter, long version) {
+    private record Row(String kind, boolean granted, double waitSeconds, Double levelAfter, long version,
+                       double inFlightBefore, double reservedThrough) {
     }
 }

@@ -145,6 +145,8 @@ class EveryStatementPlansTest {
             Map.entry("statedRemaining", new Long[] {12_000L, null}),
             Map.entry("levelsAfter", new Double[] {11_500.0, null}),
             Map.entry("versions", new Long[] {1L, 0L}),
+            Map.entry("inFlightBefore", new Double[] {4000.0, 0.0}),
+            Map.entry("reservedThrough", new Double[] {120_000.0, 0.0}),
             Map.entry("answered", true));
 
     private static Connection connection;

@@ -34,6 +34,7 @@ import io.mergesynthesis.service.db.Databases;
 import io.mergesynthesis.service.db.EmbeddedDatabase;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
+import io.mergesynthesis.service.db.SharedTokenBuckets;
 import io.mergesynthesis.service.export.EventExport;
 import io.mergesynthesis.service.health.HealthCheckGauges;
 import io.mergesynthesis.service.health.ReadinessServlet;
@@ -275,7 +276,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                         config.getDatabase(), routes.listenUrl(config.getDatabase()), transactions, metrics,
                         Clock.systemUTC(), Ticker.SYSTEM, traces.telemetry()),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
-                        config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM, traces.telemetry()),
+                        config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM, traces.telemetry(),
+                        new SharedTokenBuckets(transactions.jdbi())),
                 router, orgModels, config.getLlm());
         environment.lifecycle().manage(new PartitionUpkeepSchedule(PartitionUpkeep.of(transactions,
                 config.getRetention()), config.getRetention().getUpkeepInterval().toJavaDuration()));

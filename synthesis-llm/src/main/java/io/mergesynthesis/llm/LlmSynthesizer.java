@@ -112,17 +112,27 @@ public final class LlmSynthesizer implements MergeSynthesizer {
      */
     public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
                           Duration invokeTimeout, OpenTelemetry telemetry) {
-        this(settings, clock, ticker, registry, invokeTimeout, Sleeper.SYSTEM, telemetry);
+        this(settings, clock, ticker, registry, invokeTimeout, Sleeper.SYSTEM, telemetry, SharedLimits.NONE);
+    }
+
+    /**
+     * As the constructor above, with the providers' token limits kept in {@code shared} with the other replicas
+     * of the deployment; {@link SharedLimits#NONE} paces each replica from its own answers alone.
+     */
+    public LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
+                          Duration invokeTimeout, OpenTelemetry telemetry, SharedLimits shared) {
+        this(settings, clock, ticker, registry, invokeTimeout, Sleeper.SYSTEM, telemetry, shared);
     }
 
     /** A synthesizer that traces nothing, for tests that move time by hand through {@code sleeper}. */
     LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
                    Duration invokeTimeout, Sleeper sleeper) {
-        this(settings, clock, ticker, registry, invokeTimeout, sleeper, OpenTelemetry.noop());
+        this(settings, clock, ticker, registry, invokeTimeout, sleeper, OpenTelemetry.noop(), SharedLimits.NONE);
     }
 
     LlmSynthesizer(LlmSettings settings, Clock clock, Ticker ticker, CollectorRegistry registry,
-                   Duration invokeTimeout, Sleeper sleeper, OpenTelemetry telemetry) {
+                   Duration invokeTimeout, Sleeper sleeper, OpenTelemetry telemetry, SharedLimits shared) {
+        Objects.requireNonNull(shared, "shared");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(telemetry, "telemetry");
         Objects.requireNonNull(ticker, "ticker");
@@ -144,7 +154,7 @@ public final class LlmSynthesizer implements MergeSynthesizer {
         Map<String, ProviderGate> gates = new LinkedHashMap<>();
         settings.getProviders().forEach((name, provider) -> gates.put(name,
                 new ProviderGate(name, provider.keyVariable(), provider.getMaxConcurrency(), settings.getCircuit(),
-                        clock, ticker)));
+                        clock, ticker, shared)));
         this.gates = Collections.unmodifiableMap(gates);
         this.metrics = new LlmMetrics(registry, this.gates);
         Prompt prompt = Prompt.shipped();

@@ -28,6 +28,8 @@ final class ModelLimits {
 
     private final Clock clock;
     private final Ticker ticker;
+    private final SharedLimits shared;
+    private final SharedLimits.Key key;
     private final Map<Kind, Pace> paces;
     private final UnstatedRate unstated;
     private final RecentTokens input = new RecentTokens();
@@ -38,14 +40,26 @@ final class ModelLimits {
     private boolean statesLimits; // guarded by this; whether the last answer taken stated any limit
     private int flying; // guarded by this; calls started and not yet ended
     private long taken; // guarded by this; calls the provider answered and took
+    private Instant sharedDue = Instant.MIN; // guarded by this; when the shared buckets said a call may start
 
-    /** A call's place under every limit: its number and charge in each pace. */
-    record Turn(Map<Kind, Long> calls, Map<Kind, Charge> charges) {
+    /**
+     * A call's place under every limit: its number and charge in each pace, and what it holds of the buckets
+     * shared with the other replicas.
+     */
+    record Turn(Map<Kind, Long> calls, Map<Kind, Charge> charges, SharedLimits.Reservation reservation) {
     }
 
+    /** The limits of one model, each kept by this replica alone. */
     ModelLimits(Clock clock, Ticker ticker) {
+        this(clock, ticker, SharedLimits.NONE, new SharedLimits.Key("", ""));
+    }
+
+    /** The limits of the model {@code key}, its token limits kept in {@code shared} while that store is available. */
+    ModelLimits(Clock clock, Ticker ticker, SharedLimits shared, SharedLimits.Key key) {
         this.clock = clock;
         this.ticker = ticker;
+        this.shared = shared;
+        this.key = key;
         Map<Kind, Pace> paces = new EnumMap<>(Kind.class);
         paces.put(Kind.REQUESTS, new ProviderPace(clock));
         // Both providers' token limits are buckets that refill continuously.
@@ -88,7 +102,12 @@ final class ModelLimits {
             while (true) {
                 Duration wait = untilTurn(ahead(me), charges);
                 if (wait.isZero() && waiting.peekFirst() == me) {
-                    return Optional.of(start(charges));
+                    SharedLimits.Reservation reservation = reserve(charges);
+                    if (reservation.granted()) {
+                        return Optional.of(start(charges, reservation));
+                    }
+                    wait = reservation.until();
+                    sharedDue = clock.instant().plus(wait);
                 }
                 if (wait.toNanos() > deadline - ticker.nanos()) {
                     return Optional.empty();
@@ -100,6 +119,21 @@ final class ModelLimits {
             waiting.remove(me);
             notifyAll();
         }
+    }
+
+    /**
+     * Reserves the call's token charges in the buckets shared with the other replicas, when a store keeps them:
+     * one round trip to it, made by the call at the head of the line only.
+     */
+    private SharedLimits.Reservation reserve(Map<Kind, Charge> charges) {
+        if (!shared.available()) {
+            return SharedLimits.Reservation.UNSHARED;
+        }
+        Map<Kind, Double> held = new EnumMap<>(Kind.class);
+        for (Kind kind : SharedLimits.KINDS) {
+            held.put(kind, charges.get(kind).held());
+        }
+        return shared.reserve(key, held);
     }
 
     private int ahead(Object me) {
@@ -127,7 +161,11 @@ final class ModelLimits {
         }
         // The learnt rate stands in for the limits only while the provider states none.
         Duration longest = statesLimits ? Duration.ZERO : unstated.untilStart(ahead);
+        boolean sharing = shared.available();
         for (Map.Entry<Kind, Pace> pace : paces.entrySet()) {
+            if (sharing && SharedLimits.KINDS.contains(pace.getKey())) {
+                continue; // the shared buckets keep it, for every replica at once
+            }
             Duration wait = pace.getValue().untilStart(charges.get(pace.getKey()), ahead);
             if (wait.compareTo(longest) > 0) {
                 longest = wait;
@@ -136,18 +174,25 @@ final class ModelLimits {
         return longest;
     }
 
-    private Turn start(Map<Kind, Charge> charges) {
+    private Turn start(Map<Kind, Charge> charges, SharedLimits.Reservation reservation) {
         Map<Kind, Long> calls = new EnumMap<>(Kind.class);
         paces.forEach((kind, pace) -> calls.put(kind, pace.start(charges.get(kind))));
         unstated.started();
         flying++;
-        return new Turn(calls, charges);
+        return new Turn(calls, charges, reservation);
     }
 
     /** How long until the next call like the last one may start under every limit; zero for now. */
     synchronized Duration untilNextStart() {
         Duration learnt = statesLimits ? Duration.ZERO : unstated.untilStart(0);
-        return paces.values().stream().map(Pace::untilNextStart).reduce(learnt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+        boolean sharing = shared.available();
+        Instant now = clock.instant();
+        Duration sharedWait = sharing && sharedDue.isAfter(now) ? Duration.between(now, sharedDue) : Duration.ZERO;
+        return paces.entrySet().stream()
+                .filter(pace -> !(sharing && SharedLimits.KINDS.contains(pace.getKey())))
+                .map(pace -> pace.getValue().untilNextStart())
+                .reduce(learnt.compareTo(sharedWait) >= 0 ? learnt : sharedWait,
+                        (a, b) -> a.compareTo(b) >= 0 ? a : b);
     }
 
     /**
@@ -157,8 +202,52 @@ final class ModelLimits {
      * @param counted whether the provider answered the call (any 2xx): only then do its counts tell what the next
      *                calls will cost
      */
-    synchronized void answered(Turn turn, Instant sentAt, Map<Kind, RateLimitHeaders.Stated> stated, Usage usage,
-                               boolean counted) {
+    void answered(Turn turn, Instant sentAt, Map<Kind, RateLimitHeaders.Stated> stated, Usage usage,
+                  boolean counted) {
+        synchronized (this) {
+            answeredHere(turn, sentAt, stated, usage, counted);
+        }
+        // The shared buckets are settled outside this replica's lock: its other calls need not wait for the store.
+        if (turn.reservation().shared()) {
+            shared.settle(key, endings(turn, stated, usage, counted));
+            synchronized (this) {
+                notifyAll(); // what came back may let a waiting call start
+            }
+        }
+    }
+
+    /**
+     * How the call of {@code turn} ended under each shared limit. The provider counts a call's input as it takes
+     * it and holds its {@code max_tokens} until it ends; a refused call it does not count at all.
+     */
+    private static Map<Kind, SharedLimits.Ending> endings(Turn turn, Map<Kind, RateLimitHeaders.Stated> stated,
+                                                          Usage usage, boolean counted) {
+        long uncachedInput = usage.inputTokens() + usage.cacheWriteTokens();
+        double outputHeld = turn.charges().get(Kind.OUTPUT_TOKENS).held();
+        Map<Kind, SharedLimits.Ending> endings = new EnumMap<>(Kind.class);
+        turn.reservation().held().forEach((kind, reserved) -> {
+            double held = turn.charges().get(kind).held();
+            double spent = switch (kind) {
+                case INPUT_TOKENS -> uncachedInput;
+                case OUTPUT_TOKENS -> usage.outputTokens();
+                case TOKENS -> uncachedInput + usage.outputTokens();
+                case REQUESTS -> 1;
+            };
+            double countedAtStart = !counted ? 0 : switch (kind) {
+                case INPUT_TOKENS -> uncachedInput;
+                case OUTPUT_TOKENS -> held;
+                case TOKENS -> uncachedInput + outputHeld;
+                case REQUESTS -> 1;
+            };
+            double returned = counted ? held - spent : held;
+            endings.put(kind, new SharedLimits.Ending(held, returned, held - countedAtStart,
+                    Optional.ofNullable(stated.get(kind)), true, reserved));
+        });
+        return endings;
+    }
+
+    private void answeredHere(Turn turn, Instant sentAt, Map<Kind, RateLimitHeaders.Stated> stated, Usage usage,
+                              boolean counted) {
         flying--;
         long uncachedInput = usage.inputTokens() + usage.cacheWriteTokens();
         paces.forEach((kind, pace) -> pace.answered(turn.calls().get(kind), sentAt,
@@ -184,10 +273,19 @@ final class ModelLimits {
     }
 
     /** The call of {@code turn} got no answer. */
-    synchronized void unanswered(Turn turn) {
-        flying--;
-        paces.forEach((kind, pace) -> pace.unanswered(turn.calls().get(kind)));
-        notifyAll();
+    void unanswered(Turn turn) {
+        synchronized (this) {
+            flying--;
+            paces.forEach((kind, pace) -> pace.unanswered(turn.calls().get(kind)));
+            notifyAll();
+        }
+        if (turn.reservation().shared()) {
+            // The provider may have counted it: its hold stays taken, and the bucket's refill repairs it.
+            Map<Kind, SharedLimits.Ending> endings = new EnumMap<>(Kind.class);
+            turn.reservation().held().forEach((kind, reserved) -> endings.put(kind, new SharedLimits.Ending(
+                    turn.charges().get(kind).held(), 0, 0, Optional.empty(), false, reserved)));
+            shared.settle(key, endings);
+        }
     }
 
     /**

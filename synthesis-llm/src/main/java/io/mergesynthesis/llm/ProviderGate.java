@@ -35,6 +35,7 @@ final class ProviderGate {
     private final AdaptiveLimit limit;
     private final ProviderCircuit circuit;
     private final Ticker ticker;
+    private final SharedLimits shared;
     private final Map<String, ModelLimits> models = new ConcurrentHashMap<>();
     private Pause pause; // guarded by this
     private String problem; // guarded by this
@@ -45,6 +46,13 @@ final class ProviderGate {
 
     ProviderGate(String provider, String keyVariable, int maxConcurrency, CircuitSettings circuit, Clock clock,
                  Ticker ticker) {
+        this(provider, keyVariable, maxConcurrency, circuit, clock, ticker, SharedLimits.NONE);
+    }
+
+    /** @param shared where the token limits of the provider's models are kept with the other replicas */
+    ProviderGate(String provider, String keyVariable, int maxConcurrency, CircuitSettings circuit, Clock clock,
+                 Ticker ticker, SharedLimits shared) {
+        this.shared = shared;
         this.provider = provider;
         this.keyVariable = keyVariable;
         this.clock = clock;
@@ -68,7 +76,8 @@ final class ProviderGate {
 
     /** What limits calls to {@code model}: the limits the provider states for it, and its own pause. */
     ModelLimits model(String model) {
-        return models.computeIfAbsent(model, m -> new ModelLimits(clock, ticker));
+        return models.computeIfAbsent(model, m -> new ModelLimits(clock, ticker, shared,
+                new SharedLimits.Key(provider, m)));
     }
 
     /** The requests per second this replica allows itself now to all the provider's models together. */

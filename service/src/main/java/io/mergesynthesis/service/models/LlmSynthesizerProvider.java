@@ -3,6 +3,7 @@ package io.mergesynthesis.service.models;
 import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.llm.LlmSynthesizer;
 import io.mergesynthesis.llm.ProviderSettings;
+import io.mergesynthesis.llm.SharedLimits;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.MergeSynthesizerProvider;
 import io.mergesynthesis.synthesis.Ticker;
@@ -24,16 +25,20 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     private final Duration invokeTimeout;
     private final Ticker ticker;
     private final OpenTelemetry telemetry;
+    private final SharedLimits shared;
 
     /**
      * @param invokeTimeout the worker's limit on one attempt; both passes' requests must fit inside it, or the
      *                      worker could interrupt an escalation and lose the primary's paid answer with it
      * @param ticker        the worker's, so that one ticker reckons the worker's and the provider calls' waits
      * @param telemetry     where each provider call's span goes; {@link OpenTelemetry#noop()} when traces are off
+     * @param shared        where the providers' token limits are kept with the other replicas (ADR 0073);
+     *                      {@link SharedLimits#NONE} paces each replica from its own answers alone
      */
     public LlmSynthesizerProvider(LlmSettings settings, CollectorRegistry registry, Duration invokeTimeout,
-                                  Ticker ticker, OpenTelemetry telemetry) {
+                                  Ticker ticker, OpenTelemetry telemetry, SharedLimits shared) {
         this.telemetry = telemetry;
+        this.shared = shared;
         this.settings = settings;
         this.registry = registry;
         this.invokeTimeout = invokeTimeout;
@@ -49,7 +54,7 @@ public final class LlmSynthesizerProvider implements MergeSynthesizerProvider {
     @Override
     public MergeSynthesizer create(Clock clock) {
         MergeSynthesizer synthesizer = new LlmSynthesizer(settings, clock, ticker, registry, invokeTimeout,
-                telemetry);
+                telemetry, shared);
         passesOutlastInvoke().ifPresent(problem -> {
             throw new IllegalArgumentException(problem);
         });

@@ -140,7 +140,18 @@ class EveryStatementPlansTest {
             Map.entry("lockKey", 1L),
             Map.entry("months", 3),
             Map.entry("keepMonths", 12),
-            Map.entry("dryRun", true));
+            Map.entry("dryRun", true),
+            Map.entry("kinds", new String[] {"input_tokens", "output_tokens"}),
+            Map.entry("heldTokens", new Double[] {2000.0, 1024.0}),
+            Map.entry("returnedTokens", new Double[] {0.0, 844.0}),
+            Map.entry("unseenTokens", new Double[] {0.0, 0.0}),
+            Map.entry("statedLimits", new Long[] {30_000L, null}),
+            Map.entry("statedRemaining", new Long[] {12_000L, null}),
+            Map.entry("levelsAfter", new Double[] {11_500.0, null}),
+            Map.entry("versions", new Long[] {1L, 0L}),
+            Map.entry("inFlightBefore", new Double[] {4000.0, 0.0}),
+            Map.entry("reservedThrough", new Double[] {120_000.0, 0.0}),
+            Map.entry("answered", true));
 
     private static Connection connection;
 

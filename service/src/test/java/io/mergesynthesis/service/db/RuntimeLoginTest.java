@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.mergesynthesis.llm.RateLimitHeaders.Kind;
+import io.mergesynthesis.llm.RateLimitHeaders.Stated;
+import io.mergesynthesis.llm.SharedLimits;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
 import io.mergesynthesis.service.auth.TokenStore;
@@ -17,7 +20,11 @@ import io.mergesynthesis.service.testing.TestDatabase;
 import io.mergesynthesis.service.worker.WorkerFixture;
 import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -113,6 +120,25 @@ class RuntimeLoginTest {
         assertThat(outcome.created()).isNotEmpty();
         String made = outcome.created().get(0);
         assertThat(ownerOf(made)).isEqualTo(LOGINS.owner());
+    }
+
+    @Test
+    void theRuntimeLoginKeepsTheSharedTokenBucketsOnlyThroughTheirFunctions() {
+        SharedTokenBuckets store = new SharedTokenBuckets(LOGINS.jdbiAs(LOGINS.runtime()));
+        SharedLimits.Key key = new SharedLimits.Key("anthropic", "runtime-login");
+
+        SharedLimits.Reservation first = store.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0));
+        assertThat(first.shared()).as("the store answered the runtime login").isTrue();
+        assertThat(first.granted()).isTrue();
+        store.settle(key, Map.of(Kind.INPUT_TOKENS, new SharedLimits.Ending(2000, 0, 0,
+                Optional.of(new Stated(OptionalLong.of(30_000), 20_000, Instant.now().plusSeconds(20))), true,
+                first.held().get(Kind.INPUT_TOKENS))));
+        assertThat(store.available()).as("the settle went through").isTrue();
+        assertThat(store.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0)).held().get(Kind.INPUT_TOKENS).drawn())
+                .as("the first answer set the level").isTrue();
+        assertThatThrownBy(() -> LOGINS.jdbiAs(LOGINS.runtime()).withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM shared_token_buckets").mapTo(Long.class).one()))
+                .hasMessageContaining("permission denied");
     }
 
     private static String ownerOf(String table) {

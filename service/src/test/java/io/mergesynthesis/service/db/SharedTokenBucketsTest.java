@@ -1,0 +1,255 @@
+package io.mergesynthesis.service.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mergesynthesis.llm.RateLimitHeaders.Kind;
+import io.mergesynthesis.llm.RateLimitHeaders.Stated;
+import io.mergesynthesis.llm.SharedLimits;
+import io.mergesynthesis.llm.SharedLimits.Ending;
+import io.mergesynthesis.llm.SharedLimits.Key;
+import io.mergesynthesis.llm.SharedLimits.Reservation;
+import io.mergesynthesis.service.testing.TestDatabase;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Random;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three replicas' stores on one database, each a {@link SharedTokenBuckets} of its own, against a provider's token
+ * bucket on a hand-moved clock: the bucket starts at a tenth (someone else spent the rest) and states what is left
+ * rounded to the nearest thousand, as Anthropic does. Each replica runs sixteen workers that always have work,
+ * reserving as the pacing does before each call and settling when its answer, after a random latency, is read;
+ * replicas take turns in a random order at each step and answers are read in a random order. Whatever the
+ * interleaving, no call the store let go finds the bucket short, and together they use what it allowed.
+ */
+class SharedTokenBucketsTest {
+
+    private static final Duration STEP = Duration.ofMillis(10);
+    private static final int WORKERS = 16;
+    private static final double INPUT = 2000;
+    private static final double MAX_TOKENS = 1024;
+    private static final double WRITTEN = 180;
+
+    private static Jdbi jdbi;
+
+    @BeforeAll
+    static void database() {
+        jdbi = TestDatabase.fresh().jdbi();
+    }
+
+    /** A clock the test moves by hand. */
+    private static final class HandClock extends Clock {
+        private volatile Instant now = Instant.parse("2026-11-20T12:00:00Z");
+
+        void advance(Duration by) {
+            now = now.plus(by);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    /** The provider's bucket: refills at its limit a minute, admits a call only when it holds the call's charge. */
+    private static final class ProviderBucket {
+        private final HandClock clock;
+        private final long limit;
+        private double level;
+        private Instant at;
+
+        ProviderBucket(HandClock clock, long limit, double startingShare) {
+            this.clock = clock;
+            this.limit = limit;
+            this.level = limit * startingShare;
+            this.at = clock.instant();
+        }
+
+        double perSecond() {
+            return limit / 60.0;
+        }
+
+        boolean take(double tokens) {
+            refill();
+            if (level < Math.min(tokens, limit)) {
+                return false;
+            }
+            level -= tokens;
+            return true;
+        }
+
+        void giveBack(double tokens) {
+            refill();
+            level = Math.min(limit, level + tokens);
+        }
+
+        Stated stated() {
+            refill();
+            long remaining = Math.round(Math.floor(level) / 1000.0) * 1000;
+            Instant full = clock.instant().plusNanos((long) Math.ceil((limit - level) / perSecond() * 1e9));
+            Instant stated = full.truncatedTo(ChronoUnit.SECONDS);
+            return new Stated(OptionalLong.of(limit), remaining, stated.isBefore(full) ? stated.plusSeconds(1) : stated);
+        }
+
+        private void refill() {
+            Instant now = clock.instant();
+            level = Math.min(limit, level + perSecond() * Duration.between(at, now).toNanos() / 1e9);
+            at = now;
+        }
+    }
+
+    private record Sent(int replica, Reservation reservation, Instant answerAt, Stated stated, boolean admitted) {
+    }
+
+    private record Run(double used, double allowed, int calls, int refused) {
+        double share() {
+            return used / allowed;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%.3f of the limit used (%.0f of %.0f), %d calls, %d refused",
+                    share(), used, allowed, calls, refused);
+        }
+    }
+
+    private Run run(Kind kind, long limit, Duration lasting, int replicas, Random random, Key key) {
+        HandClock clock = new HandClock();
+        ProviderBucket bucket = new ProviderBucket(clock, limit, 0.1);
+        List<SharedLimits> stores = new ArrayList<>();
+        List<Instant> nextAsk = new ArrayList<>();
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < replicas; i++) {
+            stores.add(new SharedTokenBuckets(jdbi, clock));
+            nextAsk.add(Instant.MIN);
+            order.add(i);
+        }
+        double held = kind == Kind.OUTPUT_TOKENS ? MAX_TOKENS : INPUT;
+        double startLevel = limit * 0.1;
+        Instant end = clock.instant().plus(lasting);
+        List<Sent> inFlight = new ArrayList<>();
+        double used = 0;
+        int calls = 0;
+        int refused = 0;
+        while (clock.instant().isBefore(end)) {
+            List<Sent> due = new ArrayList<>(inFlight.stream().filter(s -> !s.answerAt().isAfter(clock.instant()))
+                    .toList());
+            inFlight.removeAll(due);
+            Collections.shuffle(due, random);
+            for (Sent sent : due) {
+                if (sent.admitted() && kind == Kind.OUTPUT_TOKENS) {
+                    bucket.giveBack(MAX_TOKENS - WRITTEN);
+                }
+                double spent = kind == Kind.OUTPUT_TOKENS ? WRITTEN : INPUT;
+                double countedAtStart = !sent.admitted() ? 0 : held;
+                Map<Kind, Ending> endings = new EnumMap<>(Kind.class);
+                endings.put(kind, new Ending(held, sent.admitted() ? held - spent : held, held - countedAtStart,
+                        Optional.of(sent.stated()), true, sent.reservation().held().get(kind)));
+                stores.get(sent.replica()).settle(key, endings);
+                nextAsk.set(sent.replica(), Instant.MIN);
+            }
+            Collections.shuffle(order, random);
+            for (int r : order) {
+                while (!clock.instant().isBefore(nextAsk.get(r)) && inFlight.stream()
+                        .filter(s -> s.replica() == r).count() < WORKERS) {
+                    Reservation reservation = stores.get(r).reserve(key, Map.of(kind, held));
+                    assertThat(reservation.shared()).as("the store answered").isTrue();
+                    if (!reservation.granted()) {
+                        nextAsk.set(r, clock.instant().plus(reservation.until()));
+                        break;
+                    }
+                    calls++;
+                    boolean admitted = bucket.take(held);
+                    if (admitted) {
+                        used += kind == Kind.OUTPUT_TOKENS ? WRITTEN : INPUT;
+                    } else {
+                        refused++;
+                    }
+                    inFlight.add(new Sent(r, reservation,
+                            clock.instant().plus(Duration.ofMillis(150 + random.nextInt(150))), bucket.stated(),
+                            admitted));
+                }
+            }
+            clock.advance(STEP);
+        }
+        double allowed = startLevel + bucket.perSecond() * lasting.toNanos() / 1e9;
+        return new Run(used, allowed, calls, refused);
+    }
+
+    @Test
+    void threeReplicasOnOneDatabaseNeverOverdrawAPartlySpentRoundedBucketWhateverTheInterleaving() {
+        for (int seed = 1; seed <= 3; seed++) {
+            Run run = run(Kind.INPUT_TOKENS, 300_000, Duration.ofSeconds(60), 3, new Random(seed),
+                    new Key("anthropic", "input-" + seed));
+
+            System.out.println("input tokens, three replicas sharing the database, seed " + seed + ": " + run);
+            assertThat(run.refused()).as("seed " + seed + ": " + run).isZero();
+            assertThat(run.share()).as("seed " + seed + ": " + run).isGreaterThanOrEqualTo(0.95);
+        }
+    }
+
+    @Test
+    void atTheFirstOutputTierOnlyTheFirstCallWhichTheBucketCannotHoldIsRefused() {
+        Run run = run(Kind.OUTPUT_TOKENS, 8000, Duration.ofMinutes(3), 3, new Random(11),
+                new Key("anthropic", "output"));
+
+        System.out.println("output tokens at 8,000 a minute, three replicas sharing the database: " + run);
+        assertThat(run.refused()).as(run.toString()).isLessThanOrEqualTo(1);
+        assertThat(run.share()).as(run.toString()).isGreaterThanOrEqualTo(0.95);
+    }
+
+    @Test
+    void theFirstCallGoesAloneAndAStatementThatSaysLessThanTheRowsCorrectsThem() {
+        HandClock clock = new HandClock();
+        SharedLimits one = new SharedTokenBuckets(jdbi, clock);
+        SharedLimits two = new SharedTokenBuckets(jdbi, clock);
+        Key key = new Key("anthropic", "first-call");
+
+        Reservation first = one.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0));
+        assertThat(first.granted()).isTrue();
+        assertThat(first.held().get(Kind.INPUT_TOKENS).drawn()).as("nothing known yet: nothing drawn").isFalse();
+        Reservation meanwhile = two.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0));
+        assertThat(meanwhile.granted()).as("the others wait for the first answer").isFalse();
+
+        // 30,000 a minute, 20,000 left (rounded) after the first call's 2,000.
+        Stated stated = new Stated(OptionalLong.of(30_000), 20_000, clock.instant().plusSeconds(20));
+        one.settle(key, Map.of(Kind.INPUT_TOKENS, new Ending(2000, 0, 0, Optional.of(stated), true,
+                first.held().get(Kind.INPUT_TOKENS))));
+        Reservation second = two.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0));
+        assertThat(second.granted()).isTrue();
+        assertThat(second.held().get(Kind.INPUT_TOKENS).levelAfter()).as("19,500 at least, less 2,000")
+                .isEqualTo(17_500.0);
+
+        // Someone outside the deployment spent 10,000 meanwhile: the answer says 8,000 where 17,500 was kept.
+        Stated less = new Stated(OptionalLong.of(30_000), 8000, clock.instant().plusSeconds(40));
+        two.settle(key, Map.of(Kind.INPUT_TOKENS, new Ending(2000, 0, 0, Optional.of(less), true,
+                second.held().get(Kind.INPUT_TOKENS))));
+        Reservation third = one.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0));
+        assertThat(third.held().get(Kind.INPUT_TOKENS).levelAfter()).as("8,500 at most, less 2,000")
+                .isEqualTo(6500.0);
+    }
+}

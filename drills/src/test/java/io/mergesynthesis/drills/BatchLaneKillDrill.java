@@ -62,6 +62,10 @@ class BatchLaneKillDrill {
     private static final int FEW = 12;
     private static final int MANY = 200;
     private static final boolean REAL_HOLD = Boolean.getBoolean("drill.batch.realHold");
+    /** With a hold waited out, a case waits this much longer for its conflicts to finish. */
+    private static final Duration HOLD = Duration.ofMinutes(10);
+    /** Only the cases whose name contains this, when set (e.g. {@code "anthropic, 1 replica, killed while polling"}). */
+    private static final String ONLY = System.getProperty("drill.batch.only", "");
 
     /** A protocol and the model that reaches it. */
     private record Protocol(String name, String model, String listPath) {
@@ -132,6 +136,13 @@ class BatchLaneKillDrill {
                 // Tokens go in the schema the first replica made.
                 String platform = ApiClient.mintToken(database, "platform", null);
                 for (int fleet : List.of(1, 3)) {
+                    int size = fleet;
+                    boolean any = PROTOCOLS.stream().anyMatch(protocol -> java.util.Arrays.stream(Moment.values())
+                            .anyMatch(moment -> (moment.kills() || size > 1)
+                                    && Case.name(protocol, size, moment).contains(ONLY)));
+                    if (!any) {
+                        continue;
+                    }
                     List<Replica> running = replicas.subList(0, fleet);
                     for (Replica replica : running) {
                         if (!replica.isAlive()) {
@@ -142,6 +153,9 @@ class BatchLaneKillDrill {
                     for (Protocol protocol : PROTOCOLS) {
                         for (Moment moment : Moment.values()) {
                             if (!moment.kills() && fleet == 1) {
+                                continue;
+                            }
+                            if (!Case.name(protocol, fleet, moment).contains(ONLY)) {
                                 continue;
                             }
                             Case run = new Case(report, standIn, database, running, platform, protocol, moment);
@@ -160,7 +174,7 @@ class BatchLaneKillDrill {
             List<Result> failed = results.stream().filter(result -> !result.passed()).toList();
             long kills = java.util.Arrays.stream(Moment.values()).filter(Moment::kills).count();
             long expected = PROTOCOLS.size() * (2 * kills + (Moment.values().length - kills));
-            if (results.size() != expected || !failed.isEmpty()) {
+            if ((ONLY.isEmpty() && results.size() != expected) || results.isEmpty() || !failed.isEmpty()) {
                 throw new AssertionError(failed.size() + " of " + results.size() + " cases failed: " + failed);
             }
         }
@@ -193,21 +207,25 @@ class BatchLaneKillDrill {
             this.platform = platform;
             this.protocol = protocol;
             this.moment = moment;
-            this.name = protocol.name() + ", " + fleet.size() + " replica" + (fleet.size() == 1 ? "" : "s")
-                    + ", " + switch (moment) {
-                        case CREATE -> "killed between the create and its record";
-                        case POLL -> "killed while polling";
-                        case STORE -> "killed while storing results";
-                        case EXPIRE -> "batch expired with " + ANSWERED_FIRST + " of " + FEW + " answered";
-                        case ERRORS -> "every " + ERROR_EVERY + "rd request of a batch failed";
-                        case RESOLVE -> RESOLVED + " conflicts resolved while batched";
-                        case CANCEL -> "batch canceled with " + ANSWERED_FIRST + " of " + FEW + " answered";
-                    };
+            this.name = name(protocol, fleet.size(), moment);
             this.conflicts = moment == Moment.STORE ? MANY : FEW;
             // Requests that expired, were canceled or failed wait again each as its result is read, so that another
             // replica's sender may batch them apart: two batches or more, how many is the replicas' timing.
             this.batches = moment.kills() || moment == Moment.RESOLVE ? 1 : 0;
             this.resolved = moment == Moment.RESOLVE ? RESOLVED : 0;
+        }
+
+        /** What a case is called in the report, and what {@code -Ddrill.batch.only} matches. */
+        static String name(Protocol protocol, int fleet, Moment moment) {
+            return protocol.name() + ", " + fleet + " replica" + (fleet == 1 ? "" : "s") + ", " + switch (moment) {
+                case CREATE -> "killed between the create and its record";
+                case POLL -> "killed while polling";
+                case STORE -> "killed while storing results";
+                case EXPIRE -> "batch expired with " + ANSWERED_FIRST + " of " + FEW + " answered";
+                case ERRORS -> "every " + ERROR_EVERY + "rd request of a batch failed";
+                case RESOLVE -> RESOLVED + " conflicts resolved while batched";
+                case CANCEL -> "batch canceled with " + ANSWERED_FIRST + " of " + FEW + " answered";
+            };
         }
 
         Result run() {
@@ -446,7 +464,9 @@ class BatchLaneKillDrill {
         /** Ends each batch of the org the stand-in holds, as it is recorded, until every conflict is finished. */
         private void endEveryBatchUntilFinished() {
             Set<String> ended = new HashSet<>();
-            Wait.until("every conflict of " + name + " finished", LONG_WAIT, Duration.ofMillis(50), () -> {
+            Duration patience = REAL_HOLD && (moment == Moment.POLL || moment == Moment.STORE)
+                    ? LONG_WAIT.plus(HOLD) : LONG_WAIT;
+            Wait.until("every conflict of " + name + " finished", patience, Duration.ofMillis(50), () -> {
                 if (count("SELECT count(*) FROM policy_conflicts WHERE org_id = ?"
                         + " AND synthesis_state IN ('done', 'not_needed')") == conflicts) {
                     return true;

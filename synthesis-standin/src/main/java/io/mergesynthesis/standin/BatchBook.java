@@ -22,6 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class BatchBook {
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper USAGE_READER =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+
     static final String ANTHROPIC = "anthropic";
     static final String OPENAI = "openai";
 
@@ -267,6 +270,23 @@ final class BatchBook {
         return out;
     }
 
+    /** The usage an answer reports, read back from its body in its protocol's fields. */
+    private static Tokens usage(String protocol, Reply reply) {
+        JsonNode usage;
+        try {
+            usage = USAGE_READER.readTree(reply.body()).path("usage");
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("the stand-in wrote an answer it cannot read back", e);
+        }
+        if (protocol.equals(ANTHROPIC)) {
+            return new Tokens(usage.path("input_tokens").asLong(), usage.path("output_tokens").asLong(),
+                    usage.path("cache_read_input_tokens").asLong(), usage.path("cache_creation_input_tokens").asLong());
+        }
+        long cached = usage.path("prompt_tokens_details").path("cached_tokens").asLong();
+        return new Tokens(usage.path("prompt_tokens").asLong() - cached, usage.path("completion_tokens").asLong(),
+                cached, 0);
+    }
+
     private void close(Batch batch, Kind rest, Ending ending) {
         while (batch.processed < batch.items.size()) {
             batch.items.get(batch.processed++).kind = rest;
@@ -288,6 +308,7 @@ final class BatchBook {
         if (reply.status() == 200) {
             item.kind = Kind.SUCCEEDED;
             stats.batchBilled(batch.protocol, item.customId, item.body.path("model").asText(""));
+            stats.batchTokens(item.customId, usage(batch.protocol, reply));
         } else {
             item.kind = Kind.ERRORED;
         }

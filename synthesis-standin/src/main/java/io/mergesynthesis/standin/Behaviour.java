@@ -20,6 +20,7 @@ public final class Behaviour {
     private volatile Duration batchDelay = Duration.ZERO;
     private volatile Duration batchCancelDelay = Duration.ZERO;
     private volatile Duration batchCreateDelay = Duration.ZERO;
+    private volatile Duration batchRetrieveDelay = Duration.ZERO;
     private volatile int batchErrorEvery;
     private volatile double batchErrorRate;
     private volatile Long batchResultSeed;
@@ -119,6 +120,19 @@ public final class Behaviour {
      */
     public Behaviour batchCreateDelay(Duration delay) {
         this.batchCreateDelay = Objects.requireNonNull(delay);
+        return this;
+    }
+
+    public Duration batchRetrieveDelay() {
+        return batchRetrieveDelay;
+    }
+
+    /**
+     * How long the answer to a look at one batch (its retrieve, in either protocol) is held back: a client polling
+     * the batch is mid-poll for that long. Zero by default.
+     */
+    public Behaviour batchRetrieveDelay(Duration delay) {
+        this.batchRetrieveDelay = Objects.requireNonNull(delay);
         return this;
     }
 

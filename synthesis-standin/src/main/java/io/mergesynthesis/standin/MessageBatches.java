@@ -45,6 +45,11 @@ final class MessageBatches {
         return method.equals("POST") && path.equals(PATH);
     }
 
+    /** Whether this is a look at one batch, whose answer the behaviour may hold back. */
+    static boolean isRetrieve(String method, String path) {
+        return method.equals("GET") && path.startsWith(PATH + "/") && path.indexOf('/', PATH.length() + 1) < 0;
+    }
+
     Reply handle(String method, String path, Map<String, String> query, byte[] body, String baseUrl) {
         try {
             if (path.equals(PATH) && method.equals("POST")) {

@@ -61,6 +61,11 @@ final class OpenAiBatchApi {
         return method.equals("POST") && path.equals(BATCHES);
     }
 
+    /** Whether this is a look at one batch, whose answer the behaviour may hold back. */
+    static boolean isRetrieve(String method, String path) {
+        return method.equals("GET") && path.startsWith(BATCHES + "/") && path.indexOf('/', BATCHES.length() + 1) < 0;
+    }
+
     Reply handle(String method, String path, Map<String, String> query, String contentType, byte[] body) {
         try {
             if (path.equals(FILES) && method.equals("POST")) {

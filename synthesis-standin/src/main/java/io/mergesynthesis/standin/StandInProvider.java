@@ -195,6 +195,15 @@ public final class StandInProvider implements AutoCloseable {
         return stats.snapshot().billedByCustomId();
     }
 
+    /**
+     * The tokens billed for each custom_id in a batch, either protocol, summed over every time it was billed: the
+     * input not read from or written to the cache, the output, cache reads and cache writes, as each answer
+     * reported them.
+     */
+    public Map<String, Tokens> billedTokensByCustomId() {
+        return stats.billedTokensByCustomId();
+    }
+
     /** The outage in force. */
     public Outage outage() {
         return outage;
@@ -271,9 +280,12 @@ public final class StandInProvider implements AutoCloseable {
             if (MessageBatches.serves(path) || OpenAiBatchApi.serves(path)) {
                 Reply reply = batchReply(exchange, path);
                 String method = exchange.getRequestMethod();
-                Duration slow = behaviour.batchCreateDelay();
                 boolean create = MessageBatches.isCreate(method, path) || OpenAiBatchApi.isCreate(method, path);
-                if (create && reply.status() == 200 && !slow.isZero()) {
+                boolean retrieve = MessageBatches.isRetrieve(method, path)
+                        || OpenAiBatchApi.isRetrieve(method, path);
+                Duration slow = create ? behaviour.batchCreateDelay()
+                        : retrieve ? behaviour.batchRetrieveDelay() : Duration.ZERO;
+                if ((create || retrieve) && reply.status() == 200 && !slow.isZero()) {
                     // The batch is made; only its answer waits.
                     delays.schedule(() -> send(exchange, reply), slow.toNanos(), TimeUnit.NANOSECONDS);
                 } else {

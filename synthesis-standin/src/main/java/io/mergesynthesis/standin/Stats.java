@@ -22,6 +22,7 @@ public final class Stats {
     private final Map<String, LongAdder> batchesByProtocol = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> batchBilledByProtocol = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> billedByCustomId = new ConcurrentHashMap<>();
+    private final Map<String, Tokens> billedTokensByCustomId = new ConcurrentHashMap<>();
     private final Gaps gaps = new Gaps();
     private final Map<String, LongAdder> byPath = new ConcurrentHashMap<>();
     private final Map<Integer, LongAdder> byStatus = new ConcurrentHashMap<>();
@@ -106,6 +107,17 @@ public final class Stats {
         batchBilledByProtocol.computeIfAbsent(protocol, p -> new LongAdder()).increment();
         billedByCustomId.computeIfAbsent(customId, c -> new LongAdder()).increment();
         byModel.computeIfAbsent(model, m -> new LongAdder()).increment();
+    }
+
+    /** What a request in a batch that was billed reported as its usage. */
+    void batchTokens(String customId, Tokens usage) {
+        billedTokensByCustomId.merge(customId, usage, (a, b) -> new Tokens(a.input() + b.input(),
+                a.output() + b.output(), a.cacheRead() + b.cacheRead(), a.cacheWrite() + b.cacheWrite()));
+    }
+
+    /** The tokens billed for each custom_id in a batch so far, summed over every time it was billed. */
+    Map<String, Tokens> billedTokensByCustomId() {
+        return new TreeMap<>(billedTokensByCustomId);
     }
 
     /** How many times each custom_id was billed in a batch so far. */

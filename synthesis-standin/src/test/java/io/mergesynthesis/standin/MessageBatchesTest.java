@@ -65,6 +65,32 @@ class MessageBatchesTest {
     }
 
     @Test
+    void theTokensOfEachBilledRequestAreCountedByCustomId() throws Exception {
+        String id = JSON.readTree(post(requests("t1_c1", "t1_c2")).body()).path("id").asText();
+        assertThat(standIn.billedTokensByCustomId()).isEmpty();
+
+        standIn.endBatch(id);
+
+        Map<String, Tokens> billed = standIn.billedTokensByCustomId();
+        assertThat(billed).containsOnlyKeys("t1_c1", "t1_c2");
+        assertThat(billed.get("t1_c1").input() + billed.get("t1_c1").cacheRead() + billed.get("t1_c1").cacheWrite())
+                .isPositive();
+        assertThat(billed.get("t1_c1").output()).isPositive();
+    }
+
+    @Test
+    void aLookAtOneBatchCanBeHeldBack() throws Exception {
+        String id = JSON.readTree(post(requests("d1_c1")).body()).path("id").asText();
+        standIn.behaviour().batchRetrieveDelay(java.time.Duration.ofMillis(400));
+
+        long started = System.nanoTime();
+        assertThat(batch(id).path("id").asText()).isEqualTo(id);
+        assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(400_000_000L);
+        assertThat(MessageBatches.isRetrieve("GET", MessageBatches.PATH + "/" + id + "/results")).isFalse();
+        assertThat(MessageBatches.isRetrieve("GET", MessageBatches.PATH)).isFalse();
+    }
+
+    @Test
     void aBatchStaysInProgressUntilItEndsAndThenBillsEachRequestOnce() throws Exception {
         HttpResponse<String> created = post(requests("b1_c1", "b1_c2"));
 

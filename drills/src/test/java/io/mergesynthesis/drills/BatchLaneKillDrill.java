@@ -40,11 +40,10 @@ import org.junit.jupiter.api.Test;
  * expired, failed or were canceled went in another); the ledger's batch rows as many as the stand-in's
  * billed requests, and their tokens the tokens billed, to the token.
  *
- * <p>A replica killed while it holds a batch's poll leaves the hold on the row until it runs out
- * ({@code BatchPoller.HOLD}, ten minutes): nothing in the service takes a dead holder's hold over sooner. The drill
- * reports how long each such hold had left and then ends it itself, as ten minutes passing would, by setting the
- * row's {@code poll_until} to now once the holder is dead; {@code -Ddrill.batch.realHold=true} waits it out
- * instead (then a case takes over ten minutes).
+ * <p>A replica killed while it holds a batch's poll leaves the hold on the row until it runs out: a live poller
+ * renews its hold as it goes, a dead one does not. The replicas here hold for {@link #HOLD} (twice the request
+ * timeout, the least the service takes), and the drill waits each dead holder's hold out, reporting how long it
+ * had left.
  */
 @Tag("drill")
 class BatchLaneKillDrill {
@@ -61,9 +60,8 @@ class BatchLaneKillDrill {
     private static final Duration RETRIEVE_HELD = Duration.ofSeconds(3);
     private static final int FEW = 12;
     private static final int MANY = 200;
-    private static final boolean REAL_HOLD = Boolean.getBoolean("drill.batch.realHold");
-    /** With a hold waited out, a case waits this much longer for its conflicts to finish. */
-    private static final Duration HOLD = Duration.ofMinutes(10);
+    /** {@code llm.batch.pollHold}: how long a dead poller's hold keeps its batch from the others. */
+    private static final Duration HOLD = REQUEST_TIMEOUT.multipliedBy(2);
     /** Only the cases whose name contains this, when set (e.g. {@code "anthropic, 1 replica, killed while polling"}). */
     private static final String ONLY = System.getProperty("drill.batch.only", "");
 
@@ -113,6 +111,7 @@ class BatchLaneKillDrill {
             settings.put("synthesis.workers", "2");
             settings.put("llm.batch.pollInterval", "200ms");
             settings.put("llm.batch.maxRequests", "500");
+            settings.put("llm.batch.pollHold", HOLD.toSeconds() + "s");
             // A request that failed in a batch waits this long before its next batch.
             settings.put("synthesis.baseBackoff", "200ms");
             // Every third request of a batch fails in one case: a conflict unlucky enough to be third in three
@@ -123,7 +122,7 @@ class BatchLaneKillDrill {
             }
             report.line("settings: " + settings + "; create answers held " + CREATE_HELD.toSeconds()
                     + " s, poll answers held " + RETRIEVE_HELD.toSeconds() + " s when a case asks; holds "
-                    + (REAL_HOLD ? "waited out" : "ended by the drill once their holder is dead"));
+                    + HOLD.toSeconds() + " s, renewed by a live poller and waited out after a dead one");
 
             List<Replica> replicas = new ArrayList<>();
             for (int i = 1; i <= 3; i++) {
@@ -464,8 +463,7 @@ class BatchLaneKillDrill {
         /** Ends each batch of the org the stand-in holds, as it is recorded, until every conflict is finished. */
         private void endEveryBatchUntilFinished() {
             Set<String> ended = new HashSet<>();
-            Duration patience = REAL_HOLD && (moment == Moment.POLL || moment == Moment.STORE)
-                    ? LONG_WAIT.plus(HOLD) : LONG_WAIT;
+            Duration patience = moment == Moment.POLL || moment == Moment.STORE ? LONG_WAIT.plus(HOLD) : LONG_WAIT;
             Wait.until("every conflict of " + name + " finished", patience, Duration.ofMillis(50), () -> {
                 if (count("SELECT count(*) FROM policy_conflicts WHERE org_id = ?"
                         + " AND synthesis_state IN ('done', 'not_needed')") == conflicts) {
@@ -492,20 +490,11 @@ class BatchLaneKillDrill {
                             + " AND provider_batch_id IS NOT NULL"), java.util.Objects::nonNull);
         }
 
-        /**
-         * Reports how long the dead holder's hold had left, then waits it out or (by default) ends it as its running
-         * out would.
-         */
+        /** Reports how long the dead holder's hold had left; the case waits it out. */
         private void holdLeft(String owner, List<String> figures) {
             String left = first("SELECT round(extract(epoch FROM poll_until - now()))::text FROM llm_batches"
                     + " WHERE org_id = ? AND poll_owner = '" + owner + "' AND poll_until > now()");
             figures.add("the dead holder's hold had " + left + " s left");
-            if (left == null || REAL_HOLD) {
-                return;
-            }
-            database.execute("UPDATE llm_batches SET poll_until = now() WHERE org_id = '" + org
-                    + "' AND poll_owner = '" + owner + "' AND poll_until > now()");
-            figures.add("ended by the drill");
         }
 
         /** The running replica of the fleet whose batch lane is {@code owner}. */

@@ -10,6 +10,7 @@ import java.time.Duration;
 public final class BatchSettings {
 
     private Duration pollInterval = Duration.ofSeconds(30);
+    private Duration pollHold = Duration.ofMinutes(1);
     private int autoAbove = 500;
     private int maxRequests = 1000;
     private long maxBytes = 64L * 1024 * 1024;
@@ -23,6 +24,20 @@ public final class BatchSettings {
     @JsonDeserialize(using = DurationText.class)
     public void setPollInterval(Duration pollInterval) {
         this.pollInterval = pollInterval;
+    }
+
+    /**
+     * How long a replica's hold on a batch it polls lasts unless renewed; it renews as it goes (before each call to
+     * the provider, and while it stores results), so this bounds how long a batch waits after its poller died. At
+     * least twice the longest provider request timeout is used, so that one call always fits in a hold.
+     */
+    public Duration getPollHold() {
+        return pollHold;
+    }
+
+    @JsonDeserialize(using = DurationText.class)
+    public void setPollHold(Duration pollHold) {
+        this.pollHold = pollHold;
     }
 
     /** An org in lane auto sends its conflicts in batches while more than this many of them wait. */
@@ -70,7 +85,7 @@ public final class BatchSettings {
 
     @Override
     public String toString() {
-        return "BatchSettings{pollInterval=" + pollInterval + ", autoAbove=" + autoAbove + ", maxRequests="
+        return "BatchSettings{pollInterval=" + pollInterval + ", pollHold=" + pollHold + ", autoAbove=" + autoAbove + ", maxRequests="
                 + maxRequests + ", maxBytes=" + maxBytes + ", maxInFlight=" + maxInFlight + "}";
     }
 }

@@ -35,12 +35,14 @@ final class BatchAdoption {
     record Absent() implements Finding {
     }
 
-    Finding find(BatchRow row, ProviderBatches client) throws ProviderBatches.Failed, InterruptedException {
+    Finding find(BatchRow row, ProviderBatches client, PollHold hold)
+            throws ProviderBatches.Failed, InterruptedException {
         Instant since = row.createdAt().minus(CLOCK_SKEW);
         boolean undecided = false;
         String after = null;
         ProviderBatches.Page page;
         do {
+            hold.renew();
             page = client.list(after, PAGE);
             for (ProviderBatches.Batch batch : page.batches()) {
                 if (batch.createdAt() != null && batch.createdAt().isBefore(since)) {
@@ -52,13 +54,19 @@ final class BatchAdoption {
                     }
                 } else if (!batch.ended()) {
                     undecided = true;
-                } else if (carriesRow(client, batch, row)) {
+                } else if (renewed(hold) && carriesRow(client, batch, row)) {
                     return new Found(batch);
                 }
             }
             after = page.lastId();
         } while (page.hasMore() && after != null);
         return undecided ? new Undecided() : new Absent();
+    }
+
+    /** Renews the hold before a call to the provider; true, so that it reads within a condition. */
+    private static boolean renewed(PollHold hold) {
+        hold.renew();
+        return true;
     }
 
     /** Every custom_id of a batch carries its row's id, so the first result line tells. */

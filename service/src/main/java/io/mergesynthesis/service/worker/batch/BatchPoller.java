@@ -3,6 +3,7 @@ package io.mergesynthesis.service.worker.batch;
 import io.mergesynthesis.llm.BatchSettings;
 import io.mergesynthesis.llm.LlmSettings;
 import io.mergesynthesis.llm.ProviderBatches;
+import io.mergesynthesis.synthesis.Ticker;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,8 +20,6 @@ import org.slf4j.LoggerFactory;
 final class BatchPoller {
 
     private static final Logger LOG = LoggerFactory.getLogger(BatchPoller.class);
-    /** How long a poll may hold its batch: reading and storing a batch's results fits in it. */
-    static final Duration HOLD = Duration.ofMinutes(10);
 
     private final BatchRows rows;
     private final LlmSettings llm;
@@ -44,11 +43,13 @@ final class BatchPoller {
     /** Polls the batch most overdue, if one is due; false when none was. */
     boolean pollOnce() throws InterruptedException {
         BatchSettings settings = llm.getBatch();
-        Optional<BatchRow> taken = rows.takePoll(owner, HOLD, sendGrace());
+        Duration holdFor = hold();
+        Optional<BatchRow> taken = rows.takePoll(owner, holdFor, sendGrace());
         if (taken.isEmpty()) {
             return false;
         }
         BatchRow row = taken.get();
+        PollHold hold = new PollHold(rows, row, owner, holdFor, Ticker.SYSTEM);
         Optional<BatchRoute> route = BatchRoute.of(llm, row.provider() + "/" + row.model());
         if (route.isEmpty()) {
             LOG.warn("batch {} went to '{}/{}', which this replica cannot reach as a batch provider; left for "
@@ -59,7 +60,7 @@ final class BatchPoller {
         ProviderBatches client = clients.of(route.get());
         try {
             Optional<ProviderBatches.Batch> batch = row.providerBatchId() != null
-                    ? Optional.of(client.retrieve(row.providerBatchId())) : adopt(row, client);
+                    ? Optional.of(client.retrieve(row.providerBatchId())) : adopt(row, client, hold);
             if (batch.isEmpty()) {
                 return true;
             }
@@ -67,6 +68,7 @@ final class BatchPoller {
                 if (row.cancelDue()) {
                     // The cancel asked for reaches the provider here; what it answered meanwhile comes with the
                     // results once the batch ends, canceled requests among them.
+                    hold.renew();
                     client.cancel(batch.get().id());
                     rows.markCancelSent(row, owner);
                     LOG.info("batch {} ({}) of org {}: the provider is asked to cancel it", row.id(),
@@ -75,16 +77,19 @@ final class BatchPoller {
                 rows.pollLater(row, owner, settings.getPollInterval());
                 return true;
             }
+            hold.renew();
             Optional<Instant> endedAt = rows.markEnded(row, owner);
             if (endedAt.isEmpty()) {
                 return true;
             }
-            BigDecimal cost = results.store(row, route.get(), client, batch.get(), endedAt.get(), owner);
+            BigDecimal cost = results.store(row, route.get(), client, batch.get(), endedAt.get(), owner, hold);
             // A conflict the results did not name was not answered: it waits for its next attempt.
             rows.backToPending(row.orgId(), row.id(), null);
             rows.markDone(row, owner, cost);
             metrics.batch(row.provider(), BatchMetrics.ENDED);
             LOG.info("batch {} ({}) of org {} ended; its results are stored", row.id(), batch.get().id(), row.orgId());
+        } catch (PollHold.Lost e) {
+            LOG.info("{}: this replica stops polling it", e.getMessage());
         } catch (ProviderBatches.Failed e) {
             LOG.warn("batch {} could not be polled ({}); it is polled again in {}", row.id(), e.getMessage(),
                     settings.getPollInterval());
@@ -94,9 +99,9 @@ final class BatchPoller {
     }
 
     /** The batch the provider made for this row, if it made one; empty when nothing is left to do now. */
-    private Optional<ProviderBatches.Batch> adopt(BatchRow row, ProviderBatches client)
+    private Optional<ProviderBatches.Batch> adopt(BatchRow row, ProviderBatches client, PollHold hold)
             throws ProviderBatches.Failed, InterruptedException {
-        BatchAdoption.Finding finding = adoption.find(row, client);
+        BatchAdoption.Finding finding = adoption.find(row, client, hold);
         if (finding instanceof BatchAdoption.Found found) {
             rows.recordSent(row.orgId(), row.id(), found.batch().id(), Duration.ZERO);
             metrics.batch(row.provider(), BatchMetrics.ADOPTED);
@@ -114,6 +119,13 @@ final class BatchPoller {
         }
         rows.pollLater(row, owner, llm.getBatch().getPollInterval());
         return Optional.empty();
+    }
+
+    /** The hold on a batch polled: as configured, and at least two of the longest provider calls. */
+    private Duration hold() {
+        Duration twoCalls = sendGrace();
+        Duration configured = llm.getBatch().getPollHold();
+        return configured.compareTo(twoCalls) >= 0 ? configured : twoCalls;
     }
 
     /**

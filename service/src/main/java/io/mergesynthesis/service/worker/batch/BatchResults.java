@@ -75,10 +75,12 @@ final class BatchResults {
      * @return what the batch's answers cost at the batch price, whoever stored them
      */
     BigDecimal store(BatchRow row, BatchRoute route, ProviderBatches client, ProviderBatches.Batch batch,
-                     Instant endedAt, String owner) throws ProviderBatches.Failed, InterruptedException {
+                     Instant endedAt, String owner, PollHold hold)
+            throws ProviderBatches.Failed, InterruptedException {
         BigDecimal[] cost = {BigDecimal.ZERO};
         try (Stream<ProviderBatches.Result> results = client.results(batch)) {
             results.forEach(result -> {
+                hold.keep();
                 Optional<BatchCustomId> id = BatchCustomId.decode(result.customId());
                 if (id.isEmpty() || !id.get().batchId().equals(row.id())) {
                     LOG.warn("batch {} ({}) holds a result for custom_id {}, not one of its own: skipped", row.id(),

@@ -110,6 +110,12 @@ final class BatchRows {
                 .findOne());
     }
 
+    /** True while the hold is still {@code owner}'s, now renewed for {@code hold}. */
+    boolean renewPoll(BatchRow batch, String owner, Duration hold) {
+        return transactions.inOrg(batch.orgId(), handle -> handle.createUpdate(RENEW_POLL)
+                .bind("id", batch.id()).bind("owner", owner).bind("leaseMicros", micros(hold)).execute()) == 1;
+    }
+
     void pollLater(BatchRow batch, String owner, Duration in) {
         transactions.inOrg(batch.orgId(), handle -> handle.createUpdate(POLL_LATER)
                 .bind("id", batch.id()).bind("owner", owner).bind("delayMicros", micros(in)).execute());
@@ -199,6 +205,7 @@ final class BatchRows {
     private static final String BACK_TO_PENDING = SqlFiles.of(BatchRows.class, "back_to_pending");
     private static final String BUDGET_ROOM = SqlFiles.of(BatchRows.class, "budget_room");
     private static final String RESERVE = SqlFiles.of(BatchRows.class, "reserve");
+    private static final String RENEW_POLL = SqlFiles.of(BatchRows.class, "renew_poll");
     private static final String IN_FLIGHT = SqlFiles.of(BatchRows.class, "in_flight");
     private static final String MARK_REFUSED = SqlFiles.of(BatchRows.class, "mark_refused");
     private static final String ORG_WAITING = SqlFiles.of(BatchRows.class, "org_waiting");

@@ -1,11 +1,13 @@
 package io.mergesynthesis.service.worker.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.mergesynthesis.service.core.Lane;
 import io.mergesynthesis.service.db.OrgSynthesisSettings;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.testing.TestDatabase;
+import io.mergesynthesis.synthesis.Ticker;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -84,6 +86,21 @@ class BatchRowStatesTest {
         rows.pollLater(theirs, "b", Duration.ZERO);
         assertThat(row(batch.id())).containsEntry("poll_owner", "a");
         assertThat(rows.markEnded(theirs, "b")).isEmpty();
+    }
+
+    @Test
+    void aPollerRenewsItsHoldWhileItIsItsAndStopsOnceAnotherTookIt() {
+        Opened batch = open(2);
+        rows.recordSent(batch.org(), batch.id(), "renewed", Duration.ZERO);
+        BatchRow mine = rows.takePoll("a", RUN_OUT, NO_GRACE).orElseThrow();
+        PollHold hold = new PollHold(rows, mine, "a", HELD, Ticker.SYSTEM);
+        hold.renew();
+        assertThat(rows.takePoll("b", HELD, NO_GRACE)).as("renewed for ten minutes").isEmpty();
+
+        superuser.useHandle(h -> h.createUpdate("UPDATE llm_batches SET poll_until = now() WHERE id = :id")
+                .bind("id", batch.id()).execute());
+        assertThat(rows.takePoll("b", HELD, NO_GRACE)).as("run out: b takes it").isPresent();
+        assertThatThrownBy(hold::renew).isInstanceOf(PollHold.Lost.class);
     }
 
     @Test

@@ -886,7 +886,8 @@ CREATE TABLE llm_batches (
     cancel_requested_at timestamp with time zone,
     cancel_reason text,
     cancel_sent_at timestamp with time zone,
-    cost_usd numeric
+    cost_usd numeric,
+    input_tokens bigint DEFAULT 0 NOT NULL
 );
 ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_cancel_reason_check CHECK ((cancel_reason = ANY (ARRAY['requested'::text, 'lane_changed'::text, 'budget_lowered'::text])));
 ALTER TABLE llm_batches ADD CONSTRAINT llm_batches_cancel_whole CHECK (((cancel_requested_at IS NULL) = (cancel_reason IS NULL)));

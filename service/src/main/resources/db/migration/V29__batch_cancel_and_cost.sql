@@ -15,6 +15,9 @@ ALTER TABLE llm_batches
     ADD COLUMN cancel_sent_at      timestamptz,
     -- What the batch's answered requests cost at the batch price, once its results are stored.
     ADD COLUMN cost_usd            numeric,
+    -- The input tokens its requests hold in the provider's queue until it is done, as estimated when it was sent:
+    -- OpenAI limits a model's enqueued tokens.
+    ADD COLUMN input_tokens        bigint NOT NULL DEFAULT 0,
     ADD CONSTRAINT llm_batches_cancel_whole CHECK ((cancel_requested_at IS NULL) = (cancel_reason IS NULL));
 
 -- The operator's console lists the newest batches first.

@@ -2,6 +2,8 @@ package io.mergesynthesis.llm;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The batch lane ({@code llm.batch}): how often a batch is polled, how many requests and bytes one batch holds, how
@@ -15,6 +17,7 @@ public final class BatchSettings {
     private int maxRequests = 1000;
     private long maxBytes = 64L * 1024 * 1024;
     private int maxInFlight = 20;
+    private Map<String, Long> enqueuedTokens = new HashMap<>();
 
     /** How long a replica waits between two looks at a batch in progress. */
     public Duration getPollInterval() {
@@ -83,9 +86,23 @@ public final class BatchSettings {
         this.maxInFlight = maxInFlight;
     }
 
+    /**
+     * The most input tokens a model's batches not yet done may hold in its provider's queue, by
+     * {@code provider/model}, where the provider states such a limit (OpenAI does, per model and tier); a model not
+     * named has none. Counted from each request's estimate when its batch is sent.
+     */
+    public Map<String, Long> getEnqueuedTokens() {
+        return enqueuedTokens;
+    }
+
+    public void setEnqueuedTokens(Map<String, Long> enqueuedTokens) {
+        this.enqueuedTokens = enqueuedTokens == null ? new HashMap<>() : new HashMap<>(enqueuedTokens);
+    }
+
     @Override
     public String toString() {
         return "BatchSettings{pollInterval=" + pollInterval + ", pollHold=" + pollHold + ", autoAbove=" + autoAbove + ", maxRequests="
-                + maxRequests + ", maxBytes=" + maxBytes + ", maxInFlight=" + maxInFlight + "}";
+                + maxRequests + ", maxBytes=" + maxBytes + ", maxInFlight=" + maxInFlight + ", enqueuedTokens=" + enqueuedTokens
+                + "}";
     }
 }

@@ -73,6 +73,7 @@ class EveryStatementPlansTest {
             Map.entry("lane", "batch"),
             Map.entry("requests", 3),
             Map.entry("reservedUsd", new BigDecimal("0.012")),
+            Map.entry("inputTokens", 4200L),
             Map.entry("batch", UUID.fromString("66666666-6666-4666-8666-666666666666")),
             Map.entry("provider", "anthropic"),
             Map.entry("providerBatchId", "msgbatch_01"),

@@ -87,9 +87,10 @@ final class BatchRows {
     }
 
     /** Sets the batch's requests and reserves their expected cost against its org's budget, before the create. */
-    static void reserve(Handle handle, UUID id, int requests, BigDecimal reservedUsd) {
+    static void reserve(Handle handle, UUID id, int requests, BigDecimal reservedUsd, long inputTokens) {
         handle.createUpdate(RESERVE)
-                .bind("id", id).bind("requests", requests).bind("reservedUsd", reservedUsd).execute();
+                .bind("id", id).bind("requests", requests).bind("reservedUsd", reservedUsd)
+                .bind("inputTokens", inputTokens).execute();
     }
 
     /** True when the batch took the id; false when it had one already. */
@@ -171,11 +172,16 @@ final class BatchRows {
         return handle.createUpdate(BACK_TO_PENDING).bindMap(params).execute();
     }
 
-    /** The batches not yet done, by provider. */
-    Map<String, Long> inFlight() {
+    /** Batches not yet done of one provider's model, and the input tokens they hold in its queue. */
+    record InFlight(String provider, String model, long batches, long inputTokens) {
+    }
+
+    /** The batches not yet done, by provider and model. */
+    List<InFlight> inFlight() {
         return transactions.crossTenant(handle -> handle.createQuery(IN_FLIGHT)
-                .map((rs, ctx) -> Map.entry(rs.getString("provider"), rs.getLong("batches")))
-                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+                .map((rs, ctx) -> new InFlight(rs.getString("provider"), rs.getString("model"),
+                        rs.getLong("batches"), rs.getLong("input_tokens")))
+                .list());
     }
 
     /** The requests the providers have not answered yet, by provider. */

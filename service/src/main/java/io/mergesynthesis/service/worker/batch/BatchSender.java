@@ -64,7 +64,12 @@ final class BatchSender {
     /** Sends one batch for each org with conflicts due in the batch lane; how many batches were created. */
     int sendWaiting() throws InterruptedException {
         int sent = 0;
-        Map<String, Long> inFlight = new HashMap<>(rows.inFlight());
+        Map<String, Long> inFlight = new HashMap<>();
+        Map<String, Long> enqueued = new HashMap<>();
+        for (BatchRows.InFlight held : rows.inFlight()) {
+            inFlight.merge(held.provider(), held.batches(), Long::sum);
+            enqueued.merge(held.provider() + "/" + held.model(), held.inputTokens(), Long::sum);
+        }
         for (UUID org : rows.orgsWithBatchWork(ORGS_PER_ROUND, llm.getBatch().getAutoAbove())) {
             SynthesisSettings settings = rows.orgSettings(org);
             String orgModel = settings.model();
@@ -85,22 +90,42 @@ final class BatchSender {
                         provider, inFlight.get(provider), org);
                 continue;
             }
-            if (send(org, settings.lane(), route.get())) {
+            Long queue = llm.getBatch().getEnqueuedTokens().get(route.get().qualifiedModel());
+            long queueRoom = queue == null ? Long.MAX_VALUE : queue - enqueued.getOrDefault(
+                    route.get().qualifiedModel(), 0L);
+            if (queueRoom <= 0) {
+                LOG.debug("'{}' holds its most enqueued tokens of this deployment: org {} waits for a batch to be "
+                        + "done", route.get().qualifiedModel(), org);
+                continue;
+            }
+            long tokens = send(org, settings.lane(), route.get(), queueRoom);
+            if (tokens >= 0) {
                 inFlight.merge(provider, 1L, Long::sum);
+                enqueued.merge(route.get().qualifiedModel(), tokens, Long::sum);
                 sent++;
             }
         }
         return sent;
     }
 
-    /** A batch opened, sized and reserved, not yet sent: its requests. */
-    private record Opened(UUID id, List<ProviderBatches.Request> requests) {
+    /** A batch opened, sized and reserved, not yet sent: its requests and the input tokens they hold. */
+    private record Opened(UUID id, List<ProviderBatches.Request> requests, long inputTokens) {
     }
 
     boolean send(UUID org, Lane lane, BatchRoute route) throws InterruptedException {
-        Optional<Opened> opened = rows.underOrgBudget(org, handle -> open(handle, org, lane, route));
+        return send(org, lane, route, Long.MAX_VALUE) >= 0;
+    }
+
+    /**
+     * Sends one batch of the org's waiting conflicts, holding at most {@code queueRoom} input tokens (beyond its
+     * first request).
+     *
+     * @return the input tokens of the batch sent; -1 when none was
+     */
+    long send(UUID org, Lane lane, BatchRoute route, long queueRoom) throws InterruptedException {
+        Optional<Opened> opened = rows.underOrgBudget(org, handle -> open(handle, org, lane, route, queueRoom));
         if (opened.isEmpty()) {
-            return false;
+            return -1;
         }
         UUID batch = opened.get().id();
         List<ProviderBatches.Request> requests = opened.get().requests();
@@ -110,18 +135,19 @@ final class BatchSender {
             metrics.batch(route.provider(), BatchMetrics.SENT);
             LOG.info("sent batch {} of org {} to '{}' as {}: {} requests", batch, org, route.provider(),
                     created.id(), requests.size());
-            return true;
+            return opened.get().inputTokens();
         } catch (ProviderBatches.Failed e) {
             metrics.batch(route.provider(), BatchMetrics.CREATE_FAILED);
             if (e.status() / 100 == 4) {
                 // Refused outright: the provider made no batch, so its conflicts may wait again at once, and a
                 // 429's wait is kept before this provider is sent another.
                 refused(org, batch, route, e);
-                return false;
+                return -1;
             }
             LOG.warn("the create of batch {} of org {} at '{}' got no usable answer ({}); its poller looks for it "
                     + "at the provider before anything is sent again", batch, org, route.provider(), e.getMessage());
-            return false;
+            // It may well be in the provider's queue: counted there until its poller knows.
+            return opened.get().inputTokens();
         }
     }
 
@@ -129,7 +155,7 @@ final class BatchSender {
      * Opens a batch of the org's waiting conflicts, sized to what the org may still spend, and reserves its
      * expected cost, all in the transaction that holds the org's budget. Empty when nothing goes.
      */
-    private Optional<Opened> open(Handle handle, UUID org, Lane lane, BatchRoute route) {
+    private Optional<Opened> open(Handle handle, UUID org, Lane lane, BatchRoute route, long queueRoom) {
         Optional<BigDecimal> room = BatchRows.budgetRoom(handle, org);
         if (room.isPresent() && room.get().signum() <= 0) {
             LOG.debug("org {} has spent or reserved its monthly budget: its batch lane sends nothing", org);
@@ -152,6 +178,7 @@ final class BatchSender {
         List<ProviderBatches.Request> requests = new ArrayList<>();
         BigDecimal reserved = BigDecimal.ZERO;
         long bytes = 0;
+        long tokens = 0;
         for (LeasedRow row : BatchRows.load(handle, batched.stream().map(BatchRows.Batched::conflictId).toList())) {
             ConflictSnapshot snapshot = acceptance.snapshotOrNull(row);
             // Sized to the budget: a request goes while what the batch is expected to cost is still within what
@@ -163,22 +190,26 @@ final class BatchSender {
                 continue;
             }
             ObjectNode params = body(route, snapshot);
-            long size = params.toString().getBytes(StandardCharsets.UTF_8).length;
-            if (!requests.isEmpty() && bytes + size > llm.getBatch().getMaxBytes()) {
-                // Full by size: the rest go in the org's next batch, no attempt counted.
+            String text = params.toString();
+            long size = text.getBytes(StandardCharsets.UTF_8).length;
+            long input = TokenEstimate.of(text);
+            if (!requests.isEmpty() && (bytes + size > llm.getBatch().getMaxBytes() || tokens + input > queueRoom)) {
+                // Full by size, or by what the provider's queue may still take: the rest go in the org's next
+                // batch, no attempt counted.
                 BatchRows.backToPending(handle, batch, row.id());
                 continue;
             }
             bytes += size;
+            tokens += input;
             requests.add(new ProviderBatches.Request(new BatchCustomId(batch, row.id()).encoded(), params));
-            reserved = reserved.add(expectedCost(route, params));
+            reserved = reserved.add(expectedCost(route, input));
         }
         if (requests.isEmpty()) {
             // The row stays, done with nothing in it, so its id is never taken again.
             return Optional.empty();
         }
-        BatchRows.reserve(handle, batch, requests.size(), reserved);
-        return Optional.of(new Opened(batch, requests));
+        BatchRows.reserve(handle, batch, requests.size(), reserved, tokens);
+        return Optional.of(new Opened(batch, requests, tokens));
     }
 
     /** The request a single call in the route's protocol would send: a batch's request is that same body. */
@@ -203,8 +234,7 @@ final class BatchSender {
      * What a request is expected to cost at the batch price: its whole body read as input (more than the prompt's
      * tokens, so never less) and every output token it may write.
      */
-    private static BigDecimal expectedCost(BatchRoute route, ObjectNode params) {
-        return route.price().batchCost(new Usage(TokenEstimate.of(params.toString()),
-                route.settings().getMaxOutputTokens(), 0, 0));
+    private static BigDecimal expectedCost(BatchRoute route, long inputTokens) {
+        return route.price().batchCost(new Usage(inputTokens, route.settings().getMaxOutputTokens(), 0, 0));
     }
 }

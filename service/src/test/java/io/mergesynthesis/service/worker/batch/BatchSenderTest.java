@@ -152,6 +152,37 @@ class BatchSenderTest {
         }
     }
 
+    @Test
+    void aModelsQueueOfEnqueuedTokensBoundsItsBatchesAndAFullQueueSendsNothing() throws Exception {
+        BatchRoute route = BatchRoute.of(llm, null).orElseThrow();
+        UUID org = UUID.randomUUID();
+        transactions.inOrg(org, h -> OrgSynthesisSettings.put(h, org, null, null, null, Lane.BATCH));
+        for (int i = 0; i < 3; i++) {
+            insert(org, "queue-" + i);
+        }
+        long tokens = sender().send(org, Lane.BATCH, route, 1);
+        assertThat(tokens).as("one request's tokens, the first going whatever the room").isPositive();
+        assertThat(batchedOf(org)).isEqualTo(1);
+        long recorded = database.jdbi().withHandle(h -> h.createQuery(
+                "SELECT input_tokens FROM llm_batches WHERE org_id = :org").bind("org", org)
+                .mapTo(Long.class).one());
+        assertThat(recorded).isEqualTo(tokens);
+
+        long enqueued = database.jdbi().withHandle(h -> h.createQuery(
+                "SELECT sum(input_tokens) FROM llm_batches WHERE model = 'small' AND state <> 'done'")
+                .mapTo(Long.class).one());
+        int inFlight = llm.getBatch().getMaxInFlight();
+        try {
+            llm.getBatch().setMaxInFlight(Integer.MAX_VALUE);
+            llm.getBatch().getEnqueuedTokens().put("standin/small", enqueued);
+            assertThat(sender().sendWaiting()).as("the queue is full").isZero();
+        } finally {
+            llm.getBatch().getEnqueuedTokens().clear();
+            llm.getBatch().setMaxInFlight(inFlight);
+        }
+        assertThat(batchedOf(org)).isEqualTo(1);
+    }
+
     private static long batchedOf(UUID org) {
         return database.jdbi().withHandle(h -> h.createQuery(
                 "SELECT count(*) FROM policy_conflicts WHERE org_id = :org AND synthesis_state = 'batched'")

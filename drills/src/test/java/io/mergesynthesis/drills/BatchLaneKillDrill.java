@@ -62,7 +62,7 @@ class BatchLaneKillDrill {
     private static final int MANY = 200;
     /** {@code llm.batch.pollHold}: how long a dead poller's hold keeps its batch from the others. */
     private static final Duration HOLD = REQUEST_TIMEOUT.multipliedBy(2);
-    /** Only the cases whose name contains this, when set (e.g. {@code "anthropic, 1 replica, killed while polling"}). */
+    /** Only the cases whose name contains this, when set ({@code "anthropic, 1 replica, killed while polling"}). */
     private static final String ONLY = System.getProperty("drill.batch.only", "");
 
     /** A protocol and the model that reaches it. */
@@ -380,7 +380,8 @@ class BatchLaneKillDrill {
         private void killWhileStoring(List<String> figures) throws Exception {
             String made = recorded();
             standIn.endBatch(made);
-            String owner = Wait.forValue("a replica storing the results of " + name + " (a tenth done or more, some batched)",
+            String owner = Wait.forValue("a replica storing the results of " + name
+                            + " (a tenth done or more, some batched)",
                     LONG_WAIT, FAST, () -> {
                         String holder = first("SELECT poll_owner FROM llm_batches WHERE org_id = ?"
                                 + " AND poll_until > now() AND state = 'ended'");
@@ -575,7 +576,8 @@ class BatchLaneKillDrill {
                     + " in another lane), tokens in " + ledgerInput + " out " + ledgerOutput);
 
             check(broken, stored == conflicts, "conflicts stored " + stored + " of " + conflicts);
-            check(broken, merged == conflicts - resolved, "conflicts merged " + merged + " of " + (conflicts - resolved));
+            check(broken, merged == conflicts - resolved,
+                    "conflicts merged " + merged + " of " + (conflicts - resolved));
             check(broken, notNeeded == resolved, notNeeded + " resolved conflicts not needed, of " + resolved);
             check(broken, notDone == 0, notDone + " conflicts neither merged nor resolved (lost)");
             check(broken, batches == 0 ? created >= 2 : created == batches, created + " batches created, not "

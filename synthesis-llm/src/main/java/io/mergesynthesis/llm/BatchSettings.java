@@ -101,8 +101,8 @@ public final class BatchSettings {
 
     @Override
     public String toString() {
-        return "BatchSettings{pollInterval=" + pollInterval + ", pollHold=" + pollHold + ", autoAbove=" + autoAbove + ", maxRequests="
-                + maxRequests + ", maxBytes=" + maxBytes + ", maxInFlight=" + maxInFlight + ", enqueuedTokens=" + enqueuedTokens
-                + "}";
+        return "BatchSettings{pollInterval=" + pollInterval + ", pollHold=" + pollHold + ", autoAbove=" + autoAbove
+                + ", maxRequests=" + maxRequests + ", maxBytes=" + maxBytes + ", maxInFlight=" + maxInFlight
+                + ", enqueuedTokens=" + enqueuedTokens + "}";
     }
 }

@@ -62,7 +62,8 @@ public final class InProcessSharedLimits implements SharedLimits {
                         ? min(PROBE_WAIT, Duration.between(now, bucket.probeUntil)) : Duration.ZERO;
             } else {
                 double missing = Math.min(ask.getValue(), bucket.limit) - bucket.levelAt(now);
-                need = missing <= 0 ? Duration.ZERO : Duration.ofNanos((long) Math.ceil(missing / bucket.perSecond * 1e9));
+                need = missing <= 0 ? Duration.ZERO
+                        : Duration.ofNanos((long) Math.ceil(missing / bucket.perSecond * 1e9));
             }
             if (need.compareTo(wait) > 0) {
                 wait = need;

@@ -50,8 +50,8 @@ record ConflictDetail(String id, String dedupKey, String action, String target, 
     record LoserAction(String policyId, String before, String action, String detail) {
     }
 
-    record CallRow(int attempt, String pass, String lane, String provider, String model, long inputTokens, long outputTokens,
-                   long cacheTokens, String cost, int latencyMs, String outcome, Moment at) {
+    record CallRow(int attempt, String pass, String lane, String provider, String model, long inputTokens,
+                   long outputTokens, long cacheTokens, String cost, int latencyMs, String outcome, Moment at) {
     }
 
     /** The provider batch the conflict is in, and since when. */

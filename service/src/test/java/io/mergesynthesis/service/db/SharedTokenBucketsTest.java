@@ -112,7 +112,8 @@ class SharedTokenBucketsTest {
             long remaining = Math.round(Math.floor(level) / 1000.0) * 1000;
             Instant full = clock.instant().plusNanos((long) Math.ceil((limit - level) / perSecond() * 1e9));
             Instant stated = full.truncatedTo(ChronoUnit.SECONDS);
-            return new Stated(OptionalLong.of(limit), remaining, stated.isBefore(full) ? stated.plusSeconds(1) : stated);
+            return new Stated(OptionalLong.of(limit), remaining,
+                    stated.isBefore(full) ? stated.plusSeconds(1) : stated);
         }
 
         private void refill() {

@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * transaction: taken out of the batch as a lease, then the same merge check and the same lease-fenced store as an
  * interactive answer, with its ledger row. A succeeded answer is stored (or, refused, fails its attempt); an
  * errored request fails its attempt; a failed attempt is tried again after the retry policy's wait, or marked
- * failed for good once the attempts are used up, as in the interactive lane; an expired or canceled one goes back to pending with
- * no attempt counted. A conflict no longer in the batch keeps whatever happened to it, and the answer it was
+ * failed for good once the attempts are used up, as in the interactive lane; an expired or canceled one goes back to
+ * pending with no attempt counted. A conflict no longer in the batch keeps whatever happened to it, and the answer it was
  * paid for is recorded as discarded. Every ledger row's id and time come from the batch and the conflict, so a
  * result read again after a crash is the same row.
  */

@@ -122,7 +122,8 @@ class BatchSecondPassTest {
     private static String awaitBatchOf(UUID org) {
         return Wait.forValue("a batch of org " + org + ", sent", WAIT,
                 () -> superuser.withHandle(h -> h.createQuery(
-                        "SELECT provider_batch_id FROM llm_batches WHERE org_id = :org AND provider_batch_id IS NOT NULL")
+                        "SELECT provider_batch_id FROM llm_batches"
+                                + " WHERE org_id = :org AND provider_batch_id IS NOT NULL")
                         .bind("org", org).mapTo(String.class).findOne().orElse(null)),
                 id -> id != null);
     }

@@ -7,19 +7,14 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
-import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.standin.UnsafeMerge;
-import io.mergesynthesis.testsupport.Wait;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -56,7 +51,6 @@ class BatchSecondPassTest {
             ConfigOverride.config("llm.models.standin/large.outputPerMillionUsd", "15"),
             ConfigOverride.config("llm.batch.pollInterval", "200ms"));
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
-    static final Duration WAIT = Duration.ofSeconds(60);
 
     static String platform;
     static Jdbi superuser;
@@ -81,10 +75,10 @@ class BatchSecondPassTest {
     void aBatchAnswerTheCheckRefusesIsRepairedInteractivelyWithinItsAttempt() {
         STAND_IN.behaviour().unsafe(UnsafeMerge.FLIP_EFFECT).rightWhenToldWhy(true);
         UUID org = UUID.randomUUID();
-        List<UUID> conflicts = inLaneBatch(org, 2, "repair");
-        assertThat(STAND_IN.endBatch(awaitBatchOf(org))).isTrue();
+        List<UUID> conflicts = BatchLaneSteps.inLaneBatch(APP, platform, org, 2, "repair");
+        assertThat(STAND_IN.endBatch(BatchLaneSteps.awaitBatchOf(superuser, org))).isTrue();
 
-        awaitMerged(conflicts);
+        BatchLaneSteps.awaitMerged(superuser, conflicts);
         for (UUID conflict : conflicts) {
             assertThat(callsOf(conflict)).extracting(c -> c.get("attempt") + " " + c.get("lane") + " "
                             + c.get("pass") + " " + c.get("outcome"))
@@ -96,42 +90,15 @@ class BatchSecondPassTest {
     void aHesitantBatchAnswerIsEscalatedInteractivelyWithinItsAttempt() {
         STAND_IN.behaviour().confidenceFor("small", 0.5);
         UUID org = UUID.randomUUID();
-        List<UUID> conflicts = inLaneBatch(org, 2, "hesitant");
-        assertThat(STAND_IN.endBatch(awaitBatchOf(org))).isTrue();
+        List<UUID> conflicts = BatchLaneSteps.inLaneBatch(APP, platform, org, 2, "hesitant");
+        assertThat(STAND_IN.endBatch(BatchLaneSteps.awaitBatchOf(superuser, org))).isTrue();
 
-        awaitMerged(conflicts);
+        BatchLaneSteps.awaitMerged(superuser, conflicts);
         for (UUID conflict : conflicts) {
             assertThat(callsOf(conflict)).extracting(c -> c.get("attempt") + " " + c.get("lane") + " "
                             + c.get("model") + " " + c.get("outcome"))
                     .containsExactly("1 batch small discarded", "1 interactive large stored");
         }
-    }
-
-    private static List<UUID> inLaneBatch(UUID org, int n, String prefix) {
-        var lane = APP.put(platform, "/v1/orgs/" + org + "/synthesis", "{\"lane\": \"batch\"}");
-        assertThat(lane.statusCode()).as(lane.body()).isEqualTo(200);
-        String reports = IntStream.range(0, n)
-                .mapToObj(i -> Seed.report(org, prefix + "-" + i, "jira.issue_" + i))
-                .collect(Collectors.joining(",", "{\"conflicts\": [", "]}"));
-        var ingested = APP.post(platform, "/v1/conflicts", reports);
-        assertThat(ingested.statusCode()).as(ingested.body()).isIn(200, 201);
-        return superuser.withHandle(h -> h.createQuery("SELECT id FROM policy_conflicts WHERE org_id = :org")
-                .bind("org", org).mapTo(UUID.class).list());
-    }
-
-    private static String awaitBatchOf(UUID org) {
-        return Wait.forValue("a batch of org " + org + ", sent", WAIT,
-                () -> superuser.withHandle(h -> h.createQuery(
-                        "SELECT provider_batch_id FROM llm_batches"
-                                + " WHERE org_id = :org AND provider_batch_id IS NOT NULL")
-                        .bind("org", org).mapTo(String.class).findOne().orElse(null)),
-                id -> id != null);
-    }
-
-    private static void awaitMerged(List<UUID> conflicts) {
-        Wait.until("every conflict merged", WAIT, () -> superuser.withHandle(h -> h.createQuery(
-                "SELECT count(*) FROM policy_conflicts WHERE id = ANY(:ids) AND synthesis_state = 'done'")
-                .bind("ids", conflicts.toArray(new UUID[0])).mapTo(Long.class).one()) == conflicts.size());
     }
 
     private static List<Map<String, Object>> callsOf(UUID conflict) {

@@ -7,19 +7,15 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.mergesynthesis.service.MergeSynthesisConfiguration;
 import io.mergesynthesis.service.auth.Role;
-import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.standin.Behaviour;
 import io.mergesynthesis.standin.StandInProvider;
 import io.mergesynthesis.testsupport.Wait;
 import java.math.BigDecimal;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,7 +47,6 @@ class OpenAiBatchLaneTest {
     static final DropwizardAppExtension<MergeSynthesisConfiguration> EXT = APP.extension();
     /** 1,000 input tokens at 1 USD and 200 output tokens at 5 USD a million, halved. */
     static final BigDecimal BATCH_COST = new BigDecimal("0.001");
-    static final Duration WAIT = Duration.ofSeconds(60);
 
     static String platform;
     static Jdbi superuser;
@@ -71,12 +66,12 @@ class OpenAiBatchLaneTest {
     void anOrgInLaneBatchIsAnsweredThroughOneOpenAiBatchOnRecordOnceAtHalfPrice() {
         long billedBefore = STAND_IN.stats().batchBilled("openai");
         UUID org = UUID.randomUUID();
-        List<UUID> conflicts = inLaneBatch(org, 4, "openai");
-        String batch = awaitBatchOf(org);
+        List<UUID> conflicts = BatchLaneSteps.inLaneBatch(APP, platform, org, 4, "openai");
+        String batch = BatchLaneSteps.awaitBatchOf(superuser, org);
         assertThat(STAND_IN.stats().path("/v1/chat/completions")).as("no interactive call").isZero();
         assertThat(STAND_IN.endBatch(batch)).isTrue();
 
-        awaitDone(conflicts);
+        BatchLaneSteps.awaitMerged(superuser, conflicts);
         assertThat(STAND_IN.stats().batchBilled("openai") - billedBefore).isEqualTo(4);
         List<Map<String, Object>> ledger = superuser.withHandle(h -> h.createQuery(
                 "SELECT lane, outcome, cost_usd FROM llm_usage_events WHERE org_id = :org")
@@ -91,8 +86,8 @@ class OpenAiBatchLaneTest {
     @Test
     void aBatchWhoseCreateWentUnansweredIsFoundByItsMetadataWhileStillInProgress() {
         UUID org = UUID.randomUUID();
-        List<UUID> conflicts = inLaneBatch(org, 2, "forgotten");
-        String batch = awaitBatchOf(org);
+        List<UUID> conflicts = BatchLaneSteps.inLaneBatch(APP, platform, org, 2, "forgotten");
+        String batch = BatchLaneSteps.awaitBatchOf(superuser, org);
         long batchesBefore = STAND_IN.stats().batches("openai");
         int forgotten = superuser.withHandle(h -> h.createUpdate("""
                 UPDATE llm_batches SET provider_batch_id = NULL, state = 'sending', sent_at = NULL,
@@ -102,40 +97,14 @@ class OpenAiBatchLaneTest {
         assertThat(forgotten).isEqualTo(1);
 
         // Still in progress at the provider, and recognised all the same.
-        String adopted = Wait.forValue("the batch adopted", WAIT, () -> superuser.withHandle(h -> h.createQuery(
+        String adopted = Wait.forValue("the batch adopted", BatchLaneSteps.WAIT,
+                () -> superuser.withHandle(h -> h.createQuery(
                         "SELECT provider_batch_id FROM llm_batches WHERE org_id = :org").bind("org", org)
                 .mapTo(String.class).findOne().orElse(null)), id -> id != null);
         assertThat(adopted).isEqualTo(batch);
         assertThat(STAND_IN.batchesInProgress()).contains(batch);
         assertThat(STAND_IN.endBatch(batch)).isTrue();
-        awaitDone(conflicts);
+        BatchLaneSteps.awaitMerged(superuser, conflicts);
         assertThat(STAND_IN.stats().batches("openai") - batchesBefore).as("nothing sent again").isZero();
-    }
-
-    private static List<UUID> inLaneBatch(UUID org, int n, String prefix) {
-        var lane = APP.put(platform, "/v1/orgs/" + org + "/synthesis", "{\"lane\": \"batch\"}");
-        assertThat(lane.statusCode()).as(lane.body()).isEqualTo(200);
-        String reports = IntStream.range(0, n)
-                .mapToObj(i -> Seed.report(org, prefix + "-" + i, "jira.issue_" + i))
-                .collect(Collectors.joining(",", "{\"conflicts\": [", "]}"));
-        var ingested = APP.post(platform, "/v1/conflicts", reports);
-        assertThat(ingested.statusCode()).as(ingested.body()).isIn(200, 201);
-        return superuser.withHandle(h -> h.createQuery("SELECT id FROM policy_conflicts WHERE org_id = :org")
-                .bind("org", org).mapTo(UUID.class).list());
-    }
-
-    private static String awaitBatchOf(UUID org) {
-        return Wait.forValue("a batch of org " + org + ", sent", WAIT,
-                () -> superuser.withHandle(h -> h.createQuery(
-                        "SELECT provider_batch_id FROM llm_batches"
-                                + " WHERE org_id = :org AND provider_batch_id IS NOT NULL")
-                        .bind("org", org).mapTo(String.class).findOne().orElse(null)),
-                id -> id != null);
-    }
-
-    private static void awaitDone(List<UUID> conflicts) {
-        Wait.until("every conflict merged", WAIT, () -> superuser.withHandle(h -> h.createQuery(
-                "SELECT count(*) FROM policy_conflicts WHERE id = ANY(:ids) AND synthesis_state = 'done'")
-                .bind("ids", conflicts.toArray(new UUID[0])).mapTo(Long.class).one()) == conflicts.size());
     }
 }

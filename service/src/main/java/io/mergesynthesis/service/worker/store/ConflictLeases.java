@@ -154,9 +154,12 @@ public final class ConflictLeases {
 
     /**
      * How many rows beyond its {@code limit} a claim looks at, in orgs and in rows of each: as many claims as
-     * this beside it can take the rows it ranks first and still leave it a full batch.
+     * this beside it can take the rows it ranks first and still leave it a full batch. Three covers a pool of the
+     * default four workers refilling at the same moment from one org's backlog; a claim that still comes back
+     * short makes its pool walk the waiting orgs and claim again, which costs more than reading a spare row but
+     * is rare, while every spare org is a tag and a head read on every claim.
      */
-    static final int SPARE = 8;
+    static final int SPARE = 3;
 
     /** The orgs a claim of {@code limit} looks at, and the rows of each: {@code limit} and {@link #SPARE}. */
     static int reach(int limit) {

@@ -161,6 +161,8 @@ class BatchLaneKillDrill {
                             results.add(run.run());
                         }
                     }
+                    // A replica killed in the fleet's last case is seen to start again too.
+                    running.forEach(replica -> replica.awaitHealthy(LONG_WAIT));
                 }
             } finally {
                 replicas.forEach(Replica::stop);
@@ -228,6 +230,7 @@ class BatchLaneKillDrill {
         }
 
         Result run() {
+            awaitFleet();
             long started = System.nanoTime();
             List<String> figures = new ArrayList<>();
             Stats.Snapshot before = standIn.stats();
@@ -256,14 +259,19 @@ class BatchLaneKillDrill {
             } finally {
                 standIn.behaviour().batchCreateDelay(Duration.ZERO).batchRetrieveDelay(Duration.ZERO)
                         .batchErrorEvery(0);
-                // The next case starts with its whole fleet running.
+                // A killed replica starts again at once; the next case waits for it (see awaitFleet), so that its
+                // start overlaps the next fleet's own starts.
                 for (Replica replica : fleet) {
                     if (!replica.isAlive()) {
                         replica.launch();
                     }
                 }
-                fleet.forEach(replica -> replica.awaitHealthy(LONG_WAIT));
             }
+        }
+
+        /** Every case starts with its whole fleet running. */
+        private void awaitFleet() {
+            fleet.forEach(replica -> replica.awaitHealthy(LONG_WAIT));
         }
 
         /** The org in lane batch with the case's model, then its conflicts reported. */

@@ -2,12 +2,14 @@ package io.mergesynthesis.drills;
 
 import io.mergesynthesis.harness.Product;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.harness.ServiceProcess;
 import java.nio.file.Path;
 import java.util.Map;
 
 /**
  * How a drill makes a {@link Replica}: on the drill's database, with a small heap, its log in the drill's
- * directory and appended to across restarts, so that one log tells a restarted replica's whole story.
+ * directory and appended to across restarts, so that one log tells a restarted replica's whole story, and its
+ * classes mapped from the {@link ReplicaClassArchive}, so that it starts sooner.
  */
 final class DrillReplicas {
 
@@ -25,11 +27,14 @@ final class DrillReplicas {
      */
     static Replica of(String name, DrillDatabase database, Path directory, Map<String, String> settings,
                       Map<String, String> environment) {
-        return new Replica(Replica.builder(name, Product.root(), directory.resolve(name + ".log"), "drill-" + name)
+        ServiceProcess.Builder builder = Replica.builder(name, Product.root(), directory.resolve(name + ".log"),
+                        "drill-" + name)
                 .appendLog()
                 .heap("256m")
                 .settings(settings)
                 .database(database.url(), database.user(), "")
-                .environment(environment), "drill-" + name);
+                .environment(environment);
+        ReplicaClassArchive.path().ifPresent(archive -> builder.jvmFlag("-XX:SharedArchiveFile=" + archive));
+        return new Replica(builder, "drill-" + name);
     }
 }

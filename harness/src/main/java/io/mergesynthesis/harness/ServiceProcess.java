@@ -93,6 +93,12 @@ public class ServiceProcess {
             return this;
         }
 
+        /** A flag for the JVM itself ({@code -XX:...}), given before the jar. */
+        public Builder jvmFlag(String flag) {
+            jvmFlags.add(flag);
+            return this;
+        }
+
         /** A Dropwizard setting without the {@code dw.} prefix, e.g. {@code synthesis.workers=4}. */
         public Builder setting(String key, String value) {
             jvmFlags.add("-Ddw." + key + "=" + value);

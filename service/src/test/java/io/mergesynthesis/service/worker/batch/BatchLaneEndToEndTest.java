@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -339,16 +338,7 @@ class BatchLaneEndToEndTest {
 
     /** @param budget the org's monthly budget in USD, null for none */
     private static List<UUID> inLaneBatchReporting(UUID org, BigDecimal budget, int n, String prefix) {
-        var lane = APP.put(platform, "/v1/orgs/" + org + "/synthesis", "{\"lane\": \"batch\""
-                + (budget == null ? "" : ", \"monthly_budget_usd\": " + budget) + "}");
-        assertThat(lane.statusCode()).as(lane.body()).isEqualTo(200);
-        String reports = IntStream.range(0, n)
-                .mapToObj(i -> Seed.report(org, prefix + "-" + i, "jira.issue_" + i))
-                .collect(Collectors.joining(",", "{\"conflicts\": [", "]}"));
-        var ingested = APP.post(platform, "/v1/conflicts", reports);
-        assertThat(ingested.statusCode()).as(ingested.body()).isIn(200, 201);
-        return superuser.withHandle(h -> h.createQuery("SELECT id FROM policy_conflicts WHERE org_id = :org")
-                .bind("org", org).mapTo(UUID.class).list());
+        return BatchLaneSteps.inLaneBatch(APP, platform, org, budget, n, prefix);
     }
 
     /** The stand-in's id of the batch of {@code org}, once its row records it with its {@code n} conflicts. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.mergesynthesis.service.testing.Seed;
 import io.mergesynthesis.service.testing.TestApp;
 import io.mergesynthesis.testsupport.Wait;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -22,7 +23,13 @@ final class BatchLaneSteps {
 
     /** Puts {@code org} in lane batch and reports {@code n} conflicts in one request; their ids. */
     static List<UUID> inLaneBatch(TestApp app, String platform, UUID org, int n, String prefix) {
-        var lane = app.put(platform, "/v1/orgs/" + org + "/synthesis", "{\"lane\": \"batch\"}");
+        return inLaneBatch(app, platform, org, null, n, prefix);
+    }
+
+    /** The same, with {@code budget} the org's monthly budget in USD, null for none. */
+    static List<UUID> inLaneBatch(TestApp app, String platform, UUID org, BigDecimal budget, int n, String prefix) {
+        var lane = app.put(platform, "/v1/orgs/" + org + "/synthesis", "{\"lane\": \"batch\""
+                + (budget == null ? "" : ", \"monthly_budget_usd\": " + budget) + "}");
         assertThat(lane.statusCode()).as(lane.body()).isEqualTo(200);
         String reports = IntStream.range(0, n)
                 .mapToObj(i -> Seed.report(org, prefix + "-" + i, "jira.issue_" + i))

@@ -39,6 +39,14 @@ public class ServiceProcess {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int TAIL_LINES = 40;
+    /**
+     * JVM flags every server of a test run starts with, from the system property {@code harness.jvmFlags} (the
+     * build sets it for its test runs; a benchmark run by hand sets nothing, so its figures are a plain JVM's).
+     */
+    private static final List<String> TEST_RUN_FLAGS =
+            List.of(System.getProperty("harness.jvmFlags", "").trim().split("\\s+")).stream()
+                    .filter(flag -> !flag.isEmpty())
+                    .toList();
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(ServiceProcess::killAll, "kill-service-processes"));
@@ -86,6 +94,7 @@ public class ServiceProcess {
             this.name = name;
             this.root = root;
             this.log = log;
+            jvmFlags.addAll(TEST_RUN_FLAGS);
         }
 
         public Builder heap(String maximum) {
@@ -143,7 +152,7 @@ public class ServiceProcess {
     public static String runCommand(Path root, Map<String, String> environment, Path log, String... args)
             throws IOException {
         Files.createDirectories(log.getParent());
-        ProcessBuilder builder = new ProcessBuilder(Product.commandLine(root, List.of(), List.of(args)))
+        ProcessBuilder builder = new ProcessBuilder(Product.commandLine(root, TEST_RUN_FLAGS, List.of(args)))
                 .directory(root.toFile())
                 .redirectError(log.toFile());
         builder.environment().putAll(environment);

@@ -70,6 +70,8 @@ final class Keycloak implements AutoCloseable {
                     .redirectOutput(log.toFile());
             builder.environment().put("JAVA_HOME", java.toString());
             builder.environment().put("JAVA_OPTS_KC_HEAP", "-Xms64m -Xmx512m");
+            // A first-tier compiler, as for the product's servers in a test run (kc.sh chooses its own collector).
+            builder.environment().put("JAVA_OPTS_APPEND", "-XX:TieredStopAtLevel=1");
             Keycloak keycloak = new Keycloak(builder.start(), port, log);
             keycloak.awaitReady();
             return keycloak;

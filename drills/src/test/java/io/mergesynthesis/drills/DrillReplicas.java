@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * How a drill makes a {@link Replica}: on the drill's database, with a small heap, its log in the drill's
- * directory and appended to across restarts, so that one log tells a restarted replica's whole story, and its
- * classes mapped from the {@link ReplicaClassArchive}, so that it starts sooner.
+ * directory and appended to across restarts, so that one log tells a restarted replica's whole story. (Like every
+ * server of a test run, it maps its classes from the run's class archive, so that it starts sooner.)
  */
 final class DrillReplicas {
 
@@ -34,7 +34,6 @@ final class DrillReplicas {
                 .settings(settings)
                 .database(database.url(), database.user(), "")
                 .environment(environment);
-        ReplicaClassArchive.path().ifPresent(archive -> builder.jvmFlag("-XX:SharedArchiveFile=" + archive));
         return new Replica(builder, "drill-" + name);
     }
 }

@@ -47,6 +47,8 @@ public class ServiceProcess {
             List.of(System.getProperty("harness.jvmFlags", "").trim().split("\\s+")).stream()
                     .filter(flag -> !flag.isEmpty())
                     .toList();
+    /** Whether the servers of this run map their classes from a {@link ReplicaClassArchive} (a test run's do). */
+    private static final boolean CLASS_ARCHIVE = Boolean.getBoolean("harness.classArchive");
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(ServiceProcess::killAll, "kill-service-processes"));
@@ -69,7 +71,11 @@ public class ServiceProcess {
         this.root = builder.root;
         this.log = builder.log;
         this.appendLog = builder.appendLog;
-        this.jvmFlags = List.copyOf(builder.jvmFlags);
+        List<String> flags = new ArrayList<>(builder.jvmFlags);
+        if (builder.classArchive) {
+            ReplicaClassArchive.path(builder.root).ifPresent(archive -> flags.add("-XX:SharedArchiveFile=" + archive));
+        }
+        this.jvmFlags = List.copyOf(flags);
         this.environment = new LinkedHashMap<>(builder.environment);
         this.httpPort = freePort();
         this.adminPort = freePort();
@@ -87,6 +93,7 @@ public class ServiceProcess {
         private final Path root;
         private final Path log;
         private boolean appendLog;
+        private boolean classArchive = CLASS_ARCHIVE;
         private final List<String> jvmFlags = new ArrayList<>();
         private final Map<String, String> environment = new LinkedHashMap<>();
 
@@ -99,6 +106,12 @@ public class ServiceProcess {
 
         public Builder heap(String maximum) {
             jvmFlags.add("-Xmx" + maximum);
+            return this;
+        }
+
+        /** Starts without the run's class archive: for the server that makes it. */
+        Builder withoutClassArchive() {
+            this.classArchive = false;
             return this;
         }
 

@@ -1,8 +1,5 @@
-package io.mergesynthesis.drills;
+package io.mergesynthesis.harness;
 
-import io.mergesynthesis.harness.Product;
-import io.mergesynthesis.harness.Replica;
-import io.mergesynthesis.harness.ServiceProcess;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -12,41 +9,39 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * The classes a replica loads as it starts, archived once with the JVM's class data sharing and mapped by every
- * replica the drills start after that. The drills start replicas again and again (each kill is followed by a
- * start, and the drills wait on those starts), and most of a start is loading classes. The archive changes nothing
- * a replica does, only where its JVM reads the classes from; a replica whose archive is missing or does not match
- * the jar runs without it, as sharing is optional by default.
+ * The classes a server loads as it starts, archived once with the JVM's class data sharing and mapped by every
+ * server a test run starts after that (when the build sets {@code harness.classArchive}). The drills and the
+ * benchmark's smoke run start replicas again and again (each kill is followed by a start, and they wait on those
+ * starts), and most of a start is loading classes. The archive changes nothing a replica does, only where its JVM
+ * reads the classes from; a replica whose archive is missing or does not match the jar runs without it, as sharing
+ * is optional by default.
  *
  * <p>A replica of its own makes the archive, on the product's embedded database in a directory of its own so that
- * no drill's database sees it: it starts, answers its health check, is stopped, and its JVM writes out the classes
- * it loaded as it exits. One archive per jar, made again when the jar is newer. Drills run side by side make it one
- * at a time, under a file lock, and the second finds the first's.
+ * no test's database sees it: it starts, answers its health check, is stopped, and its JVM writes out the classes
+ * it loaded as it exits. One archive per jar, beside it, made again when the jar is newer. Test JVMs side by side
+ * make it one at a time, under a file lock, and the second finds the first's.
  */
 final class ReplicaClassArchive {
 
-    /** Made once per JVM: empty when it could not be made, and the replicas start without it. */
-    private static Optional<Path> archive;
+    /** Made once per checkout and JVM: empty when it could not be made, and the servers start without it. */
+    private static final Map<Path, Optional<Path>> ARCHIVES = new HashMap<>();
 
     private ReplicaClassArchive() {
     }
 
-    /** The archive for the current jar, made now if there is none yet. */
-    static synchronized Optional<Path> path() {
-        if (archive == null) {
-            archive = make();
-        }
-        return archive;
+    /** The archive for the jar of the checkout at {@code root}, made now if there is none yet. */
+    static synchronized Optional<Path> path(Path root) {
+        return ARCHIVES.computeIfAbsent(root.toAbsolutePath().normalize(), ReplicaClassArchive::make);
     }
 
-    private static Optional<Path> make() {
-        Path root = Product.root();
-        Path dir = Product.workDirectory("drills").resolve("replica-classes");
+    private static Optional<Path> make(Path root) {
+        Path dir = Product.jar(root).resolveSibling("replica-classes");
         Path made = dir.resolve("replica-classes.jsa");
         try {
             Files.createDirectories(dir);
@@ -62,13 +57,14 @@ final class ReplicaClassArchive {
                 Files.deleteIfExists(written);
                 Path data = Files.createTempDirectory(dir, "pgdata");
                 Replica trainer = new Replica(Replica.builder("class-archive", root, dir.resolve("replica.log"),
-                                "drill-class-archive")
+                                "class-archive")
+                        .withoutClassArchive()
                         .heap("256m")
                         .jvmFlag("-XX:ArchiveClassesAtExit=" + written)
                         .environment(Map.of("DATABASE_URL", "embedded",
                                 "EMBEDDED_DATA_DIR", data.toString(),
                                 "EMBEDDED_DB_PORT", Integer.toString(ServiceProcess.freePort()))),
-                        "drill-class-archive");
+                        "class-archive");
                 try {
                     trainer.start();
                 } finally {

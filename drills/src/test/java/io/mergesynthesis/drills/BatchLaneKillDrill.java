@@ -53,11 +53,11 @@ class BatchLaneKillDrill {
     private static final Duration LONG_WAIT = Duration.ofSeconds(120);
     private static final Duration FAST = Duration.ofMillis(5);
     /** Each provider's request timeout: a create unanswered this long is given up by its sender. */
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(3);
     /** The create's answer waits longer than any sender does: only a kill or the timeout ends the wait. */
     private static final Duration CREATE_HELD = Duration.ofSeconds(60);
     /** A poll's answer waits this long, within the request timeout: the poller is mid-poll, its hold on the row. */
-    private static final Duration RETRIEVE_HELD = Duration.ofSeconds(3);
+    private static final Duration RETRIEVE_HELD = Duration.ofMillis(1500);
     private static final int FEW = 12;
     private static final int MANY = 200;
     /** {@code llm.batch.pollHold}: how long a dead poller's hold keeps its batch from the others. */
@@ -121,7 +121,7 @@ class BatchLaneKillDrill {
                 settings.put("llm.providers." + provider + ".requestTimeout", REQUEST_TIMEOUT.toSeconds() + "s");
             }
             report.line("settings: " + settings + "; create answers held " + CREATE_HELD.toSeconds()
-                    + " s, poll answers held " + RETRIEVE_HELD.toSeconds() + " s when a case asks; holds "
+                    + " s, poll answers held " + RETRIEVE_HELD.toMillis() + " ms when a case asks; holds "
                     + HOLD.toSeconds() + " s, renewed by a live poller and waited out after a dead one");
 
             List<Replica> replicas = new ArrayList<>();

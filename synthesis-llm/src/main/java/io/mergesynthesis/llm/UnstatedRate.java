@@ -8,8 +8,9 @@ import java.util.ArrayDeque;
 /**
  * Paces the starts of this replica's calls to one model whose provider states no limit and only answers 429
  * beyond one. Nothing is paced until the first 429. Then the rate the provider let through is read from the
- * answers before the refused call, since the last pause: the most calls answered well that started within any
- * one second. The pace drops a twentieth below it, climbs back quickly at first and flattens as it nears it,
+ * calls it let through since the last pause, up to its refusal: the most that started within any one second. A
+ * call let through that answers after the 429 (a refusal comes back at once, a model takes its time) is read then.
+ * The pace drops a twentieth below it, climbs back quickly at first and flattens as it nears it,
  * then probes beyond it, slowly at first and faster as time passes without a 429 (the shape of TCP's CUBIC
  * window). Most of the time is so spent just under the limit, and a 429 comes once per climb rather than once
  * per step, as a concurrency that adds one after every run of answers would meet them.
@@ -27,8 +28,6 @@ final class UnstatedRate {
     static final Duration MEASURED_OVER = Duration.ofSeconds(5);
     /** The window a rate is counted in. */
     static final Duration WINDOW = Duration.ofSeconds(1);
-    /** The shortest stretch a rate is read over, just after a pause or at the start. */
-    static final Duration MIN_STRETCH = Duration.ofMillis(100);
 
     private final Clock clock;
     private final ArrayDeque<Instant> answeredStarts = new ArrayDeque<>(); // guarded by this; oldest first
@@ -36,6 +35,9 @@ final class UnstatedRate {
     private Instant throttledAt; // guarded by this
     private Instant lastStart; // guarded by this
     private Instant resumedAt; // guarded by this; when the pause of the last 429 ended
+    private Instant readFrom; // guarded by this; the stretch the last 429's rate was read over, from
+    private Instant readTo; // guarded by this; to the refused call's start
+    private double readCap; // guarded by this; the pace then, which a later reading does not exceed
 
     UnstatedRate(Clock clock) {
         this.clock = clock;
@@ -56,12 +58,18 @@ final class UnstatedRate {
         lastStart = clock.instant();
     }
 
-    /** A call that started at {@code sentAt} was answered and counted. */
+    /**
+     * A call that started at {@code sentAt} was answered and counted. One that started before the last refused
+     * call and came back after its 429 was let through too: the rate read then counted it not, and is read again.
+     */
     synchronized void answered(Instant sentAt) {
         answeredStarts.addLast(sentAt);
         Instant horizon = clock.instant().minus(MEASURED_OVER.multipliedBy(4));
         while (!answeredStarts.isEmpty() && answeredStarts.peekFirst().isBefore(horizon)) {
             answeredStarts.removeFirst();
+        }
+        if (readTo != null && !sentAt.isBefore(readFrom) && !sentAt.isAfter(readTo)) {
+            ceiling = Math.max(ceiling, Math.min(busiestSecond(readFrom, readTo), readCap));
         }
     }
 
@@ -82,28 +90,34 @@ final class UnstatedRate {
         if (!answeredStarts.isEmpty() && answeredStarts.peekFirst().isAfter(from)) {
             from = answeredStarts.peekFirst();
         }
-        Instant since = from;
-        double measured = busiestSecond(since, sentAt);
-        double was = ceiling > 0 ? perSecond(clock.instant()) : Double.POSITIVE_INFINITY;
+        // It ends as the refusal is read, not at the refused call's start: calls sent beside it and let through
+        // were counted in the same window.
+        Instant now = clock.instant();
+        double measured = busiestSecond(from, now);
+        double was = ceiling > 0 ? perSecond(now) : Double.POSITIVE_INFINITY;
         // A pace already below what was let through (the 429 came from another replica's share) is the better
         // reading; one call a second is the least a rate is read as.
         ceiling = Math.max(1, Math.min(measured, was));
-        throttledAt = clock.instant();
+        throttledAt = now;
         resumedAt = resumeAt;
+        readFrom = from;
+        readTo = now;
+        readCap = was;
     }
 
     /**
      * The rate the provider let through between {@code from} and {@code to}: the most calls answered that started
      * within any one second of it, the window providers that state nothing mostly count in. A machine too busy to
      * keep an even pace sends in bursts, and its average would read the provider slower than it is. A stretch
-     * shorter than a second (the very start) is read over its length.
+     * shorter than a second (the start, or just after a pause) holds the calls of that second's window: over its
+     * own length it would read the pace they were sent at, however far above the limit.
      */
     private double busiestSecond(Instant from, Instant to) {
-        Instant[] starts = answeredStarts.stream().filter(at -> !at.isBefore(from) && at.isBefore(to)).sorted()
+        Instant[] starts = answeredStarts.stream().filter(at -> !at.isBefore(from) && !at.isAfter(to)).sorted()
                 .toArray(Instant[]::new);
         Duration span = Duration.between(from, to);
         if (span.compareTo(WINDOW) < 0) {
-            return starts.length / (Math.max(span.toNanos(), MIN_STRETCH.toNanos()) / 1e9);
+            return starts.length / (WINDOW.toNanos() / 1e9);
         }
         int most = 0;
         for (int first = 0, last = 0; last < starts.length; last++) {

@@ -34,7 +34,7 @@ class UnstatedLimitAgainstStandInTest {
 
     private static final int PER_SECOND = 20;
     private static final int WORKERS = 16;
-    private static final int MERGES = 800;
+    private static final int MERGES = 600;
 
     private StandInProvider standIn;
 
@@ -116,8 +116,9 @@ class UnstatedLimitAgainstStandInTest {
                 stats.requests(), refused);
         // The contract asks 0.90 and 2%, which the printed figures are to be read against. The bounds asserted are
         // wider: a loaded machine lowers the share by its own slowness and sends in bursts, and most of the 429s
-        // come from finding the limit in the first seconds, which a run of this length does not amortise.
-        assertThat(share).isGreaterThanOrEqualTo(0.75);
+        // come from finding the limit in the first second (the last doubling of the calls in flight overshoots
+        // it), which a run of this length does not amortise.
+        assertThat(share).isGreaterThanOrEqualTo(0.85);
         assertThat(refused).isLessThanOrEqualTo(0.05);
     }
 }

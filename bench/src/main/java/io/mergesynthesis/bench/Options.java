@@ -71,8 +71,9 @@ record Options(
                                   two builds)
               --token-cache       only GET /v1/conflicts/{id} with the token cache on and off, side by
                                   side (about a minute)
-              --provider-bound    only the LLM synthesizer against a rate-limited stand-in provider: three
-                                  scenarios, one replica then three (about 10 minutes; 2 with --quick)
+              --provider-bound    only the LLM synthesizer against a rate-limited stand-in provider: four
+                                  scenarios (one whose limit is not stated), one replica then three
+                                  (about 12 minutes; 2 with --quick)
               --provider-tokens   only the LLM synthesizer against a stand-in whose token limits bind:
                                   input or output tokens at Anthropic's first and fourth tier, the bucket
                                   at a tenth and rounded, one replica then three, measured from the first

@@ -20,13 +20,15 @@ import java.util.TreeMap;
 /**
  * Throughput when the provider, not the database, is the limit. The stand-in provider runs in this JVM on
  * loopback with a requests-per-second limit L, one window for every replica (stated on every answer in the
- * protocol's rate-limit headers, 429 with {@code retry-after} beyond it) and a latency T per answer; replicas of {@link ProviderScenario#WORKERS} workers run the LLM synthesizer against it
+ * protocol's rate-limit headers, or in one scenario not at all; 429 with {@code retry-after} beyond it) and a
+ * latency T per answer; replicas of {@link ProviderScenario#WORKERS} workers run the LLM synthesizer against it
  * ({@code SYNTHESIZER=llm}, primary and escalation model both {@code local/stand-in}, so no call escalates), with
  * every other setting at its default. Each scenario runs with one replica and then with three sharing the one
  * stand-in.
  *
  * <p>A backlog is made claimable in one commit, as in the drains; the figures come from a steady window after a
- * warm-up, not from draining the whole backlog, which at 2 conflicts a second would take over an hour. Merges
+ * warm-up (from the first call where the limit is not stated: finding it is what that row measures), not from
+ * draining the whole backlog, which at 2 conflicts a second would take over an hour. Merges
  * are counted in the database, requests and 429s at the stand-in, uncounted hand-backs from the replicas'
  * {@code synthesis_deferrals_total}, connections in use from {@code pg_stat_activity}. After the window the
  * rest of the backlog is put on hold again and the conflicts in hand are let finish, so that the attempts lost
@@ -34,7 +36,7 @@ import java.util.TreeMap;
  *
  * <p>The replicas are started once for the one-replica scenarios and once more (all three) for the others, not
  * per scenario, which would cost more than the windows on a small machine. The scenarios run in {@link #ORDER},
- * the one that draws 429s last, so that none starts with a concurrency limit another one halved.
+ * those that draw 429s last, so that none starts with a concurrency limit another one halved.
  */
 final class ProviderBound {
 
@@ -45,9 +47,12 @@ final class ProviderBound {
     }
 
     static final String MODEL = "stand-in";
-    /** The order the scenarios run in: those the workers bound first, the one the rate limit bounds last. */
+    /**
+     * The order the scenarios run in: those the workers bound first, then the one a stated rate limit bounds, and
+     * last the one whose limit is found from 429s.
+     */
     static final List<ProviderScenario> ORDER = List.of(ProviderScenario.SLOW_ANSWERS,
-            ProviderScenario.MANY_ANSWERS, ProviderScenario.FAST_ANSWERS);
+            ProviderScenario.MANY_ANSWERS, ProviderScenario.FAST_ANSWERS, ProviderScenario.UNSTATED_LIMIT);
     static final String KEY = "bench-stand-in-key";
     private static final Duration SETTLE_LIMIT = Duration.ofSeconds(90);
 
@@ -70,7 +75,8 @@ final class ProviderBound {
                 + ProviderScenario.WORKERS + " workers, SYNTHESIZER=llm, primary = escalation = local/" + MODEL
                 + ", other settings at their defaults; backlog " + options.providerBacklog() + " per scenario; "
                 + "each figure from a " + options.providerWindowSeconds() + " s window after "
-                + options.providerWarmUpSeconds() + " s of warm-up (the backlog is not drained); one set of replicas "
+                + options.providerWarmUpSeconds() + " s of warm-up (none where the limit is not stated; the backlog "
+                + "is not drained); one set of replicas "
                 + "per replica count serves the scenarios in the order " + ORDER.stream()
                 .map(ProviderScenario::describe).toList() + "; the 3-replica bound is min(L, 12 workers / T)");
         Behaviour behaviour = new Behaviour().confidence(0.9).expectedKey(KEY);
@@ -160,14 +166,17 @@ final class ProviderBound {
         db.reset();
         seeder.pendingOnHold("provider-" + scenario.key(), backlog);
         db.settle();
-        standIn.behaviour().latency(scenario.latency).rateLimitPerSecond(scenario.limit);
+        standIn.behaviour().latency(scenario.latency).rateLimitPerSecond(scenario.limit)
+                .statesRateLimit(scenario.stated);
+        // A limit nobody states is measured from the first call: finding it is part of what the row measures.
+        int warmUp = scenario.stated ? options.providerWarmUpSeconds() : 0;
         progress(scenario.describe() + ", " + n + " replica(s): " + backlog + " conflicts claimable, "
-                + options.providerWarmUpSeconds() + " s warm-up, then a " + options.providerWindowSeconds()
+                + warmUp + " s warm-up, then a " + options.providerWindowSeconds()
                 + " s window (bound " + ReportTable.format(scenario.bound(n)) + " conflicts/s)");
 
         DrainRelease.releaseAll(db);
         long released = System.nanoTime();
-        sleepUntil(released + Duration.ofSeconds(options.providerWarmUpSeconds()).toNanos());
+        sleepUntil(released + Duration.ofSeconds(warmUp).toNanos());
 
         long doneBefore = seeder.count("done");
         double handBacksBefore = sum(replicas, "synthesis_deferrals_total", null);

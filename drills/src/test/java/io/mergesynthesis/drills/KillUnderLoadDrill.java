@@ -173,6 +173,9 @@ class KillUnderLoadDrill {
                 assertThat(kills).as("kills").hasSize(KILLS);
                 assertThat(kills).as("every kill landed while conflicts were pending")
                         .allMatch(kill -> kill.pendingAtKill > 0);
+                // The drill is about what a kill cuts short: a run whose victims held nothing would prove nothing.
+                assertThat(kills).as("kills of a replica holding leases")
+                        .anyMatch(kill -> kill.leasesOrphaned > 0);
                 assertThat(tally.conflicts()).as("conflicts stored").isEqualTo(sent);
                 assertThat(tally.unfinished()).as("conflicts with neither a merge nor the marker").isZero();
                 assertThat(tally.leased()).as("conflicts still leased").isZero();

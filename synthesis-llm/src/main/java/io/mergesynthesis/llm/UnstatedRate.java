@@ -35,9 +35,18 @@ final class UnstatedRate {
     private Instant throttledAt; // guarded by this
     private Instant lastStart; // guarded by this
     private Instant resumedAt; // guarded by this; when the pause of the last 429 ended
-    private Instant readFrom; // guarded by this; the stretch the last 429's rate was read over, from
-    private Instant readTo; // guarded by this; to the refused call's start
-    private double readCap; // guarded by this; the pace then, which a later reading does not exceed
+    private Reading lastReading; // guarded by this; null until a 429 was met
+
+    /**
+     * The stretch the last 429's rate was read over, from the last pause (or the first answer) to when the refusal
+     * was read, and the pace then, which a later reading of it does not exceed.
+     */
+    private record Reading(Instant from, Instant to, double cap) {
+
+        boolean covers(Instant sentAt) {
+            return !sentAt.isBefore(from) && !sentAt.isAfter(to);
+        }
+    }
 
     UnstatedRate(Clock clock) {
         this.clock = clock;
@@ -68,8 +77,9 @@ final class UnstatedRate {
         while (!answeredStarts.isEmpty() && answeredStarts.peekFirst().isBefore(horizon)) {
             answeredStarts.removeFirst();
         }
-        if (readTo != null && !sentAt.isBefore(readFrom) && !sentAt.isAfter(readTo)) {
-            ceiling = Math.max(ceiling, Math.min(busiestSecond(readFrom, readTo), readCap));
+        if (lastReading != null && lastReading.covers(sentAt)) {
+            ceiling = Math.max(ceiling, Math.min(busiestSecond(lastReading.from(), lastReading.to()),
+                    lastReading.cap()));
         }
     }
 
@@ -100,9 +110,7 @@ final class UnstatedRate {
         ceiling = Math.max(1, Math.min(measured, was));
         throttledAt = now;
         resumedAt = resumeAt;
-        readFrom = from;
-        readTo = now;
-        readCap = was;
+        lastReading = new Reading(from, now, was);
     }
 
     /**

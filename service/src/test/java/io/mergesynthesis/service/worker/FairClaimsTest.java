@@ -172,8 +172,9 @@ class FairClaimsTest {
             // beside it; then a claim on either replica's new picture takes the newcomer's. Oldest first, it would
             // have come after 276.
             assertThat(position - before).as("calls started between its arrival and its own").isLessThanOrEqualTo(8);
-            assertThat(fixture.count("org_id = '" + busy + "' AND synthesis_state = 'done'"))
-                    .as("the backlog was still there when it was served").isLessThan(100);
+            // Read from the calls, not from the rows done: the pool goes on draining the backlog while the wait
+            // above looks.
+            assertThat(position).as("calls before its own, of a backlog of 300").isLessThan(100);
         }
     }
 

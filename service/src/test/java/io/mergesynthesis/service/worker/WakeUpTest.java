@@ -12,6 +12,7 @@ import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * With a poll interval far longer than the test, only a NOTIFY can get a new conflict done in time; after its
  * listening connection is killed, the pool reconnects and is woken again; and a retry is picked up when its
- * backoff ends, with no poll and no notification.
+ * backoff ends, with no poll and no notification; a store whose claim for its freed worker came back short, its
+ * picture naming only orgs with nothing left, wakes the claim loop for the conflicts of the others.
  */
 class WakeUpTest {
 
@@ -88,6 +90,48 @@ class WakeUpTest {
             Wait.until("the retry done", Duration.ofSeconds(20),
                     () -> "done".equals(fixture.column(conflict, "synthesis_state")));
             assertThat(calls.get()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aStoreWhoseClaimCameBackShortWakesTheIdleClaimLoop() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            MergeSynthesizer holdsTheFirst = new MergeSynthesizer() {
+                @Override
+                public String name() {
+                    return "holds-the-first";
+                }
+
+                @Override
+                public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+                        throws SynthesisException, InterruptedException {
+                    if (entered.getCount() > 0) {
+                        entered.countDown();
+                        release.await();
+                    }
+                    return WorkerFixture.stub().synthesize(conflict, model);
+                }
+            };
+            UUID first = fixture.insertConflict("jira.create_issue", "org-a");
+            // No poll, no NOTIFY, and a lease that outlasts the test: nothing but a wake can start the claim loop.
+            Replica replica = fixture.replica(WorkerFixture.settings("short-refill").workers(2)
+                    .pollInterval(NEVER_POLLS).leaseDuration(Duration.ofMinutes(10)), holdsTheFirst);
+            replica.pool().start();
+            // The loop's first claim walks the waiting orgs (org A alone) and gets one conflict for two free
+            // workers: it found nothing more, and idles.
+            assertThat(entered.await(15, TimeUnit.SECONDS)).isTrue();
+
+            // Reported without a NOTIFY while the first is in hand: the picture knows nothing of org B, so the
+            // first one's store claims on org A alone, and comes back with nothing.
+            UUID second = fixture.insertConflict("jira.create_issue", "org-b");
+            release.countDown();
+            Wait.until("the first conflict done", Duration.ofSeconds(15),
+                    () -> "done".equals(fixture.column(first, "synthesis_state")));
+            Wait.until("org B's conflict done", Duration.ofSeconds(15),
+                    () -> "done".equals(fixture.column(second, "synthesis_state")));
         }
     }
 

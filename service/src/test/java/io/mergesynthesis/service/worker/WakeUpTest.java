@@ -63,21 +63,11 @@ class WakeUpTest {
     void anIdlePoolWakesWhenABackoffEndsWithoutPollingOrNotification() throws Exception {
         try (WorkerFixture fixture = new WorkerFixture()) {
             AtomicInteger calls = new AtomicInteger();
-            MergeSynthesizer failsOnce = new MergeSynthesizer() {
-                @Override
-                public String name() {
-                    return "fails-once";
+            MergeSynthesizer failsOnce = stubAfter("fails-once", () -> {
+                if (calls.incrementAndGet() == 1) {
+                    throw new SynthesisException("first call fails");
                 }
-
-                @Override
-                public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
-                        throws SynthesisException, InterruptedException {
-                    if (calls.incrementAndGet() == 1) {
-                        throw new SynthesisException("first call fails");
-                    }
-                    return WorkerFixture.stub().synthesize(conflict, model);
-                }
-            };
+            });
             Replica replica = fixture.replica(WorkerFixture.settings("sleeper").listen(true)
                     .pollInterval(NEVER_POLLS).baseBackoff(Duration.ofMillis(300)), failsOnce);
             replica.pool().start();
@@ -99,22 +89,12 @@ class WakeUpTest {
         try (WorkerFixture fixture = new WorkerFixture()) {
             CountDownLatch entered = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
-            MergeSynthesizer holdsTheFirst = new MergeSynthesizer() {
-                @Override
-                public String name() {
-                    return "holds-the-first";
+            MergeSynthesizer holdsTheFirst = stubAfter("holds-the-first", () -> {
+                if (entered.getCount() > 0) {
+                    entered.countDown();
+                    release.await();
                 }
-
-                @Override
-                public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
-                        throws SynthesisException, InterruptedException {
-                    if (entered.getCount() > 0) {
-                        entered.countDown();
-                        release.await();
-                    }
-                    return WorkerFixture.stub().synthesize(conflict, model);
-                }
-            };
+            });
             UUID first = fixture.insertConflict("jira.create_issue", "org-a");
             // No poll, no NOTIFY, and a lease that outlasts the test: nothing but a wake can start the claim loop.
             Replica replica = fixture.replica(WorkerFixture.settings("short-refill").workers(2)
@@ -133,6 +113,28 @@ class WakeUpTest {
             Wait.until("org B's conflict done", Duration.ofSeconds(15),
                     () -> "done".equals(fixture.column(second, "synthesis_state")));
         }
+    }
+
+    /** What a call does before the stub answers it: fail, or hold the call. */
+    private interface Before {
+        void run() throws SynthesisException, InterruptedException;
+    }
+
+    /** The stub, each call of which first runs {@code before}. */
+    private static MergeSynthesizer stubAfter(String name, Before before) {
+        return new MergeSynthesizer() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+                    throws SynthesisException, InterruptedException {
+                before.run();
+                return WorkerFixture.stub().synthesize(conflict, model);
+            }
+        };
     }
 
     private static UUID insertAndNotify(WorkerFixture fixture) {

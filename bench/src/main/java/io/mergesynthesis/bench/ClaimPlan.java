@@ -8,7 +8,9 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
@@ -16,13 +18,18 @@ import org.jdbi.v3.core.Jdbi;
  * {@code java -cp bench/target/merge-synthesis-bench.jar io.mergesynthesis.bench.ClaimPlan [--rows N] [--out DIR]}:
  * the pool's claim ({@code ConflictLeases.CLAIM}, the product's own text) under {@code EXPLAIN (ANALYZE, BUFFERS)} on a table of
  * {@code --rows} claimable conflicts (default a million) and as many finished ones, with a few expired and a few
- * live leases among them, in a transaction rolled back afterwards. Writes {@code claim-plan.txt} under
- * {@code --out}: both reads of the claim should stay index scans that stop after a handful of rows.
+ * live leases among them, in a transaction rolled back afterwards, and then as a pool's store makes it during a
+ * drain: a claim of two on the orgs its picture names. Writes {@code claim-plan.txt} under {@code --out}: both
+ * reads of the claim should stay index scans that stop after a handful of rows.
  */
 public final class ClaimPlan {
 
     private static final int EXPIRED = 50;
     private static final int HELD = 50;
+    /** What a store claims during a drain with the default four workers: about two at a time. */
+    private static final int STORE_CLAIM = 2;
+    /** The orgs a claim of two names from its pool's picture: the two and three to spare. */
+    private static final int PICTURED = 5;
 
     private ClaimPlan() {
     }
@@ -43,6 +50,13 @@ public final class ClaimPlan {
                 c.setAutoCommit(false);
                 s.executeUpdate("UPDATE policy_conflicts SET not_before = now() - interval '1 minute' "
                         + "WHERE synthesis_state = 'pending'");
+                c.commit();
+            }
+            db.settle();
+            // Before any lease has expired, as during a drain.
+            List<String> storeClaim = explain(db, STORE_CLAIM, pictured(db));
+            try (Connection c = db.connectAsSweep()) {
+                c.setAutoCommit(false);
                 // Expired leases of a holder that died, and live leases of one still working.
                 seeder.leasedToDeadHolder(c, "expired", EXPIRED, "gone", java.time.Duration.ofMillis(-60_000),
                         java.time.Duration.ofMillis(1));
@@ -63,6 +77,10 @@ public final class ClaimPlan {
             out.add("");
             out.add("-- a claim of " + past + ": every expired lease, then 10 pending rows");
             out.addAll(explain(db, past));
+            out.add("");
+            out.add("-- a store's claim of " + STORE_CLAIM + " during a drain, before any lease expired: pending "
+                    + "rows of the " + PICTURED + " orgs a pool's picture names");
+            out.addAll(storeClaim);
             Path file = options.out().resolve("claim-plan.txt");
             Files.createDirectories(file.getParent());
             Files.write(file, out, StandardCharsets.UTF_8);
@@ -72,14 +90,36 @@ public final class ClaimPlan {
     }
 
     private static List<String> explain(BenchDatabase db, int limit) throws Exception {
-        try (Connection c = db.connectAsSweep(); Handle h = Jdbi.open(c)) {
-            c.setAutoCommit(false);
-            List<String> lines = h.createQuery("EXPLAIN (ANALYZE, BUFFERS) " + ConflictLeases.CLAIM)
-                    .bindMap(ConflictLeases.claimParams("plan", limit, Duration.ofSeconds(60)))
+        return explain(db, limit, ConflictLeases.claimParams("plan", limit, Duration.ofSeconds(60)));
+    }
+
+    /** The parameters of a store's claim as a pool with a picture of the waiting orgs sends them. */
+    private static Map<String, Object> pictured(BenchDatabase db) throws Exception {
+        Map<String, Object> params = new HashMap<>(ConflictLeases.claimParams("plan", STORE_CLAIM,
+                Duration.ofSeconds(60)));
+        try (Handle h = Jdbi.open(db.connectAsSweep())) {
+            params.put("candidates", String.join(",", h.createQuery("""
+                            SELECT DISTINCT org_id::text FROM policy_conflicts
+                            WHERE synthesis_state = 'pending' ORDER BY 1 LIMIT :orgs""")
+                    .bind("orgs", PICTURED)
                     .mapTo(String.class)
-                    .list();
-            c.rollback();
-            return lines;
+                    .list()));
+        }
+        return params;
+    }
+
+    private static List<String> explain(BenchDatabase db, int limit, Map<String, Object> params) throws Exception {
+        try (Handle h = Jdbi.open(db.connectAsSweep())) {
+            // Begun and rolled back through the handle, which then closes with no transaction open.
+            h.begin();
+            try {
+                return h.createQuery("EXPLAIN (ANALYZE, BUFFERS) " + ConflictLeases.CLAIM)
+                        .bindMap(params)
+                        .mapTo(String.class)
+                        .list();
+            } finally {
+                h.rollback();
+            }
         }
     }
 }

@@ -1086,6 +1086,7 @@ ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_done_has_merge CHEC
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_lane_check CHECK ((lane = ANY (ARRAY['interactive'::text, 'batch'::text])));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_marker_matches_state CHECK (((failure_marker IS NOT NULL) = ((synthesis_state)::text = 'max_attempts_exceeded'::text)));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_org_dedup_key UNIQUE (org_id, dedup_key);
+ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_owner_only_in_progress CHECK (((lease_owner IS NULL) OR ((synthesis_state)::text = 'in_progress'::text)));
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_pkey PRIMARY KEY (id);
 ALTER TABLE policy_conflicts ADD CONSTRAINT policy_conflicts_resolved_has_resolution CHECK ((((inbox_status)::text = 'resolved'::text) = (resolution IS NOT NULL)));
 CREATE INDEX policy_conflicts_batch_lane_waiting ON public.policy_conflicts USING btree (org_id, not_before) WITH (deduplicate_items=off) WHERE (((synthesis_state)::text = 'pending'::text) AND (lane = 'batch'::text));

@@ -2,8 +2,9 @@
 -- nothing was wrong with the conflict (the pool stopped before the call, the provider asked to wait, the
 -- database cut the attempt short); :reason becomes the last failure when given, else the last one is kept.
 --
--- Like every end of a lease without a merge, in one statement: the update, fenced on the lease (:owner,
--- :attempts, still in progress); a line of the attempt history when it applied and :outcome names one (its
+-- Like every end of a lease without a merge, in one statement: the update, fenced on the lease (:owner and
+-- :attempts: only a row in progress has an owner, schema 32, so the fence needs no state and the row is found
+-- by its primary key); a line of the attempt history when it applied and :outcome names one (its
 -- not_before taken from the row as the update left it, so the two agree); and the ledger rows of the calls
 -- paid for, written either way. The row returned (none when the lease was no longer this worker's) gives when
 -- the conflict may be claimed again and when it was released.
@@ -17,7 +18,6 @@ WITH ended AS (
         lease_expires_at = NULL,
         updated_at = now()
     WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-      AND synthesis_state = 'in_progress'
     RETURNING id, not_before, now() AS released_at,
               CASE WHEN synthesis_state = 'pending' THEN not_before END AS waits_until),
 history AS (

@@ -1,6 +1,10 @@
 -- Stores the merge, ends the lease and appends the "merge synthesized" event, in one statement: the event is
 -- inserted from the rows the fenced update returned, so it exists exactly when the merge was stored. A lease
 -- taken over since (another :owner or :attempts, or no longer in progress) changes nothing and writes no event.
+-- The fence names no state: only a row in progress has an owner (schema 32). With the state in it, the index of
+-- leases by expiry, whose predicate it matches, was read whole with a filter on the id wherever the statistics
+-- date from a moment with few leases held, which is every drain: a read of every lease in flight per store.
+-- Without it only the primary key finds the row.
 -- A merge reaches the store only once it passed the merge check, whose version goes in :checkVersion.
 -- The move from in progress to done is counted here (schema 14's count row, written as the trigger would), as the
 -- trigger leaves that one move to the store statements: a row written by the statement costs the drain about
@@ -17,7 +21,6 @@ WITH stored AS (
         not_before = now(),
         updated_at = now()
     WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-      AND synthesis_state = 'in_progress'
     RETURNING id, inbox_status),
 counted AS (
     INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)

@@ -17,7 +17,6 @@ WITH stored AS (
         not_before = now(),
         updated_at = now()
     WHERE id = :id AND lease_owner = :owner AND attempts = :attempts
-      AND synthesis_state = 'in_progress'
     RETURNING id, inbox_status),
 counted AS (
     INSERT INTO org_conflict_counts (org_id, into_state, into_status, out_state, out_status, n)

@@ -28,8 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every statement the service keeps in a file ({@link SqlFiles}) parses and plans on the schema the migrations
  * build. Each {@code .sql} file among the service's classes is loaded as the service loads it, beside the class
  * its folder names, and explained with a value of the right type for each of its parameters, as the service binds
- * them. A new file is covered with no change here; a new parameter name needs a sample in {@link StatementSamples}, which the failure
- * asks for.
+ * them. A new file is covered with no change here; a new parameter name needs a sample in
+ * {@link StatementSamples}, which the failure asks for.
  */
 class EveryStatementPlansTest {
 

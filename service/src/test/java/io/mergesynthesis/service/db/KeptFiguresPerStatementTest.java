@@ -42,7 +42,7 @@ class KeptFiguresPerStatementTest {
         jdbi.useHandle(h -> {
             for (int round = 0; round < ROUNDS; round++) {
                 String what = switch (random.nextInt(4)) {
-                    case 0, 1 -> insert(h, random, round);
+                    case 0, 1 -> insert(h, random, round, 0);
                     case 2 -> delete(h, random);
                     default -> update(h, random);
                 };
@@ -86,7 +86,8 @@ class KeptFiguresPerStatementTest {
         Random random = new Random(seed);
         Jdbi jdbi = TestDatabase.fresh().jdbi();
         jdbi.useHandle(h -> {
-            insert(h, new Random(seed + 1), 0);
+            // At least one conflict, for the calls to be recorded against.
+            insert(h, new Random(seed + 1), 0, 1);
             for (int round = 0; round < ROUNDS; round++) {
                 int calls = random.nextInt(30);
                 boolean again = random.nextBoolean();
@@ -117,9 +118,12 @@ class KeptFiguresPerStatementTest {
         });
     }
 
-    /** Inserts 0 to 60 conflicts of random orgs, pairs and words in one statement, some of them already stored. */
-    private static String insert(Handle h, Random random, int round) {
-        int rows = random.nextInt(61);
+    /**
+     * Inserts {@code atLeast} to 60 conflicts of random orgs, pairs and words in one statement, some of them already
+     * stored.
+     */
+    private static String insert(Handle h, Random random, int round, int atLeast) {
+        int rows = atLeast + random.nextInt(61 - atLeast);
         int repeats = random.nextInt(5);
         h.createUpdate("""
                 INSERT INTO policy_conflicts (id, org_id, dedup_key, action, target, rules, winner_policy_id,

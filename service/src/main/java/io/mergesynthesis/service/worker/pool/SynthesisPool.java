@@ -46,10 +46,9 @@ import org.slf4j.LoggerFactory;
 /**
  * This replica's worker pool: {@code workers} threads fed by one claim loop. The loop claims as many conflicts
  * as there are free workers and hands them to the reader thread, which reads them all back in one
- * transaction ({@link LeaseReader}) and hands one lease to each worker. The loop meanwhile waits: for a worker
- * to free up when the last claim filled every free worker (more may be waiting) or a store's claim came back
- * short (it named orgs from a picture that may be stale), otherwise for a NOTIFY from ingest or the poll interval,
- * whichever comes first. Workers hand how their attempts ended to the
+ * transaction ({@link LeaseReader}) and hands one lease to each worker. The loop meanwhile waits for a worker to
+ * free up, for a NOTIFY from ingest, or for the poll interval (or the next backoff or lease end, when its last
+ * claim found nothing more), whichever comes first. Workers hand how their attempts ended to the
  * {@link AttemptCompleter}, which writes those that are ready at the same moment in one commit; a worker is free
  * again once its attempt's end is written, so a replica never has more conflicts in hand than it has workers.
  * The completer's commit also claims as many conflicts as it frees workers, and those workers go straight on to
@@ -86,13 +85,6 @@ public final class SynthesisPool implements Managed {
     private final AtomicInteger handedOver = new AtomicInteger();
     /** Rounds of the claim loop so far, for {@link #claimRounds()}. */
     private final AtomicLong claimRounds = new AtomicLong();
-    private volatile boolean saturated;
-    /**
-     * A store's claim came back with fewer leases than the workers it freed since the claim loop last claimed. Its
-     * picture of the waiting orgs may have named only orgs with nothing left while others wait, so the loop must
-     * claim for those workers (walking first), even though its own last claim found nothing more.
-     */
-    private volatile boolean refillCameShort;
     private volatile Thread loop;
     private ExecutorService workers;
     private ExecutorService reading;
@@ -247,7 +239,6 @@ public final class SynthesisPool implements Managed {
                     waiter.await(settings.pollInterval());
                     continue;
                 }
-                refillCameShort = false;
                 // The routes of a provider that asked to wait are left out: a claim of theirs would only be
                 // handed straight back.
                 LeaseClaimer.Claim claim = claimer.claim(free, hold.heldRoutes());
@@ -256,7 +247,7 @@ public final class SynthesisPool implements Managed {
                     listener.ifPresent(PendingListener::databaseBack);
                 }
                 errorPause.reset();
-                saturated = claim.leases().size() == free;
+                boolean saturated = claim.leases().size() == free;
                 dispatch(claim.leases());
                 if (!saturated) {
                     waiter.await(idleWait(claim));
@@ -372,9 +363,10 @@ public final class SynthesisPool implements Managed {
             return;
         }
         freeWorkers.release();
-        if (saturated || refillCameShort) {
-            waiter.wake();
-        }
+        // Whatever the loop's last claim found: a store's claim that came back short named orgs from a picture up to
+        // a quarter of a second old, and the loop's own may have lost rows to claims beside it. The loop walks and
+        // claims for this worker; with nothing due, that claim comes back empty and the loop sleeps again.
+        waiter.wake();
     }
 
     /** What the attempt completer claims for the workers its writes free (see {@link AttemptCompleter.Refill}). */
@@ -386,13 +378,7 @@ public final class SynthesisPool implements Managed {
 
         @Override
         public OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit) {
-            return claimer.claimInto(trip, limit, hold.heldRoutes()).map(claimed -> {
-                List<Lease> got = claimer.noted(claimed, limit);
-                if (got.size() < limit) {
-                    refillCameShort = true;
-                }
-                return got;
-            });
+            return claimer.claimInto(trip, limit, hold.heldRoutes()).map(claimed -> claimer.noted(claimed, limit));
         }
 
         @Override

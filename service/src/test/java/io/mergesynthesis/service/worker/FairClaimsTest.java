@@ -208,11 +208,14 @@ class FairClaimsTest {
             backlog(fixture, two, 1_000);
             MeteredSynthesizer synthesizer = new MeteredSynthesizer();
             startReplicas(fixture, synthesizer, 2, 2);
-            answerAndWait(synthesizer, 150, 150);
+            answerAndWait(synthesizer, 300, 300);
 
-            Map<UUID, Long> shares = synthesizer.shares(150);
-            assertThat(shares.getOrDefault(one, 0L)).as("weight 1's calls among 150").isBetween(40L, 60L);
-            assertThat(shares.getOrDefault(two, 0L)).as("weight 2's calls among 150").isBetween(90L, 110L);
+            // Within a fifth of the due share. Two claims at the same moment can give one org the same start, a call
+            // more for it each time they meet, and they meet more often on a busy machine: over 300 calls those
+            // few weigh half what they would over 150.
+            Map<UUID, Long> shares = synthesizer.shares(300);
+            assertThat(shares.getOrDefault(one, 0L)).as("weight 1's calls among 300").isBetween(80L, 120L);
+            assertThat(shares.getOrDefault(two, 0L)).as("weight 2's calls among 300").isBetween(180L, 220L);
         }
     }
 

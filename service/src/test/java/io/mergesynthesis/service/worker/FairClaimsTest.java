@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.mergesynthesis.service.db.ConflictStore;
+import io.mergesynthesis.service.worker.pool.SynthesisPool;
 import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
@@ -21,6 +22,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -135,11 +137,16 @@ class FairClaimsTest {
                 .execute());
     }
 
-    private static void startReplicas(WorkerFixture fixture, MergeSynthesizer synthesizer, int replicas,
-                                      int workers) throws Exception {
+    private static List<SynthesisPool> startReplicas(WorkerFixture fixture, MergeSynthesizer synthesizer,
+                                                     int replicas, int workers) throws Exception {
+        List<SynthesisPool> pools = new ArrayList<>();
         for (int r = 0; r < replicas; r++) {
-            fixture.replica(WorkerFixture.settings("r" + r).workers(workers).listen(true), synthesizer).pool().start();
+            SynthesisPool pool = fixture.replica(WorkerFixture.settings("r" + r).workers(workers).listen(true),
+                    synthesizer).pool();
+            pool.start();
+            pools.add(pool);
         }
+        return pools;
     }
 
     /** Meters {@code calls} more calls out and waits until the workers have started that many more. */
@@ -156,20 +163,32 @@ class FairClaimsTest {
             UUID newcomer = org("org-with-one-conflict");
             backlog(fixture, busy, 300);
             MeteredSynthesizer synthesizer = new MeteredSynthesizer();
-            startReplicas(fixture, synthesizer, 2, 2);
+            List<SynthesisPool> pools = startReplicas(fixture, synthesizer, 2, 2);
             answerAndWait(synthesizer, 0, 4);
             answerAndWait(synthesizer, 20, 24);
 
+            List<Integer> heardBefore = pools.stream().map(SynthesisPool::notificationsHeard).toList();
             UUID single = oneConflict(fixture, newcomer);
             int before = synthesizer.started();
+            // Answered once both replicas have heard of it, as they would long before a real call ends (how soon a
+            // NOTIFY arrives is the database's, not the claim's), and then one call per worker at a time, as calls
+            // of one length end: the stubbed calls would otherwise run hundreds in the time a walk of the waiting
+            // orgs takes, where real ones run none.
+            Wait.until("both replicas heard of the newcomer's conflict", Duration.ofSeconds(15),
+                    () -> IntStream.range(0, pools.size())
+                            .allMatch(r -> pools.get(r).notificationsHeard() > heardBefore.get(r)));
+            for (int round = 1; !synthesizer.calls().contains(newcomer); round++) {
+                assertThat(round).as("rounds of one call per worker before the newcomer's started").isLessThan(4);
+                answerAndWait(synthesizer, 4, synthesizer.started() + 4);
+            }
             synthesizer.answerAll();
             Wait.until("the newcomer's conflict merged", Duration.ofSeconds(30),
                     () -> "done".equals(fixture.column(single, "synthesis_state")));
 
             int position = synthesizer.calls().indexOf(newcomer);
-            // Four calls were in hand when it arrived. The NOTIFY reaches each replica's listener a moment later;
-            // the store that then walks still claims on the picture it had, and so may its other worker's store
-            // beside it; then a claim on either replica's new picture takes the newcomer's. Oldest first, it would
+            // Four calls were in hand when it arrived, and both replicas had heard of it. In the first round each
+            // store that walks still claims on the picture it had, and so may its other worker's store beside it;
+            // in the next a claim on either replica's new picture takes the newcomer's. Oldest first, it would
             // have come after 276.
             assertThat(position - before).as("calls started between its arrival and its own").isLessThanOrEqualTo(8);
             // Read from the calls, not from the rows done: the pool goes on draining the backlog while the wait

@@ -36,6 +36,7 @@ public final class PendingListener {
     private static final int NOT_LOST = -1;
 
     private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger heard = new AtomicInteger();
     /** Which connection ({@link #connections} count) was held when the database was last found away. */
     private final AtomicInteger heldWhenLost = new AtomicInteger(NOT_LOST);
     /** Set while {@link #databaseBack()} closes a connection on purpose, so it is not taken for a failure. */
@@ -73,6 +74,11 @@ public final class PendingListener {
     /** How many times a listening connection has been established; for health and tests. */
     int connectionsMade() {
         return connections.get();
+    }
+
+    /** How many times notifications have been heard, each time after the claims were told of them. */
+    int notificationsHeard() {
+        return heard.get();
     }
 
     /**
@@ -118,6 +124,7 @@ public final class PendingListener {
                     PGNotification[] received = pg.getNotifications(RECEIVE_TIMEOUT_MILLIS);
                     if (received != null && received.length > 0) {
                         reported.run();
+                        heard.incrementAndGet();
                         loop.wake();
                     }
                 }

@@ -221,6 +221,14 @@ public final class SynthesisPool implements Managed {
     }
 
     /**
+     * How many times new conflicts were heard of by NOTIFY, each counted once the claims know of them (their next
+     * walks the waiting orgs); 0 when only polling.
+     */
+    public int notificationsHeard() {
+        return listener.map(PendingListener::notificationsHeard).orElse(0);
+    }
+
+    /**
      * How many rounds the claim loop has begun: in each it looks for free workers and claims for them if there
      * are any. Whoever must know that the loop had its chances to claim (and claimed nothing it should not have)
      * waits for a few more rounds instead of for a stretch of time.

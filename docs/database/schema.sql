@@ -567,6 +567,20 @@ $function$;
 GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_sweep;
 GRANT EXECUTE ON FUNCTION search_matches_text(haystack text, search text) TO merge_synthesis_tenant;
 
+CREATE OR REPLACE FUNCTION public.shared_token_counted(p_provider text, p_model text)
+ RETURNS TABLE(kind text, counted double precision)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+    SELECT b.kind, b.counted_per_call
+      FROM shared_token_buckets b
+     WHERE b.provider = p_provider AND b.model = p_model AND b.counted_per_call IS NOT NULL
+$function$;
+REVOKE EXECUTE ON FUNCTION shared_token_counted(p_provider text, p_model text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION shared_token_counted(p_provider text, p_model text) TO merge_synthesis_runtime;
+GRANT EXECUTE ON FUNCTION shared_token_counted(p_provider text, p_model text) TO merge_synthesis_sweep;
+
 CREATE OR REPLACE FUNCTION public.shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_at timestamp with time zone)
  RETURNS TABLE(kind text, granted boolean, wait_seconds double precision, level_after double precision, version bigint, in_flight_before double precision, reserved_through double precision)
  LANGUAGE plpgsql
@@ -684,6 +698,10 @@ BEGIN
             SELECT * INTO v_row FROM shared_token_buckets b
              WHERE b.provider = p_provider AND b.model = p_model AND b.kind = v_end.kind
                FOR UPDATE;
+        END IF;
+        IF p_answered AND v_end.held - v_end.unseen > 0 THEN
+            UPDATE shared_token_buckets b SET counted_per_call = v_end.held - v_end.unseen
+             WHERE b.provider = p_provider AND b.model = p_model AND b.kind = v_end.kind;
         END IF;
         v_half := CASE WHEN v_end.remaining % 1000 = 0 THEN 500 ELSE 0 END;
 
@@ -1153,8 +1171,11 @@ CREATE TABLE shared_token_buckets (
     version bigint DEFAULT 0 NOT NULL,
     probe_until timestamp with time zone,
     reserved_total double precision DEFAULT 0 NOT NULL,
-    settled_total double precision DEFAULT 0 NOT NULL
+    settled_total double precision DEFAULT 0 NOT NULL,
+    counted_per_call double precision
 );
+COMMENT ON COLUMN shared_token_buckets.counted_per_call IS 'What the last call the provider took was counted at its start under this limit: its input as counted, its max_tokens as held; null until a call was taken.';
+ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_counted_check CHECK ((counted_per_call > (0)::double precision));
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_kind_check CHECK ((kind = ANY (ARRAY['input_tokens'::text, 'output_tokens'::text, 'tokens'::text])));
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_limit_check CHECK ((stated_limit > 0));
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_pkey PRIMARY KEY (provider, model, kind);

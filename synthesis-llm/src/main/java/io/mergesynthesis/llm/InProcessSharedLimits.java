@@ -11,8 +11,9 @@ import java.util.Map;
 
 /**
  * The shared buckets kept in this process: what the service keeps in its database, for the synthesizers of one
- * process and for tests on a hand-moved clock. The database's functions ({@code shared_limit_reserve} and
- * {@code shared_limit_settle}) do the same, step for step; a change here is a change there.
+ * process and for tests on a hand-moved clock. The database's functions ({@code shared_token_reserve},
+ * {@code shared_token_settle} and {@code shared_token_counted}) do the same, step for step; a change here is a change
+ * there.
  */
 public final class InProcessSharedLimits implements SharedLimits {
 
@@ -38,6 +39,7 @@ public final class InProcessSharedLimits implements SharedLimits {
         Instant probeUntil;
         double reservedTotal; // everything ever reserved from it
         double settledTotal; // of that, what the calls that ended held
+        double countedPerCall; // what the provider counted of the last call it took at its start; 0 before one
 
         double levelAt(Instant now) {
             double seconds = Math.max(0, Duration.between(levelAt, now).toNanos() / 1e9);
@@ -101,6 +103,9 @@ public final class InProcessSharedLimits implements SharedLimits {
         Map<Kind, Bucket> model = buckets.computeIfAbsent(key, k -> new EnumMap<>(Kind.class));
         endings.forEach((kind, ending) -> {
             Bucket bucket = model.get(kind);
+            if (bucket != null && ending.answered() && ending.held() - ending.unseen() > 0) {
+                bucket.countedPerCall = ending.held() - ending.unseen();
+            }
             Stated stated = ending.stated().filter(s -> s.limit().isPresent() && s.limit().getAsLong() > 0)
                     .orElse(null);
             if (bucket == null || bucket.limit == null || (stated != null
@@ -151,6 +156,17 @@ public final class InProcessSharedLimits implements SharedLimits {
                 bucket.settledTotal += ending.held();
             }
         });
+    }
+
+    @Override
+    public synchronized Map<Kind, Double> lastCounted(Key key) {
+        Map<Kind, Double> counted = new EnumMap<>(Kind.class);
+        buckets.getOrDefault(key, Map.of()).forEach((kind, bucket) -> {
+            if (bucket.countedPerCall > 0) {
+                counted.put(kind, bucket.countedPerCall);
+            }
+        });
+        return counted;
     }
 
     @Override

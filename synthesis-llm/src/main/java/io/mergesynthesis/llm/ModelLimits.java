@@ -12,6 +12,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Everything that limits this replica's calls to one model of one provider: a {@link Pace} for each kind of limit
@@ -73,7 +74,9 @@ final class ModelLimits {
     /**
      * What a call is charged under each limit before it is sent: one request; the input tokens of the last calls
      * (a high percentile held, their mean expected), or {@code requestBytes} / 4 before any answer said; its
-     * {@code max_tokens} held while it runs, expected to cost what the last answers wrote on average.
+     * {@code max_tokens} held while it runs, expected to cost what the last answers wrote on average. While this
+     * replica has had no answer, the input is a guess, which the call's reservation raises to what the deployment
+     * counted ({@link #withDeploymentsCount}).
      */
     Map<Kind, Charge> charges(long maxTokens, long requestBytes) {
         double fallback = Math.max(1, requestBytes / 4);
@@ -89,19 +92,53 @@ final class ModelLimits {
     }
 
     /**
+     * {@code charges} as reserved in the shared buckets: while this replica has had no answer of its own, its
+     * calls' input is a guess from their size, which falls short for text dense in punctuation, as JSON is; they
+     * are charged no less than what the provider counted of the deployment's last call of the model. A replica
+     * joining a deployment whose bucket is near empty would otherwise send calls the store lets go and the
+     * provider refuses.
+     */
+    private Map<Kind, Charge> withDeploymentsCount(Map<Kind, Charge> charges) {
+        if (input.estimate().isPresent() || !shared.available()) {
+            return charges;
+        }
+        double counted = shared.lastCounted(key).getOrDefault(Kind.INPUT_TOKENS, 0.0);
+        double more = counted - charges.get(Kind.INPUT_TOKENS).held();
+        if (more <= 0) {
+            return charges;
+        }
+        Map<Kind, Charge> raised = new EnumMap<>(charges);
+        raised.put(Kind.INPUT_TOKENS, new Charge(counted, counted));
+        Charge both = charges.get(Kind.TOKENS);
+        raised.put(Kind.TOKENS, new Charge(both.held() + more, both.expected() + more));
+        return raised;
+    }
+
+    /**
      * Waits until a call charged {@code charges} may start under every stated limit, at most {@code maxWait}, and
      * counts it as started.
      *
      * @return the call's turn, for {@link #answered}; empty, at once, when its turn would come later
      */
     synchronized Optional<Turn> awaitStart(Duration maxWait, Map<Kind, Charge> charges) throws InterruptedException {
+        return awaitStart(maxWait, () -> charges);
+    }
+
+    /**
+     * As above, the call charged what {@code charging} says when it looks: {@link #charges} follows this replica's
+     * answers, and a call that waited may have waited through some.
+     */
+    synchronized Optional<Turn> awaitStart(Duration maxWait, Supplier<Map<Kind, Charge>> charging)
+            throws InterruptedException {
         long deadline = ticker.nanos() + maxWait.toNanos();
         Object me = new Object();
         waiting.addLast(me);
         try {
             while (true) {
+                Map<Kind, Charge> charges = charging.get();
                 Duration wait = untilTurn(ahead(me), charges);
                 if (wait.isZero() && waiting.peekFirst() == me) {
+                    charges = withDeploymentsCount(charges);
                     SharedLimits.Reservation reservation = reserve(charges);
                     if (reservation.granted()) {
                         return Optional.of(start(charges, reservation));

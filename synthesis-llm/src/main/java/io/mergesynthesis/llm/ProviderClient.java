@@ -222,7 +222,8 @@ final class ProviderClient {
                                        Duration wait, List<ProviderCall> calls)
             throws SynthesisDeferred, InterruptedException {
         long requestBytes = request.bodyPublisher().map(HttpRequest.BodyPublisher::contentLength).orElse(0L);
-        Optional<ModelLimits.Turn> turn = limits.awaitStart(wait, limits.charges(maxTokens, Math.max(0, requestBytes)));
+        long bytes = Math.max(0, requestBytes);
+        Optional<ModelLimits.Turn> turn = limits.awaitStart(wait, () -> limits.charges(maxTokens, bytes));
         if (turn.isPresent()) {
             return turn.get();
         }

@@ -95,6 +95,17 @@ public interface SharedLimits {
     /** The call reserved under {@code key} ended so; never throws. */
     void settle(Key key, Map<Kind, Ending> endings);
 
+    /**
+     * What the provider counted at its start of the last call of the model that it took, from any replica, under
+     * each limit that has seen one: its input tokens as counted, its {@code max_tokens} as held. A replica that has
+     * had no answer yet can only guess its calls' input from their size; it charges them no less than this, so
+     * that the store does not let a call go on a guess that falls short of what the provider will count. Empty
+     * when no call was taken yet; never throws.
+     */
+    default Map<Kind, Double> lastCounted(Key key) {
+        return Map.of();
+    }
+
     /** Whether the store keeps the limits now; when not, each replica's own pace does. */
     boolean available();
 

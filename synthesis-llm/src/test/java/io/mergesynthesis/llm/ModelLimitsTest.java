@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** A model's limits together: every kind a provider states paces the calls, each in its own units. */
@@ -53,6 +54,32 @@ class ModelLimitsTest {
         assertThat(charges.get(Kind.INPUT_TOKENS)).isEqualTo(new Charge(2000, 2000));
         assertThat(charges.get(Kind.OUTPUT_TOKENS)).isEqualTo(new Charge(MAX_TOKENS, MAX_TOKENS));
         assertThat(charges.get(Kind.TOKENS)).isEqualTo(new Charge(2000 + MAX_TOKENS, 2000 + MAX_TOKENS));
+    }
+
+    @Test
+    void aCallThatWaitedThroughTheFirstAnswerIsChargedWhatThatAnswerCounted() throws Exception {
+        ModelLimits.Turn first = start();
+        AtomicReference<ModelLimits.Turn> second = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                second.set(limits.awaitStart(Duration.ofSeconds(30), () -> limits.charges(MAX_TOKENS, 8000))
+                        .orElseThrow());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        waiter.start();
+        // Until the first answer, the second call waits for it: the first goes alone.
+        while (waiter.getState() != Thread.State.TIMED_WAITING) {
+            Thread.onSpinWait();
+        }
+
+        limits.answered(first, clock.instant(), Map.of(), new Usage(5000, 100, 0, 0), true);
+        waiter.join();
+
+        assertThat(second.get().charges().get(Kind.INPUT_TOKENS).held())
+                .as("the count the answer gave, not the guess of a quarter of the request's 8,000 bytes")
+                .isEqualTo(5000.0);
     }
 
     @Test

@@ -52,6 +52,15 @@ class SharedBucketPacingTest {
 
     private Run run(Kind kind, ProviderBucket bucket, Duration lasting, List<ModelLimits> replicas, Random random)
             throws InterruptedException {
+        return run(kind, bucket, lasting, replicas, random, INPUT * 4);
+    }
+
+    /**
+     * As above, each call's request {@code requestBytes} long: a replica that has had no answer yet guesses its
+     * calls' input from that, a quarter of the bytes, where the provider counts {@link #INPUT}.
+     */
+    private Run run(Kind kind, ProviderBucket bucket, Duration lasting, List<ModelLimits> replicas, Random random,
+                    long requestBytes) throws InterruptedException {
         double startLevel = bucket.level();
         Instant end = clock.instant().plus(lasting);
         List<Sent> inFlight = new ArrayList<>();
@@ -83,7 +92,7 @@ class SharedBucketPacingTest {
             for (ModelLimits replica : order) {
                 while (inFlight.stream().filter(sent -> sent.replica() == replica).count() < WORKERS) {
                     Optional<ModelLimits.Turn> turn = replica.awaitStart(Duration.ZERO,
-                            replica.charges(MAX_TOKENS, INPUT * 4));
+                            () -> replica.charges(MAX_TOKENS, requestBytes));
                     if (turn.isEmpty()) {
                         break;
                     }
@@ -153,5 +162,22 @@ class SharedBucketPacingTest {
         System.out.println("input tokens binding, one replica with the store: " + run);
         assertThat(run.refused()).isZero();
         assertThat(run.share()).isGreaterThanOrEqualTo(0.95);
+    }
+
+    @Test
+    void replicasWithNoAnswerYetChargeWhatTheProviderCountedOfTheDeploymentsLastCall() throws Exception {
+        for (long seed = 1; seed <= 5; seed++) {
+            // The first tier of input tokens, 30,000 a minute, a tenth full: two calls' input at the start. Each
+            // request is 3,000 bytes, so a replica's guess before its first answer is half what the provider counts.
+            ProviderBucket bucket = new ProviderBucket(clock, 30_000, Duration.ofMinutes(1), 0.1, true);
+
+            Run run = run(Kind.INPUT_TOKENS, bucket, Duration.ofSeconds(60),
+                    replicas(new InProcessSharedLimits(clock), 3), new Random(seed), INPUT * 3 / 2);
+
+            System.out.println("input tokens binding at 30,000 a minute, three replicas guessing half the input "
+                    + "before their first answers, seed " + seed + ": " + run);
+            assertThat(run.refused()).as("seed " + seed + ": " + run).isZero();
+            assertThat(run.share()).as("seed " + seed + ": " + run).isGreaterThanOrEqualTo(0.95);
+        }
     }
 }

@@ -28,6 +28,7 @@ public final class SharedTokenBuckets implements SharedLimits {
     private static final Logger LOG = LoggerFactory.getLogger(SharedTokenBuckets.class);
     private static final String RESERVE = SqlFiles.of(SharedTokenBuckets.class, "reserve");
     private static final String SETTLE = SqlFiles.of(SharedTokenBuckets.class, "settle");
+    private static final String COUNTED = SqlFiles.of(SharedTokenBuckets.class, "counted");
 
     /** How long the replica paces itself after the store failed, before it asks the store again. */
     static final Duration STEP_ASIDE = Duration.ofSeconds(10);
@@ -137,6 +138,22 @@ public final class SharedTokenBuckets implements SharedLimits {
                     .list());
         } catch (RuntimeException e) {
             stepAside("settle", e);
+        }
+    }
+
+    @Override
+    public Map<Kind, Double> lastCounted(Key key) {
+        try {
+            Map<Kind, Double> counted = new EnumMap<>(Kind.class);
+            jdbi.useHandle(handle -> handle.createQuery(COUNTED)
+                    .bind("provider", key.provider())
+                    .bind("model", key.model())
+                    .map((rs, ctx) -> counted.put(kindOf(rs.getString("kind")), rs.getDouble("counted")))
+                    .list());
+            return counted;
+        } catch (RuntimeException e) {
+            stepAside("read what a call was counted", e);
+            return Map.of();
         }
     }
 

@@ -287,4 +287,37 @@ class SharedTokenBucketsTest {
         assertThat(third.held().get(Kind.INPUT_TOKENS).levelAfter()).as("8,500 at most, less 2,000")
                 .isEqualTo(6500.0);
     }
+
+    @Test
+    void aCallThatWasTakenLeavesWhatItWasCountedForTheReplicasThatHaveNoCountOfTheirOwn() {
+        HandClock clock = new HandClock();
+        SharedLimits one = new SharedTokenBuckets(jdbi, clock);
+        SharedLimits two = new SharedTokenBuckets(jdbi, clock);
+        Key key = new Key("anthropic", "counted");
+        assertThat(two.lastCounted(key)).as("no call taken yet").isEmpty();
+
+        Reservation first = one.reserve(key, Map.of(Kind.INPUT_TOKENS, 1400.0, Kind.OUTPUT_TOKENS, 1024.0));
+        // The provider counted 5,000 input tokens where the call held 1,400 on a guess, and held its 1,024 until
+        // it wrote 180.
+        Stated input = new Stated(OptionalLong.of(30_000), 20_000, clock.instant().plusSeconds(20));
+        Stated output = new Stated(OptionalLong.of(8_000), 7_000, clock.instant().plusSeconds(10));
+        one.settle(key, Map.of(
+                Kind.INPUT_TOKENS, new Ending(1400, 1400 - 5000, 1400 - 5000, Optional.of(input), true,
+                        first.held().get(Kind.INPUT_TOKENS)),
+                Kind.OUTPUT_TOKENS, new Ending(1024, 1024 - 180, 0, Optional.of(output), true,
+                        first.held().get(Kind.OUTPUT_TOKENS))));
+        assertThat(two.lastCounted(key)).as("what the provider counted at the call's start")
+                .containsOnly(Map.entry(Kind.INPUT_TOKENS, 5000.0), Map.entry(Kind.OUTPUT_TOKENS, 1024.0));
+
+        // A refused call was counted nothing: the count of the last call taken stands.
+        Reservation second = two.reserve(key, Map.of(Kind.INPUT_TOKENS, 5000.0, Kind.OUTPUT_TOKENS, 1024.0));
+        assertThat(second.granted()).isTrue();
+        two.settle(key, Map.of(
+                Kind.INPUT_TOKENS, new Ending(5000, 5000, 5000, Optional.of(input), true,
+                        second.held().get(Kind.INPUT_TOKENS)),
+                Kind.OUTPUT_TOKENS, new Ending(1024, 1024, 1024, Optional.of(output), true,
+                        second.held().get(Kind.OUTPUT_TOKENS))));
+        assertThat(one.lastCounted(key)).containsEntry(Kind.INPUT_TOKENS, 5000.0);
+        assertThat(one.lastCounted(new Key("anthropic", "another-model"))).isEmpty();
+    }
 }

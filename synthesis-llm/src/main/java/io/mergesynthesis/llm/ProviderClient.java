@@ -228,11 +228,20 @@ final class ProviderClient {
             return turn.get();
         }
         Duration next = limits.untilNextStart();
-        throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name,
-                next.compareTo(AT_LIMIT_RETRY) > 0 ? next : AT_LIMIT_RETRY,
+        throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, name, handBackBefore(next),
                 "provider '" + name + "' model '" + model + "' is paced to " + String.format(Locale.ROOT, "%.1f",
                         limits.perSecond(RateLimitHeaders.Kind.REQUESTS)) + " requests/s from this replica by the "
                         + "limits it states; next turn in " + next.toMillis() + " ms", calls);
+    }
+
+    /**
+     * How long a conflict handed back for want of a turn is left before it is claimed again: until half the slot
+     * wait before the turn, so that the worker that claims it is already waiting when the turn comes and the call
+     * goes as the limit allows, not a claim's round trips after it; never sooner than {@link #AT_LIMIT_RETRY}.
+     */
+    Duration handBackBefore(Duration nextTurn) {
+        Duration early = nextTurn.minus(slotWait.dividedBy(2));
+        return early.compareTo(AT_LIMIT_RETRY) > 0 ? early : AT_LIMIT_RETRY;
     }
 
     /** The provider, or the model, asked to wait: no call is made meanwhile. */

@@ -68,4 +68,30 @@ class SlotWaitTest {
                 .isEqualTo(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT);
         assertThat(gate.limit().inFlight()).as("the slot was given back").isZero();
     }
+
+    @Test
+    void aCallHandedBackForItsTurnIsClaimedAgainHalfASlotWaitBeforeIt() throws Exception {
+        Duration slotWait = Duration.ofSeconds(2);
+        ProviderClient waitsTwoSeconds = new ProviderClient("anthropic",
+                Fixtures.provider(ProviderType.ANTHROPIC, "http://127.0.0.1:9", AnswerMode.TOOL), gate,
+                Prompt.shipped(), new LlmMetrics(new CollectorRegistry(), Map.of("anthropic", gate)), clock, ticker,
+                slotWait);
+        // 20 requests a minute, none left: the next turn is seconds away, longer than the slot wait.
+        ModelLimits limits = gate.model("test-model");
+        ModelLimits.Turn answered = limits.awaitStart(Duration.ZERO, limits.charges(1024, 400)).orElseThrow();
+        limits.answered(answered, clock.instant(), Map.of(RateLimitHeaders.Kind.REQUESTS, new RateLimitHeaders.Stated(
+                OptionalLong.of(20), 0, clock.instant().plusSeconds(60))), Usage.NONE, true);
+        Duration nextTurn = limits.untilNextStart();
+        assertThat(nextTurn).as("a turn further off than the slot wait").isGreaterThan(slotWait);
+
+        ConflictSnapshot conflict = Fixtures.conflict();
+        SynthesisDeferred deferral = org.assertj.core.api.Assertions.catchThrowableOfType(
+                () -> waitsTwoSeconds.ask(ProviderCall.Pass.PRIMARY, "test-model", Fixtures.price("3", "15"),
+                        conflict, conflict.winner().orElseThrow(), new ArrayList<>(), null),
+                SynthesisDeferred.class);
+
+        assertThat(deferral.deferral()).isEqualTo(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT);
+        assertThat(deferral.retryAfter()).as("claimed again while a worker can still wait for the turn")
+                .isEqualTo(nextTurn.minus(Duration.ofSeconds(1)));
+    }
 }

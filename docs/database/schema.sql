@@ -592,6 +592,7 @@ DECLARE
     v_wait double precision := 0;
     v_row  record;
     v_lvl  double precision;
+    v_need double precision;
 BEGIN
     -- A limit never seen is one whose first call has not gone yet.
     INSERT INTO shared_token_buckets AS b (provider, model, kind, level_at, probe_until)
@@ -618,7 +619,13 @@ BEGIN
             v_lvl := least(v_row.stated_limit, v_row.level
                 + v_row.per_second * greatest(0, extract(epoch FROM v_now - v_row.level_at)::float8));
             IF v_lvl < least(v_row.held, v_row.stated_limit) THEN
-                v_wait := greatest(v_wait, (least(v_row.held, v_row.stated_limit) - v_lvl) / v_row.per_second);
+                v_need := (least(v_row.held, v_row.stated_limit) - v_lvl) / v_row.per_second;
+                IF v_lvl + (v_row.reserved_total - v_row.settled_total) >= least(v_row.held, v_row.stated_limit) THEN
+                    -- Calls in flight hold enough to let this one go, and give back what they held beyond their
+                    -- cost as they end, which may be long before the refill alone brings it: ask again shortly.
+                    v_need := least(v_need, 0.05);
+                END IF;
+                v_wait := greatest(v_wait, v_need);
             END IF;
         END IF;
     END LOOP;

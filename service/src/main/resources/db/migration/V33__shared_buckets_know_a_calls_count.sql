@@ -121,6 +121,91 @@ BEGIN
 END
 $$;
 
+-- As schema 30's, but a call that finds too little while calls in flight hold what it needs is asked to come back
+-- shortly (50 ms) instead of after the refill: an output limit's calls hold their max_tokens and give most of it
+-- back as they end, and at the smallest tiers the refill of what one holds takes seconds.
+CREATE OR REPLACE FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[],
+                                     p_at timestamptz)
+    RETURNS TABLE (kind text, granted boolean, wait_seconds double precision, level_after double precision,
+                   version bigint, in_flight_before double precision, reserved_through double precision)
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = public, pg_temp
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_at, clock_timestamp());
+    v_wait double precision := 0;
+    v_row  record;
+    v_lvl  double precision;
+    v_need double precision;
+BEGIN
+    -- A limit never seen is one whose first call has not gone yet.
+    INSERT INTO shared_token_buckets AS b (provider, model, kind, level_at, probe_until)
+    SELECT p_provider, p_model, a.kind, v_now, '-infinity'
+      FROM unnest(p_kinds) AS a(kind)
+    ON CONFLICT DO NOTHING;
+
+    -- Rows are locked in the order of their key, so that two calls of one model never wait for each other in a
+    -- circle.
+    FOR v_row IN
+        SELECT b.*, a.held
+          FROM shared_token_buckets b
+          JOIN unnest(p_kinds, p_held) AS a(kind, held) ON a.kind = b.kind
+         WHERE b.provider = p_provider AND b.model = p_model
+         ORDER BY b.kind
+           FOR UPDATE OF b
+    LOOP
+        IF v_row.stated_limit IS NULL THEN
+            IF v_row.probe_until > v_now THEN
+                -- The first call is on its way: its answer will say what the bucket holds.
+                v_wait := greatest(v_wait, least(0.05, extract(epoch FROM v_row.probe_until - v_now)::float8));
+            END IF;
+        ELSE
+            v_lvl := least(v_row.stated_limit, v_row.level
+                + v_row.per_second * greatest(0, extract(epoch FROM v_now - v_row.level_at)::float8));
+            IF v_lvl < least(v_row.held, v_row.stated_limit) THEN
+                v_need := (least(v_row.held, v_row.stated_limit) - v_lvl) / v_row.per_second;
+                IF v_lvl + (v_row.reserved_total - v_row.settled_total) >= least(v_row.held, v_row.stated_limit) THEN
+                    -- Calls in flight hold enough to let this one go, and give back what they held beyond their
+                    -- cost as they end, which may be long before the refill alone brings it: ask again shortly.
+                    v_need := least(v_need, 0.05);
+                END IF;
+                v_wait := greatest(v_wait, v_need);
+            END IF;
+        END IF;
+    END LOOP;
+
+    IF v_wait > 0 THEN
+        RETURN QUERY SELECT NULL::text, false, v_wait, NULL::float8, NULL::bigint, NULL::float8, NULL::float8;
+        RETURN;
+    END IF;
+
+    FOR v_row IN
+        UPDATE shared_token_buckets b
+           SET probe_until = CASE WHEN b.stated_limit IS NULL AND b.probe_until IS NOT NULL
+                                  THEN v_now + interval '30 seconds' ELSE b.probe_until END,
+               level = CASE WHEN b.stated_limit IS NULL THEN b.level
+                            ELSE least(b.stated_limit, b.level + b.per_second
+                                       * greatest(0, extract(epoch FROM v_now - b.level_at)::float8)) - a.held END,
+               level_at = CASE WHEN b.stated_limit IS NULL THEN b.level_at ELSE v_now END,
+               reserved_total = CASE WHEN b.stated_limit IS NULL THEN b.reserved_total
+                                     ELSE b.reserved_total + a.held END
+          FROM unnest(p_kinds, p_held) AS a(kind, held)
+         WHERE b.provider = p_provider AND b.model = p_model AND b.kind = a.kind
+        RETURNING b.kind AS k, b.stated_limit AS lim, b.level AS lvl, b.version AS ver, a.held AS held,
+                  b.reserved_total AS reserved, b.settled_total AS settled
+    LOOP
+        kind := v_row.k;
+        granted := true;
+        wait_seconds := 0;
+        level_after := CASE WHEN v_row.lim IS NULL THEN NULL ELSE v_row.lvl END;
+        version := v_row.ver;
+        in_flight_before := CASE WHEN v_row.lim IS NULL THEN 0 ELSE v_row.reserved - v_row.held - v_row.settled END;
+        reserved_through := CASE WHEN v_row.lim IS NULL THEN 0 ELSE v_row.reserved END;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
 -- What the deployment's last call of a model that the provider took was counted at its start, under each limit
 -- that has seen one.
 CREATE FUNCTION shared_token_counted(p_provider text, p_model text)

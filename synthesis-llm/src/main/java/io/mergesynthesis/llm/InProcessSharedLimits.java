@@ -21,6 +21,8 @@ public final class InProcessSharedLimits implements SharedLimits {
     public static final Duration PROBE_HOLD = Duration.ofSeconds(30);
     /** How long a call waiting for the first answer waits before asking again. */
     public static final Duration PROBE_WAIT = Duration.ofMillis(50);
+    /** How long a call waiting for what the calls in flight will give back waits before it asks again. */
+    public static final Duration IN_FLIGHT_WAIT = Duration.ofMillis(50);
     /** Both providers state their token limits per minute, refilled continuously. */
     public static final Duration PERIOD = Duration.ofMinutes(1);
     /** A stated remaining count that is a whole thousand may be rounded to it: it is read within half of that. */
@@ -66,6 +68,11 @@ public final class InProcessSharedLimits implements SharedLimits {
                 double missing = Math.min(ask.getValue(), bucket.limit) - bucket.levelAt(now);
                 need = missing <= 0 ? Duration.ZERO
                         : Duration.ofNanos((long) Math.ceil(missing / bucket.perSecond * 1e9));
+                if (missing > 0 && bucket.reservedTotal - bucket.settledTotal >= missing) {
+                    // Calls in flight hold enough to let this one go, and give back what they held beyond their
+                    // cost as they end, which may be long before the refill alone brings it: ask again shortly.
+                    need = min(need, IN_FLIGHT_WAIT);
+                }
             }
             if (need.compareTo(wait) > 0) {
                 wait = need;

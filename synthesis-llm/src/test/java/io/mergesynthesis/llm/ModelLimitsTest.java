@@ -83,6 +83,41 @@ class ModelLimitsTest {
     }
 
     @Test
+    void aCallWhoseTurnWaitsOnWhatACallInFlightHoldsWaitsForItsEndInsteadOfBeingHandedBack() throws Exception {
+        ModelLimits shared = new ModelLimits(clock, Ticker.SYSTEM, new InProcessSharedLimits(clock),
+                new SharedLimits.Key("anthropic", "small-tier"));
+        // 8,000 output tokens a minute (133 a second); the first answer finds 150 left after its 1,024 were held,
+        // and gives back the 874 it did not write: 1,024 in the bucket, one call's hold.
+        ModelLimits.Turn first = shared.awaitStart(Duration.ZERO, shared.charges(MAX_TOKENS, 400)).orElseThrow();
+        shared.answered(first, clock.instant(), Map.of(Kind.OUTPUT_TOKENS, stated(8000, 150,
+                clock.instant().plusSeconds(60))), new Usage(100, 150, 0, 0), true);
+        ModelLimits.Turn inFlight = shared.awaitStart(Duration.ZERO, shared.charges(MAX_TOKENS, 400)).orElseThrow();
+
+        // Nothing left while the second call runs: the refill alone would take 7.7 s, more than the 2 s a worker
+        // waits; the second call's end gives back 874 of its hold, and the refill the rest within the wait.
+        AtomicReference<java.util.Optional<ModelLimits.Turn>> third = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                third.set(shared.awaitStart(Duration.ofSeconds(2), () -> shared.charges(MAX_TOKENS, 400)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        waiter.start();
+        while (waiter.getState() != Thread.State.TIMED_WAITING && waiter.isAlive()) {
+            Thread.onSpinWait();
+        }
+        assertThat(waiter.isAlive()).as("waiting for the call in flight, not handed back at once").isTrue();
+
+        shared.answered(inFlight, clock.instant(), Map.of(), new Usage(100, 150, 0, 0), true);
+        clock.advance(Duration.ofMillis(1200));
+        waiter.join();
+
+        assertThat(third.get()).as("started once the second call gave back its hold and 150 more flowed in")
+                .isPresent();
+    }
+
+    @Test
     void theNextCallIsEstimatedFromTheLastAnswersAtAHighPercentile() throws Exception {
         Random random = new Random(30);
         for (int round = 0; round < 20; round++) {

@@ -320,4 +320,29 @@ class SharedTokenBucketsTest {
         assertThat(one.lastCounted(key)).containsEntry(Kind.INPUT_TOKENS, 5000.0);
         assertThat(one.lastCounted(new Key("anthropic", "another-model"))).isEmpty();
     }
+
+    @Test
+    void aCallThatFindsTooLittleWhileCallsInFlightHoldEnoughIsAskedBackShortlyNotAfterTheRefill() {
+        HandClock clock = new HandClock();
+        SharedLimits one = new SharedTokenBuckets(jdbi, clock);
+        Key key = new Key("anthropic", "in-flight");
+        Reservation first = one.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
+        // 8,000 a minute; 150 left once the first call's 1,024 were held, and 874 of them back as it ended.
+        Stated stated = new Stated(OptionalLong.of(8000), 150, clock.instant().plusSeconds(60));
+        one.settle(key, Map.of(Kind.OUTPUT_TOKENS, new Ending(1024, 874, 0, Optional.of(stated), true,
+                first.held().get(Kind.OUTPUT_TOKENS))));
+        Reservation second = one.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
+        assertThat(second.granted()).as("the 1,024 in the bucket").isTrue();
+
+        Reservation third = one.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
+        assertThat(third.granted()).isFalse();
+        assertThat(third.until()).as("the call in flight holds 1,024: asked back shortly, not after 7.7 s of refill")
+                .isLessThanOrEqualTo(Duration.ofMillis(50));
+
+        one.settle(key, Map.of(Kind.OUTPUT_TOKENS, new Ending(1024, 874, 0, Optional.empty(), true,
+                second.held().get(Kind.OUTPUT_TOKENS))));
+        Reservation larger = one.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 2000.0));
+        assertThat(larger.until()).as("nothing in flight: 1,126 missing at 133 a second")
+                .isBetween(Duration.ofMillis(8400), Duration.ofMillis(8500));
+    }
 }

@@ -6,6 +6,9 @@
 -- falls short of the provider's count; three replicas starting on a bucket near empty each sent calls the store let
 -- go on the guess and the provider refused. Each settled call now writes what the provider counted of it at its
 -- start, and a replica with no count of its own charges at least that (shared_token_counted).
+--
+-- And a call that finds too little while the calls in flight hold what it is missing is asked back in 50 ms, not
+-- after the refill: they give back what they held beyond their cost as they end (shared_token_reserve).
 
 ALTER TABLE shared_token_buckets ADD COLUMN counted_per_call double precision
     CONSTRAINT shared_token_buckets_counted_check CHECK (counted_per_call > 0);

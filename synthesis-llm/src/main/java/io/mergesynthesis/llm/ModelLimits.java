@@ -24,8 +24,10 @@ final class ModelLimits {
 
     /** What a call waiting for an answer before it may go expects to wait; the answer wakes it. */
     static final Duration FIRST_ANSWER_WAIT = Duration.ofMillis(50);
-    /** Waiters behind others look again at least this often, besides being woken. */
+    /** The shortest nap of a waiting call, besides being woken. */
     private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Waiters behind others with no wait of their own look again at least this often, besides being woken. */
+    private static final long BEHIND_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final Clock clock;
     private final Ticker ticker;
@@ -149,8 +151,11 @@ final class ModelLimits {
                 if (wait.toNanos() > deadline - ticker.nanos()) {
                     return Optional.empty();
                 }
-                // A newer answer may shorten the wait, a call ahead leaving end it; both wake us.
-                TimeUnit.NANOSECONDS.timedWait(this, Math.max(wait.toNanos(), MIN_NAP_NANOS));
+                // A newer answer may shorten the wait, a call ahead leaving end it; both wake us. A call behind
+                // others with no wait of its own waits for them to leave, which wakes it too: it looks again only
+                // now and then, not every millisecond.
+                long nap = wait.isZero() ? Math.min(BEHIND_NAP_NANOS, deadline - ticker.nanos()) : wait.toNanos();
+                TimeUnit.NANOSECONDS.timedWait(this, Math.max(nap, MIN_NAP_NANOS));
             }
         } finally {
             waiting.remove(me);

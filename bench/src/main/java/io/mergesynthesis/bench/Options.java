@@ -15,6 +15,7 @@ record Options(
         boolean tokenCache,
         boolean providerBound,
         boolean providerTokens,
+        String tokenRow,
         boolean fairShares,
         boolean workerScaling,
         boolean latency,
@@ -55,7 +56,8 @@ record Options(
     static final String USAGE = """
             usage: java -jar bench/target/merge-synthesis-bench.jar [--rows N] [--quick] [--headline]
                                                                   [--token-cache] [--provider-bound]
-                                                                  [--provider-tokens] [--fair-shares]
+                                                                  [--provider-tokens] [--token-row ROW]
+                                                                  [--fair-shares]
                                                                   [--provider-warm-up S] [--provider-window S]
                                                                   [--worker-scaling] [--latency]
                                                                   [--synchronous-commit-off] [--jfr]
@@ -78,6 +80,9 @@ record Options(
                                   input or output tokens at Anthropic's first and fourth tier, the bucket
                                   at a tenth and rounded, one replica then three, measured from the first
                                   call (about 15 minutes; 5 with --quick)
+              --token-row ROW     only one of those rows, one replica and then three, or ROW:N only with N
+                                  replicas: ROW is input_tier1, output_tier1, input_tier4 or output_tier4
+                                  (a few minutes; to look at one row closely)
               --fair-shares       only the shares of the provider's calls between orgs: one replica of 4
                                   workers against a stand-in answering after 1 s; one org's single
                                   conflict alone and behind another's 300 and 3,000, then the calls of
@@ -127,6 +132,19 @@ record Options(
             directory), DATABASE_USER, DATABASE_PASSWORD. A DATABASE_URL database is emptied between
             measurements: give the benchmark a database of its own.""";
 
+    /** A {@code --token-row} names one of the token rows, and if it names replicas, 1 or 3, as they are measured. */
+    private static void checkTokenRow(String row) {
+        String[] parts = row.split(":", 2);
+        if (java.util.Arrays.stream(TokenScenario.values()).noneMatch(s -> s.key.equals(parts[0]))) {
+            throw new UsageException("--token-row " + row + ": no such row; the rows are input_tier1, output_tier1, "
+                    + "input_tier4 and output_tier4");
+        }
+        if (parts.length == 2 && !parts[1].equals("1") && !parts[1].equals("3")) {
+            throw new UsageException("--token-row " + row + ": the rows are measured with 1 or 3 replicas, not "
+                    + parts[1]);
+        }
+    }
+
     static Options parse(String[] args) {
         Integer rows = null;
         boolean quick = false;
@@ -134,6 +152,7 @@ record Options(
         boolean tokenCache = false;
         boolean providerBound = false;
         boolean providerTokens = false;
+        String tokenRow = null;
         boolean fairShares = false;
         Integer providerWarmUp = null;
         Integer providerWindow = null;
@@ -158,6 +177,10 @@ record Options(
                 case "--token-cache" -> tokenCache = true;
                 case "--provider-bound" -> providerBound = true;
                 case "--provider-tokens" -> providerTokens = true;
+                case "--token-row" -> {
+                    tokenRow = value(args, ++i, "--token-row");
+                    providerTokens = true;
+                }
                 case "--fair-shares" -> fairShares = true;
                 case "--provider-warm-up" -> providerWarmUp = seconds(value(args, ++i, "--provider-warm-up"));
                 case "--provider-window" -> providerWindow = seconds(value(args, ++i, "--provider-window"));
@@ -180,6 +203,9 @@ record Options(
                 case "--help", "-h" -> throw new UsageException(USAGE);
                 default -> throw new UsageException("unknown argument " + args[i] + "\n" + USAGE);
             }
+        }
+        if (tokenRow != null) {
+            checkTokenRow(tokenRow);
         }
         int n = rows != null ? rows : quick ? 500 : 100_000;
         if (n < 1) {
@@ -206,6 +232,7 @@ record Options(
                 tokenCache,
                 providerBound,
                 providerTokens,
+                tokenRow,
                 fairShares,
                 workerScaling,
                 latency,

@@ -9,6 +9,8 @@ import io.mergesynthesis.synthesis.ConflictSnapshot;
 import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.ProviderCall.Disposition;
+import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.testsupport.Wait;
@@ -37,7 +39,9 @@ class FairClaimsTest {
 
     /**
      * Records the org of every call as it starts, then waits for the test to let it answer: the test meters the
-     * calls out, so the backlogs last as long as it needs them to.
+     * calls out, so the backlogs last as long as it needs them to. Each answer is a paid call, as a provider's is:
+     * the shares are shares of paid calls, and the pool holds no leases ahead of its workers while its merges
+     * are paid for (ADR 0077), however quickly the test lets them through.
      */
     private static final class MeteredSynthesizer implements MergeSynthesizer {
 
@@ -61,7 +65,8 @@ class FairClaimsTest {
                 throws SynthesisException, InterruptedException {
             callsByOrg.add(conflict.orgId());
             answers.acquire();
-            return new Synthesis(stub.synthesize(conflict, model), List.of());
+            return PayingSynthesizer.paid(stub.synthesize(conflict, model), PayingSynthesizer.call(Pass.PRIMARY,
+                    "metered", 100, 20, "0.000400", Disposition.ANSWER));
         }
 
         void answer(int calls) {

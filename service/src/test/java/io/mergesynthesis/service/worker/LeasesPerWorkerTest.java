@@ -1,8 +1,13 @@
 package io.mergesynthesis.service.worker;
 
+import static io.mergesynthesis.service.worker.PayingSynthesizer.call;
+import static io.mergesynthesis.service.worker.PayingSynthesizer.paid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
+import io.mergesynthesis.service.worker.pool.LeasesAhead;
+import io.mergesynthesis.synthesis.ProviderCall.Disposition;
+import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -12,14 +17,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A replica holds at most one lease per worker, also while its merges wait to be stored. A merge handed to the
- * completer is not safe until it is committed: were its worker free to claim again meanwhile, a replica killed
- * while its stores were slow would lose more synthesizer calls than it has workers.
+ * A replica holds at most one lease per worker while its merges are paid for, also while they wait to be stored. A
+ * merge handed to the completer is not safe until it is committed: were its worker free to claim again meanwhile,
+ * a replica killed while its stores were slow would lose more paid calls than it has workers. Merges that cost
+ * nothing and take less than their store are held ahead of the workers (ADR 0077), within a bound.
  */
 class LeasesPerWorkerTest {
 
     private static final int WORKERS = 2;
     private static final int CONFLICTS = 20;
+    /** Enough that the drain is still going when the test has seen what it waits for. */
+    private static final int BACKLOG = 3_000;
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -29,31 +37,13 @@ class LeasesPerWorkerTest {
             CountingSynthesizer counting = new CountingSynthesizer(WorkerFixture.stub());
             Replica replica = fixture.replica(WorkerFixture.settings("slow-stores").workers(WORKERS), counting);
 
-            long mostLeases = 0;
-            // Every store inserts a "merge synthesized" event: holding this lock makes every store wait, while
-            // claims and reads, which never touch the events, go on as usual.
-            try (Handle blocker = fixture.admin.open()) {
-                blocker.begin();
-                try {
-                    blocker.execute("LOCK TABLE conflict_events IN EXCLUSIVE MODE");
-                    replica.pool().start();
-                    Wait.until("a call per worker", Duration.ofSeconds(20),
-                            () -> counting.total.get() >= WORKERS);
-                    // The claim loop looks for free workers every 100 ms (the poll interval) and at once when one
-                    // frees up: in ten rounds it has had ample chances to claim more, had it counted a worker free.
-                    long rounds = replica.pool().claimRounds();
-                    AtomicLong most = new AtomicLong();
-                    Wait.until("ten more rounds of the claim loop", Duration.ofSeconds(20), () -> {
-                        most.accumulateAndGet(fixture.count(
-                                "lease_owner = 'slow-stores' AND synthesis_state = 'in_progress'"), Math::max);
-                        return replica.pool().claimRounds() >= rounds + 10;
-                    });
-                    mostLeases = most.get();
-                    assertThat(counting.total.get()).as("calls made while no merge could be stored")
-                            .isEqualTo(WORKERS);
-                } finally {
-                    blocker.rollback();
-                }
+            long mostLeases;
+            try (StoresHeldBack held = new StoresHeldBack(fixture)) {
+                replica.pool().start();
+                Wait.until("a call per worker", Duration.ofSeconds(20), () -> counting.total.get() >= WORKERS);
+                mostLeases = mostLeasesOverTenRounds(fixture, replica, "slow-stores");
+                assertThat(counting.total.get()).as("calls made while no merge could be stored")
+                        .isEqualTo(WORKERS);
             }
             assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
                     .isEqualTo(WORKERS);
@@ -65,5 +55,90 @@ class LeasesPerWorkerTest {
             Wait.until("every success counted", Duration.ofSeconds(10),
                     () -> replica.attempts(Outcome.SUCCESS) == CONFLICTS);
         }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void freeMergesFasterThanTheirStoresAreHeldAheadOfTheWorkersWithinABound() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            fixture.insertConflicts(BACKLOG, "jira.create_issue");
+            CountingSynthesizer counting = new CountingSynthesizer(WorkerFixture.stub());
+            Replica replica = fixture.replica(WorkerFixture.settings("free-merges").workers(WORKERS), counting);
+            replica.pool().start();
+            Wait.until("the pool holds leases ahead of its workers", Duration.ofSeconds(30),
+                    () -> replica.pool().leasesAhead() > 0);
+
+            long mostLeases;
+            try (StoresHeldBack held = new StoresHeldBack(fixture)) {
+                mostLeases = mostLeasesOverTenRounds(fixture, replica, "free-merges");
+            }
+
+            assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
+                    .isGreaterThan(WORKERS)
+                    .isLessThanOrEqualTo(WORKERS + LeasesAhead.most(WORKERS));
+            Wait.until("every conflict done", Duration.ofSeconds(40),
+                    () -> fixture.count("synthesis_state = 'done'") == BACKLOG);
+            assertThat(counting.total.get()).as("one call per conflict, none thrown away").isEqualTo(BACKLOG);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void paidMergesAreNeverHeldAheadHoweverFastTheyAre() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            fixture.insertConflicts(BACKLOG, "jira.create_issue");
+            PayingSynthesizer paying = new PayingSynthesizer(merge -> paid(merge,
+                    call(Pass.PRIMARY, "small", 100, 20, "0.000400", Disposition.ANSWER)));
+            Replica replica = fixture.replica(WorkerFixture.settings("paid-merges").workers(WORKERS), paying);
+            replica.pool().start();
+            // Paid merges answered at once, stored in a commit's time: as fast as the free ones above.
+            Wait.until("a hundred merges stored", Duration.ofSeconds(30),
+                    () -> replica.attempts(Outcome.SUCCESS) >= 100);
+            assertThat(replica.pool().leasesAhead()).isZero();
+
+            long mostLeases;
+            try (StoresHeldBack held = new StoresHeldBack(fixture)) {
+                mostLeases = mostLeasesOverTenRounds(fixture, replica, "paid-merges");
+            }
+
+            assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
+                    .isEqualTo(WORKERS);
+        }
+    }
+
+    /**
+     * Every store inserts a "merge synthesized" event: holding this lock makes every store wait, while claims and
+     * reads, which never touch the events, go on as usual.
+     */
+    private static final class StoresHeldBack implements AutoCloseable {
+        private final Handle blocker;
+
+        StoresHeldBack(WorkerFixture fixture) {
+            blocker = fixture.admin.open();
+            blocker.begin();
+            blocker.execute("LOCK TABLE conflict_events IN EXCLUSIVE MODE");
+        }
+
+        @Override
+        public void close() {
+            blocker.rollback();
+            blocker.close();
+        }
+    }
+
+    /**
+     * The most leases {@code owner} held while its claim loop went round ten more times. The loop looks for room
+     * every 100 ms (the poll interval) and at once when a place frees up: in ten rounds it has had ample chances
+     * to claim more, had it counted a place free.
+     */
+    private static long mostLeasesOverTenRounds(WorkerFixture fixture, Replica replica, String owner) {
+        long rounds = replica.pool().claimRounds();
+        AtomicLong most = new AtomicLong();
+        Wait.until("ten more rounds of the claim loop", Duration.ofSeconds(20), () -> {
+            most.accumulateAndGet(fixture.count("lease_owner = '" + owner + "' AND synthesis_state = 'in_progress'"),
+                    Math::max);
+            return replica.pool().claimRounds() >= rounds + 10;
+        });
+        return most.get();
     }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * bad one reports its failure. A batch that failed because the database was unavailable is instead tried again
  * whole, within its leases.
  *
- * <p>The queue is bounded, though a pool never has more results waiting here than it has workers: when the
+ * <p>The queue is bounded, though a pool never has more results waiting here than it holds leases: when the
  * database falls behind, the workers stay busy until their results are written, and so nothing new is claimed.
  * On stop, everything handed in is written before the threads end; a result handed in after that is written by
  * the thread that hands it in.
@@ -81,16 +82,31 @@ public final class AttemptCompleter {
      * for more before it writes. Each transaction's fixed cost (the role switches, the claim statement, the
      * commit, two round trips) is shared by every result in it, so a short wait for a second result makes each
      * stored merge cheaper for the database (figures: docs/performance.md, ADR 0030). The wait is short next to
-     * a durable commit, and a result never waits longer than it.
+     * a durable commit, and a result never waits longer than it. The size is asked each time: a pool that holds
+     * leases ahead of its workers has more results to share a commit while it does.
      */
-    public record Gathering(int size, Duration atMost) {
+    public record Gathering(IntSupplier sizeNow, Duration atMost) {
+
+        public Gathering(int size, Duration atMost) {
+            this(() -> size, atMost);
+        }
 
         /** Write whatever is queued at once: a lone result goes alone. */
         public static final Gathering NONE = new Gathering(1, Duration.ZERO);
 
+        /** How many results a writer waits for now. */
+        public int size() {
+            return sizeNow.getAsInt();
+        }
+
         /** The pool's: each writer's share of the workers, gathered for at most {@link #POOL_WAIT}. */
         public static Gathering forPool(int workers, int writers) {
-            return new Gathering(Math.max(1, (workers + writers - 1) / writers), POOL_WAIT);
+            return forPool(() -> workers, writers);
+        }
+
+        /** As above, for a pool that holds {@code leases} now: its workers and the leases held ahead of them. */
+        public static Gathering forPool(IntSupplier leases, int writers) {
+            return new Gathering(() -> Math.max(1, (leases.getAsInt() + writers - 1) / writers), POOL_WAIT);
         }
 
         static final Duration POOL_WAIT = Duration.ofNanos(500_000);
@@ -123,8 +139,11 @@ public final class AttemptCompleter {
      * wait for the claim loop to notice it and claim in a round trip of its own.
      */
     public interface Refill {
-        /** False while the pool stops (or the provider asked it to wait): then writes claim nothing. */
-        boolean wanted();
+        /**
+         * How many conflicts a write that frees {@code freed} workers claims: none while the pool stops, and
+         * fewer than it frees when the pool holds fewer leases ahead of its workers than it did.
+         */
+        int wanted(int freed);
 
         /** Adds a claim of up to {@code limit} conflicts to {@code trip}, which has turned cross-tenant. */
         OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit);
@@ -237,14 +256,15 @@ public final class AttemptCompleter {
      * waiting and leaves the batch to be written; the writer's next wait for work sees the interrupt and ends.
      */
     private void gatherMore(List<Pending> batch) {
-        if (batch.size() >= gathering.size() || stopped) {
+        int size = gathering.size();
+        if (batch.size() >= size || stopped) {
             return;
         }
         long deadline = ticker.nanos() + gathering.atMost().toNanos();
         int held = batch.size();
         heldWhileGathering.addAndGet(held);
         try {
-            while (batch.size() < gathering.size() && batch.size() < maxBatch) {
+            while (batch.size() < size && batch.size() < maxBatch) {
                 long left = deadline - ticker.nanos();
                 Pending next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
                 if (next == null) {
@@ -357,8 +377,9 @@ public final class AttemptCompleter {
             written.add(add(trip, pending.result()));
         }
         OneTripBatch.Result<List<Lease>> next = null;
-        if (claim && refill.wanted()) {
-            next = refill.claim(trip.crossTenantFromHere(), batch.size());
+        int wanted = claim ? refill.wanted(batch.size()) : 0;
+        if (wanted > 0) {
+            next = refill.claim(trip.crossTenantFromHere(), wanted);
         }
         LeaseReader.ReadAhead readAhead = LeaseReader.ReadAhead.NONE;
         if (next == null) {

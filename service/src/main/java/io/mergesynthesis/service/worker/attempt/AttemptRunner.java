@@ -12,6 +12,7 @@ import io.mergesynthesis.service.worker.store.ConflictLeases.LeasedRow;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
 import io.mergesynthesis.synthesis.ProviderCall;
+import io.mergesynthesis.synthesis.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,6 +48,16 @@ public final class AttemptRunner {
         void pauseClaims(String provider, boolean defaultRoute, Duration retryAfter);
     }
 
+    /** What the runner tells of each merge it stored: how long it held its worker and then waited for its store. */
+    public interface Pace {
+        /**
+         * @param workNanos  from the worker taking the lease to its merge handed in to be stored
+         * @param storeNanos from then until the store committed
+         * @param paid       whether the merge cost provider calls
+         */
+        void merged(long workNanos, long storeNanos, boolean paid);
+    }
+
     private final ScopedTransactions transactions;
     private final MergeMaker merges;
     private final AttemptCounter counter;
@@ -56,15 +67,20 @@ public final class AttemptRunner {
     private final Pool pool;
     private final Consumer<RetryScheduled> retries;
     private final AttemptSpans spans;
+    private final Ticker ticker;
+    private final Pace pace;
 
     /**
      * @param retries told of every failed conflict released for a retry, with the backoff written
      * @param spans   where each attempt's span goes; {@link AttemptSpans#OFF} traces nothing
+     * @param ticker  what each merge's {@code pace} is timed on
      */
     public AttemptRunner(ScopedTransactions transactions, MergeMaker merges, AttemptCounter counter,
                          AttemptCompleter completer, SynthesisMetrics metrics, Clock clock, Pool pool,
-                         Consumer<RetryScheduled> retries, AttemptSpans spans) {
+                         Consumer<RetryScheduled> retries, AttemptSpans spans, Ticker ticker, Pace pace) {
         this.spans = spans;
+        this.ticker = ticker;
+        this.pace = pace;
         this.transactions = transactions;
         this.merges = merges;
         this.counter = counter;
@@ -86,10 +102,16 @@ public final class AttemptRunner {
             return handBack(lease, scopeOrg).thenApply(outcome -> Optional.empty());
         }
         Instant started = clock.instant();
+        long began = ticker.nanos();
         metrics.started();
         CompletableFuture<Outcome> attempted;
+        boolean paid;
+        long handedIn;
         try {
-            attempted = finish(spans.around(lease, () -> attempt(lease, scopeOrg, readAhead)));
+            AttemptResult result = spans.around(lease, () -> attempt(lease, scopeOrg, readAhead));
+            paid = !result.calls().isEmpty();
+            attempted = finish(result);
+            handedIn = ticker.nanos();
         } catch (RuntimeException | Error e) {
             metrics.finished();
             throw e;
@@ -98,6 +120,9 @@ public final class AttemptRunner {
             metrics.finished();
             if (outcome != null) {
                 metrics.attempted(outcome, Duration.between(started, clock.instant()));
+            }
+            if (outcome == Outcome.SUCCESS) {
+                pace.merged(handedIn - began, ticker.nanos() - handedIn, paid);
             }
         }).thenApply(Optional::ofNullable);
     }

@@ -27,6 +27,7 @@ import io.mergesynthesis.service.worker.pool.BudgetWaker;
 import io.mergesynthesis.service.worker.pool.ClaimHold;
 import io.mergesynthesis.service.worker.pool.DedicatedConnection;
 import io.mergesynthesis.service.worker.pool.LeaseClaimer;
+import io.mergesynthesis.service.worker.pool.LeasesAhead;
 import io.mergesynthesis.service.worker.pool.PendingListener;
 import io.mergesynthesis.service.worker.pool.PoolSettings;
 import io.mergesynthesis.service.worker.pool.SynthesisPool;
@@ -68,7 +69,8 @@ public final class WorkerWiring {
      * commit. With one writer the workers fell into step (all freed by one commit, all done again together,
      * then all waiting on the next commit) and a drain ran at the pace of commit plus merge; with two, a commit
      * overlaps the next merges. Batches still grow with the load, as each writer takes everything queued, and a
-     * writer waits a moment to gather its share of the workers' results ({@link AttemptCompleter.Gathering}).
+     * writer waits a moment to gather its share of the results of the leases the pool holds, its workers' and
+     * those held ahead of them ({@link AttemptCompleter.Gathering}).
      */
     static final int COMPLETER_WRITERS = 2;
 
@@ -260,20 +262,23 @@ public final class WorkerWiring {
                     SynthesisPool.threadPrefix(settings));
             AttemptCounter counter = new AttemptCounter(new AttemptTracker(settings.attemptTrackerSize(), clock),
                     RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts()), metrics);
-            AttemptCompleter completer = new AttemptCompleter(transactions, COMPLETER_WRITERS, settings.workers() * 2,
-                    AttemptCompleter.Gathering.forPool(settings.workers(), COMPLETER_WRITERS), clock, ticker);
+            LeasesAhead ahead = new LeasesAhead(settings.workers());
+            AttemptCompleter completer = new AttemptCompleter(transactions, COMPLETER_WRITERS,
+                    2 * (settings.workers() + ahead.most()),
+                    AttemptCompleter.Gathering.forPool(() -> settings.workers() + ahead.count(), COMPLETER_WRITERS),
+                    clock, ticker);
             ClaimHold hold = new ClaimHold(ticker);
             AttemptRunner runner = new AttemptRunner(transactions,
                     new MergeMaker(router, orgModels, call, mergeJson, metrics), counter, completer, metrics, clock,
-                    hold, retries, spans);
+                    hold, retries, spans, ticker, ahead);
             Waiter waiter = new Waiter();
             LeaseClaimer claimer = new LeaseClaimer(transactions, settings.owner(), settings.leaseDuration(), metrics,
                     ticker);
             Optional<PendingListener> listener = settings.listen() && listenConnection != null
                     ? Optional.of(new PendingListener(listenConnection, waiter, claimer::newConflictsReported, clock))
                     : Optional.empty();
-            return new SynthesisPool(settings, new SynthesisPool.Parts(claimer,
-                    new LeaseReader(transactions), call, runner, completer, hold, waiter, listener), clock, ticker);
+            return new SynthesisPool(settings, new SynthesisPool.Parts(claimer, new LeaseReader(transactions), call,
+                    runner, completer, hold, waiter, listener, ahead), clock, ticker);
         }
     }
 

@@ -45,14 +45,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This replica's worker pool: {@code workers} threads fed by one claim loop. The loop claims as many conflicts
- * as there are free workers and hands them to the reader thread, which reads them all back in one
- * transaction ({@link LeaseReader}) and hands one lease to each worker. The loop meanwhile waits for a worker to
- * free up, for a NOTIFY from ingest, or for the poll interval (or the next backoff or lease end, when its last
- * claim found nothing more), whichever comes first. Workers hand how their attempts ended to the
- * {@link AttemptCompleter}, which writes those that are ready at the same moment in one commit; a worker is free
- * again once its attempt's end is written, so a replica never has more conflicts in hand than it has workers.
- * The completer's commit also claims as many conflicts as it frees workers, and those workers go straight on to
- * them; the claim loop claims for workers freed any other way. Any number of replicas may run against one database.
+ * as there are free workers, and as many more as the workers finish while a store makes its round trip when their
+ * merges cost nothing ({@link LeasesAhead}), and hands them to the reader thread, which reads them all back in one
+ * transaction ({@link LeaseReader}) and hands the leases on to the workers, where those ahead wait for a thread.
+ * The loop meanwhile waits for a worker to free up, for a NOTIFY from ingest, or for the poll interval (or the
+ * next backoff or lease end, when its last claim found nothing more), whichever comes first. Workers hand how
+ * their attempts ended to the {@link AttemptCompleter}, which writes those that are ready at the same moment in
+ * one commit; a lease's place is free again once its attempt's end is written, so a replica never has more paid
+ * calls in hand than it has workers. The completer's commit also claims as many conflicts as it frees places,
+ * and those leases go straight on to the workers; the claim loop claims for places freed any other way. Any
+ * number of replicas may run against one database.
  *
  * <p>On stop it claims nothing more, lets work already in the synthesizer finish within the shutdown grace,
  * and hands back leases whose synthesizer call had not started.
@@ -78,7 +80,9 @@ public final class SynthesisPool implements Managed {
     private final Clock clock;
     /** When a lease last went to a worker, for the replica's heartbeat; null until the first. */
     private volatile Instant lastClaim;
-    private final Semaphore freeWorkers;
+    /** Room for leases: one per worker and one per lease the pool may hold ahead of them. */
+    private final Semaphore leaseRoom;
+    private final LeasesAhead ahead;
     private final FailureStreak claimFailures;
     private final AtomicInteger lostWorkers = new AtomicInteger();
     /** Permits that finished workers hand straight on to the leases their store claimed, instead of releasing. */
@@ -95,7 +99,7 @@ public final class SynthesisPool implements Managed {
      */
     public record Parts(LeaseClaimer claimer, LeaseReader reader, SynthesisCall call, AttemptRunner runner,
                         AttemptCompleter completer, ClaimHold hold, Waiter waiter,
-                        Optional<PendingListener> listener) {
+                        Optional<PendingListener> listener, LeasesAhead ahead) {
     }
 
     /**
@@ -114,7 +118,8 @@ public final class SynthesisPool implements Managed {
         this.listener = parts.listener();
         this.ticker = ticker;
         this.clock = clock;
-        this.freeWorkers = new Semaphore(settings.workers());
+        this.ahead = parts.ahead();
+        this.leaseRoom = new Semaphore(settings.workers() + ahead.most());
         this.claimFailures = new FailureStreak(LOG, "Synthesis pool " + settings.owner() + ": claiming", clock);
     }
 
@@ -207,7 +212,22 @@ public final class SynthesisPool implements Managed {
 
     /** How many workers hold a lease now, read without a lock: a moment's figure for the heartbeat. */
     public int inFlight() {
-        return Math.max(0, settings.workers() - freeWorkers.availablePermits());
+        return Math.min(settings.workers(), leasesHeld());
+    }
+
+    /** How many leases the pool holds ahead of its workers now, at most ({@link LeasesAhead}). */
+    public int leasesAhead() {
+        return ahead.count();
+    }
+
+    /** How many leases this pool holds now, those waiting ahead of the workers included. */
+    int leasesHeld() {
+        return Math.max(0, settings.workers() + ahead.most() - leaseRoom.availablePermits());
+    }
+
+    /** How many more leases the pool takes now: the room left once what is not held ahead now is set aside. */
+    private int room() {
+        return leaseRoom.availablePermits() - (ahead.most() - ahead.count());
     }
 
     /** When a lease last went to a worker; null if none has yet. */
@@ -242,8 +262,8 @@ public final class SynthesisPool implements Managed {
         while (!hold.stopping()) {
             claimRounds.incrementAndGet();
             try {
-                int free = freeWorkers.availablePermits();
-                if (free == 0) {
+                int free = room();
+                if (free <= 0) {
                     waiter.await(settings.pollInterval());
                     continue;
                 }
@@ -303,7 +323,7 @@ public final class SynthesisPool implements Managed {
         if (leases.isEmpty()) {
             return;
         }
-        freeWorkers.acquireUninterruptibly(leases.size());
+        leaseRoom.acquireUninterruptibly(leases.size());
         readAndDispatch(leases);
     }
 
@@ -320,10 +340,11 @@ public final class SynthesisPool implements Managed {
     }
 
     /**
-     * Runs one lease on a worker thread. The worker counts as busy until the attempt's outcome is written, not
-     * merely until it hands its merge to the completer: the lease is held until then, and a replica must never
-     * have more conflicts in hand than it has workers, or a crash while stores are slow would lose more
-     * synthesizer calls than that.
+     * Runs one lease on a worker thread, or queues it for the next free one when it is held ahead. Its place
+     * counts as taken until the attempt's outcome is written, not merely until the merge is handed to the
+     * completer: the lease is held until then, and a replica must never have more paid calls in hand than it has
+     * workers, or a crash while stores are slow would lose more than that ({@link LeasesAhead} holds none ahead
+     * while merges are paid for).
      */
     private void dispatch(Lease lease, LeaseReader.ReadAhead readAhead) {
         lastClaim = clock.instant();
@@ -368,9 +389,13 @@ public final class SynthesisPool implements Managed {
     private void freeWorker() {
         // A store that also claimed work hands the permits of the workers it freed on to the new leases.
         if (handedOver.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            if (room() > 0) {
+                // More are to be held ahead than when the store claimed: the loop claims them.
+                waiter.wake();
+            }
             return;
         }
-        freeWorkers.release();
+        leaseRoom.release();
         // Whatever the loop's last claim found: a store's claim that came back short named orgs from a picture up to
         // a quarter of a second old, and the loop's own may have lost rows to claims beside it. The loop walks and
         // claims for this worker; with nothing due, that claim comes back empty and the loop sleeps again.
@@ -380,8 +405,8 @@ public final class SynthesisPool implements Managed {
     /** What the attempt completer claims for the workers its writes free (see {@link AttemptCompleter.Refill}). */
     private final class StoreRefill implements AttemptCompleter.Refill {
         @Override
-        public boolean wanted() {
-            return hold.claimsWanted();
+        public int wanted(int freed) {
+            return hold.claimsWanted() ? Math.max(0, Math.min(freed, freed + room())) : 0;
         }
 
         @Override

@@ -15,6 +15,7 @@ import io.mergesynthesis.service.worker.store.LeaseReader;
 import io.mergesynthesis.synthesis.Ticker;
 import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -208,10 +209,22 @@ class AttemptCompleterTest {
 
     @Test
     void thePoolGathersEachWritersShareOfTheWorkersForHalfAMillisecondAtMost() {
-        assertThat(AttemptCompleter.Gathering.forPool(4, 2))
-                .isEqualTo(new AttemptCompleter.Gathering(2, Duration.ofNanos(500_000)));
+        AttemptCompleter.Gathering four = AttemptCompleter.Gathering.forPool(4, 2);
+        assertThat(four.size()).isEqualTo(2);
+        assertThat(four.atMost()).isEqualTo(Duration.ofNanos(500_000));
         assertThat(AttemptCompleter.Gathering.forPool(5, 2).size()).isEqualTo(3);
         assertThat(AttemptCompleter.Gathering.forPool(1, 2).size()).isEqualTo(1);
+    }
+
+    @Test
+    void aPoolHoldingLeasesAheadGathersItsShareOfThemAsItHoldsThem() {
+        AtomicInteger leases = new AtomicInteger(4);
+        AttemptCompleter.Gathering gathering = AttemptCompleter.Gathering.forPool(leases::get, 2);
+        assertThat(gathering.size()).isEqualTo(2);
+        leases.set(16);
+        assertThat(gathering.size()).isEqualTo(8);
+        leases.set(4);
+        assertThat(gathering.size()).isEqualTo(2);
     }
 
     /** Leases every waiting conflict (up to ten) to {@code owner} for 30 s. */
@@ -226,8 +239,8 @@ class AttemptCompleterTest {
 
     private static final AttemptCompleter.Refill NO_REFILL = new AttemptCompleter.Refill() {
         @Override
-        public boolean wanted() {
-            return false;
+        public int wanted(int freed) {
+            return 0;
         }
 
         @Override

@@ -96,8 +96,8 @@ class StoreRefillTest {
             AtomicInteger claimsTaken = new AtomicInteger();
             AttemptCompleter.Refill failingClaim = new AttemptCompleter.Refill() {
                 @Override
-                public boolean wanted() {
-                    return true;
+                public int wanted(int freed) {
+                    return freed;
                 }
 
                 @Override
@@ -210,8 +210,8 @@ class StoreRefillTest {
                                                 List<LeaseReader.ReadAhead> delivered) {
         return new AttemptCompleter.Refill() {
             @Override
-            public boolean wanted() {
-                return true;
+            public int wanted(int freed) {
+                return freed;
             }
 
             @Override

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import io.mergesynthesis.harness.Replica;
+import io.mergesynthesis.service.worker.pool.LeasesAhead;
 
 /**
  * The order of the measurements, and what each needs. Steps that run without the product (the ceilings) come
@@ -283,7 +284,7 @@ final class BenchPlan {
      */
     private void drainOne(Replica replica) throws Exception {
         warmUpUntilSettled(replica);
-        DbSchedulerPeer peer = new DbSchedulerPeer(db, options.workers());
+        DbSchedulerPeer peer = new DbSchedulerPeer(db, options.workers(), options.peerLead());
         progress("db-scheduler: warming up on " + options.warmUpRows() + " tasks");
         peer.drain(options.warmUpRows());
         if (options.jfr() || options.statements()) {
@@ -315,6 +316,9 @@ final class BenchPlan {
         }
         results.note("pool_and_db_scheduler_pairs", "one replica's drain / db-scheduler's, conflicts or tasks per"
                 + " second, in the order measured (each figure above is the median): " + String.join("; ", each));
+        results.note("db_scheduler_lead", "db-scheduler picked up to " + options.peerLead() + " task(s) per thread"
+                + " (lock-and-fetch upper limit " + options.peerLead() + ".0); the pool holds up to "
+                + (1 + LeasesAhead.most(1)) + " leases per worker while its merges cost nothing (ADR 0077)");
     }
 
     /** Back-to-back pairs of the pool's and the peer's drains: one for a smoke run, three otherwise. */

@@ -16,8 +16,10 @@ import io.mergesynthesis.harness.Replica;
 /**
  * A well-known peer on the same database: db-scheduler draining the same number of one-time tasks that do
  * nothing, with the same thread count and its lock-and-fetch polling (one {@code FOR UPDATE SKIP LOCKED}
- * statement that picks and marks), in this JVM on a plain HikariCP pool. It pays for no row-level security,
- * no per-row org scope and no event, so the pool is not expected to beat it; the ratio shows what those cost.
+ * statement that picks and marks), in this JVM on a plain HikariCP pool. It picks up to {@code lead} tasks per
+ * thread (its lock-and-fetch upper limit): one by default, as many as its threads run at once. It pays for no
+ * row-level security, no per-row org scope and no event, so the pool is not expected to beat it; the ratio shows
+ * what those cost.
  */
 final class DbSchedulerPeer {
 
@@ -50,10 +52,12 @@ final class DbSchedulerPeer {
 
     private final BenchDatabase db;
     private final int threads;
+    private final int lead;
 
-    DbSchedulerPeer(BenchDatabase db, int threads) {
+    DbSchedulerPeer(BenchDatabase db, int threads, int lead) {
         this.db = db;
         this.threads = threads;
+        this.lead = lead;
     }
 
     /** A drain of the peer: tasks per second, and the CPU spent by this process and the database meanwhile. */
@@ -85,7 +89,7 @@ final class DbSchedulerPeer {
         try (HikariDataSource dataSource = new HikariDataSource(config)) {
             Scheduler scheduler = Scheduler.create(dataSource, task)
                     .threads(threads)
-                    .pollUsingLockAndFetch(0.5, 1.0)
+                    .pollUsingLockAndFetch(0.5, lead)
                     .pollingInterval(Duration.ofSeconds(1))
                     .shutdownMaxWait(Duration.ofSeconds(5))
                     .build();

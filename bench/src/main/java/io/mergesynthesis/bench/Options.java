@@ -22,6 +22,7 @@ record Options(
         boolean synchronousCommit,
         boolean jfr,
         boolean statements,
+        int peerLead,
         Path out,
         Path productRoot,
         String databaseUrl,
@@ -61,7 +62,7 @@ record Options(
                                                                   [--provider-warm-up S] [--provider-window S]
                                                                   [--worker-scaling] [--latency]
                                                                   [--synchronous-commit-off] [--jfr]
-                                                                  [--statements]
+                                                                  [--statements] [--peer-lead N]
                                                                   [--scale-tenants] [--scale-rows N] [--scale-reuse]
                                                                   [--batch-lane] [--batch-rows N]
                                                                   [--out DIR] [--product-root DIR] [--wipe]
@@ -108,6 +109,9 @@ record Options(
               --statements        load pg_stat_statements into the embedded database and write what each
                                   statement cost it over a one-replica drain of its own, before the
                                   timed pairs (statements-drain-1.txt under --out)
+              --peer-lead N       db-scheduler picks up to N tasks per thread ahead of its threads'
+                                  work (its lock-and-fetch upper limit; default 1, one per thread; 4 is
+                                  the most the pool holds per worker with leases ahead, ADR 0077)
               --batch-lane        only the batch lane against the interactive lane, on one replica of 16
                                   workers: org A's backlog drained through each (the stand-in answering
                                   a call after 200 ms, ending a batch 15 s after its create; 3 s with
@@ -161,6 +165,7 @@ record Options(
         boolean synchronousCommit = true;
         boolean jfr = false;
         boolean statements = false;
+        int peerLead = 1;
         boolean wipe = false;
         boolean scaleTenants = false;
         boolean batchLane = false;
@@ -189,6 +194,7 @@ record Options(
                 case "--synchronous-commit-off" -> synchronousCommit = false;
                 case "--jfr" -> jfr = true;
                 case "--statements" -> statements = true;
+                case "--peer-lead" -> peerLead = Integer.parseInt(value(args, ++i, "--peer-lead"));
                 case "--wipe" -> wipe = true;
                 case "--scale-tenants" -> scaleTenants = true;
                 case "--batch-lane" -> batchLane = true;
@@ -206,6 +212,9 @@ record Options(
         }
         if (tokenRow != null) {
             checkTokenRow(tokenRow);
+        }
+        if (peerLead < 1 || peerLead > 8) {
+            throw new UsageException("--peer-lead " + peerLead + ": db-scheduler picks 1 to 8 tasks per thread");
         }
         int n = rows != null ? rows : quick ? 500 : 100_000;
         if (n < 1) {
@@ -239,6 +248,7 @@ record Options(
                 synchronousCommit,
                 jfr,
                 statements,
+                peerLead,
                 out.toAbsolutePath(),
                 Product.findRoot(root),
                 url,

@@ -20,10 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * conflict is answered by whatever the test scripts for it (calls with their figures, or a failure carrying them).
  * Counts how often it was asked, to show that a conflict was not.
  */
-final class PayingSynthesizer implements MergeSynthesizer {
+public final class PayingSynthesizer implements MergeSynthesizer {
 
     /** What one call to {@link #synthesizeWithCalls} does. */
-    interface Script {
+    public interface Script {
         Synthesis answer(SuggestedMerge merge) throws SynthesisException;
     }
 
@@ -31,7 +31,7 @@ final class PayingSynthesizer implements MergeSynthesizer {
     private volatile Script script;
     final AtomicInteger asked = new AtomicInteger();
 
-    PayingSynthesizer(Script script) {
+    public PayingSynthesizer(Script script) {
         this.script = script;
     }
 
@@ -40,7 +40,7 @@ final class PayingSynthesizer implements MergeSynthesizer {
     }
 
     /** A call of {@code model} with these figures, whose answer became (or did not become) the merge. */
-    static ProviderCall call(Pass pass, String model, long in, long out, String cost, Disposition disposition) {
+    public static ProviderCall call(Pass pass, String model, long in, long out, String cost, Disposition disposition) {
         return new ProviderCall(java.util.UUID.randomUUID(), pass, "anthropic", model, in, out, 5, 7, new BigDecimal(cost), Duration.ofMillis(42),
                 disposition, "req-" + model + "-" + pass.label(), Instant.now());
     }
@@ -63,7 +63,7 @@ final class PayingSynthesizer implements MergeSynthesizer {
         return script.answer(stub.synthesize(conflict, model));
     }
 
-    static Synthesis paid(SuggestedMerge merge, ProviderCall... calls) {
+    public static Synthesis paid(SuggestedMerge merge, ProviderCall... calls) {
         return new Synthesis(merge, List.of(calls));
     }
 }

@@ -3,11 +3,14 @@ package io.mergesynthesis.service.worker.attempt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.db.OneTripBatch;
+import io.mergesynthesis.service.worker.PayingSynthesizer;
 import io.mergesynthesis.service.worker.WorkerFixture;
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.LeaseReader;
+import io.mergesynthesis.synthesis.ProviderCall.Disposition;
+import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.synthesis.Ticker;
 import io.mergesynthesis.testsupport.Wait;
 import java.sql.Connection;
@@ -59,7 +62,11 @@ class StoreRefillTest {
             for (int i = 0; i < 3; i++) {
                 ids.add(fixture.insertConflict("jira.create_issue", "org-" + i));
             }
-            Replica replica = fixture.replica(WorkerFixture.settings("refill").workers(1), WorkerFixture.stub());
+            // Paid merges: the pool holds no lease ahead of its one worker (ADR 0077), so every claim after the
+            // first is one a store makes for the worker it frees.
+            PayingSynthesizer paying = new PayingSynthesizer(merge -> PayingSynthesizer.paid(merge,
+                    PayingSynthesizer.call(Pass.PRIMARY, "small", 100, 20, "0.000400", Disposition.ANSWER)));
+            Replica replica = fixture.replica(WorkerFixture.settings("refill").workers(1), paying);
             replica.pool().start();
             Wait.until("all three done", Duration.ofSeconds(20),
                     () -> fixture.count("synthesis_state = 'done'") == 3);

@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import io.mergesynthesis.harness.Replica;
-import io.mergesynthesis.service.worker.pool.LeasesAhead;
+import io.mergesynthesis.service.worker.pool.PoolSettings;
 
 /**
  * The order of the measurements, and what each needs. Steps that run without the product (the ceilings) come
@@ -318,7 +318,8 @@ final class BenchPlan {
                 + " second, in the order measured (each figure above is the median): " + String.join("; ", each));
         results.note("db_scheduler_lead", "db-scheduler picked up to " + options.peerLead() + " task(s) per thread"
                 + " (lock-and-fetch upper limit " + options.peerLead() + ".0); the pool holds up to "
-                + (1 + LeasesAhead.most(1)) + " leases per worker while its merges cost nothing (ADR 0077)");
+                + (1 + PoolSettings.DEFAULT_LEASES_AHEAD_PER_WORKER) + " leases per worker while its merges cost"
+                + " nothing and take less than their store (ADR 0077)");
     }
 
     /** Back-to-back pairs of the pool's and the peer's drains: one for a smoke run, three otherwise. */

@@ -5,7 +5,7 @@ import static io.mergesynthesis.service.worker.PayingSynthesizer.paid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
-import io.mergesynthesis.service.worker.pool.LeasesAhead;
+import io.mergesynthesis.service.worker.pool.PoolSettings;
 import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.testsupport.Wait;
@@ -75,7 +75,7 @@ class LeasesPerWorkerTest {
 
             assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
                     .isGreaterThan(WORKERS)
-                    .isLessThanOrEqualTo(WORKERS + LeasesAhead.most(WORKERS));
+                    .isLessThanOrEqualTo(WORKERS * (1 + PoolSettings.DEFAULT_LEASES_AHEAD_PER_WORKER));
             Wait.until("every conflict done", Duration.ofSeconds(40),
                     () -> fixture.count("synthesis_state = 'done'") == BACKLOG);
             assertThat(counting.total.get()).as("one call per conflict, none thrown away").isEqualTo(BACKLOG);

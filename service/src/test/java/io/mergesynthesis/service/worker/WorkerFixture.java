@@ -67,6 +67,7 @@ public final class WorkerFixture implements AutoCloseable {
         boolean listen = false;
         Duration shutdownGrace = Duration.ofSeconds(10);
         long trackerSize = 1_000;
+        int leasesAheadPerWorker = PoolSettings.DEFAULT_LEASES_AHEAD_PER_WORKER;
 
         Settings(String owner) {
             this.owner = owner;
@@ -109,7 +110,7 @@ public final class WorkerFixture implements AutoCloseable {
 
         PoolSettings build() {
             return new PoolSettings(owner, workers, invokeTimeout, maxAttempts, baseBackoff, leaseDuration,
-                    pollInterval, listen, shutdownGrace, trackerSize);
+                    pollInterval, listen, shutdownGrace, trackerSize, leasesAheadPerWorker);
         }
     }
 

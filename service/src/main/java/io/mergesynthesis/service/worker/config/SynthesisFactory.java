@@ -56,6 +56,9 @@ public class SynthesisFactory {
     @Min(1)
     private long attemptTrackerSize = 100_000;
 
+    /** The most leases per worker held ahead of the workers while merges cost nothing (ADR 0077); 0 for none. */
+    private int leasesAheadPerWorker = PoolSettings.DEFAULT_LEASES_AHEAD_PER_WORKER;
+
     /** How often conflicts waiting for a budget are looked at again (a new month, a budget changed by hand). */
     @NotNull
     private Duration budgetRecheck = Duration.seconds(10);
@@ -72,7 +75,8 @@ public class SynthesisFactory {
     public PoolSettings settings(String owner) {
         return new PoolSettings(owner, workers, invokeTimeout.toJavaDuration(), maxAttempts,
                 baseBackoff.toJavaDuration(), leaseDuration.toJavaDuration(), pollInterval.toJavaDuration(),
-                notifications == Notifications.LISTEN, shutdownGrace.toJavaDuration(), attemptTrackerSize);
+                notifications == Notifications.LISTEN, shutdownGrace.toJavaDuration(), attemptTrackerSize,
+                leasesAheadPerWorker);
     }
 
     /**
@@ -198,6 +202,16 @@ public class SynthesisFactory {
     @JsonProperty
     public void setAttemptTrackerSize(long attemptTrackerSize) {
         this.attemptTrackerSize = attemptTrackerSize;
+    }
+
+    @JsonProperty
+    public int getLeasesAheadPerWorker() {
+        return leasesAheadPerWorker;
+    }
+
+    @JsonProperty
+    public void setLeasesAheadPerWorker(int leasesAheadPerWorker) {
+        this.leasesAheadPerWorker = leasesAheadPerWorker;
     }
 
     @JsonProperty

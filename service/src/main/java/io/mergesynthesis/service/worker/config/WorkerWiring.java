@@ -262,7 +262,7 @@ public final class WorkerWiring {
                     SynthesisPool.threadPrefix(settings));
             AttemptCounter counter = new AttemptCounter(new AttemptTracker(settings.attemptTrackerSize(), clock),
                     RetryPolicy.cappedExponential(settings.baseBackoff(), settings.maxAttempts()), metrics);
-            LeasesAhead ahead = new LeasesAhead(settings.workers());
+            LeasesAhead ahead = new LeasesAhead(settings.workers(), settings.leasesAheadPerWorker());
             AttemptCompleter completer = new AttemptCompleter(transactions, COMPLETER_WRITERS,
                     2 * (settings.workers() + ahead.most()),
                     AttemptCompleter.Gathering.forPool(() -> settings.workers() + ahead.count(), COMPLETER_WRITERS),

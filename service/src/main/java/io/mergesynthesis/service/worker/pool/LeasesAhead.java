@@ -3,12 +3,13 @@ package io.mergesynthesis.service.worker.pool;
 import io.mergesynthesis.service.worker.attempt.AttemptRunner;
 
 /**
- * How many leases the pool holds beyond its workers, waiting for a free worker: as many as the workers finish
- * while a finished attempt waits for its store, so that no worker stands idle while the store that frees it and
- * claims its next conflict makes its round trip (Little's law: the workers finish {@code workers / work} a second,
- * and a store takes {@code store}). With a synthesizer that answers in microseconds the workers would otherwise
- * spend most of the time waiting for commits, and every store batch would carry only the few results of the
- * workers' own count.
+ * How many leases the pool holds beyond its workers, waiting for a free worker: while merges take less than
+ * the wait for their store, as many as the workers finish during that wait, so that no worker stands idle while
+ * the store that frees it and claims its next conflict makes its round trip (Little's law: the workers finish
+ * {@code workers / work} a second, and a store takes {@code store}). With a synthesizer that answers in
+ * microseconds the workers would otherwise spend most of the time waiting for commits, and every store batch
+ * would carry only the few results of the workers' own count. A merge that takes longer than its store keeps
+ * its worker busy most of the time anyway, and is not worth a lease that a crash would leave to expire.
  *
  * <p>Only merges that cost nothing count. A merge paid for at a provider puts the count back to none until the
  * merges are free again: a replica never has more paid calls in hand than workers, so that a crash while stores
@@ -20,32 +21,34 @@ import io.mergesynthesis.service.worker.attempt.AttemptRunner;
  */
 public final class LeasesAhead implements AttemptRunner.Pace {
 
-    /** At most this many leases per worker are held ahead: a crash leaves no more than these to expire. */
-    static final int MOST_PER_WORKER = 3;
     /** How much the latest merge weighs in the running averages. */
     static final double WEIGHT = 0.2;
     /** The shortest attempt reckoned with, so that a merge timed at nothing does not divide by zero. */
     private static final double LEAST_WORK_NANOS = 1_000;
 
     private final int workers;
+    private final int most;
     private double workNanos = Double.NaN;
     private double storeNanos = Double.NaN;
 
-    public LeasesAhead(int workers) {
+    /**
+     * @param perWorker the most leases held ahead per worker ({@code synthesis.leasesAheadPerWorker}): a crash
+     *     leaves no more than these to expire; 0 holds none
+     */
+    public LeasesAhead(int workers, int perWorker) {
         if (workers < 1) {
             throw new IllegalArgumentException("a pool has at least one worker, got " + workers);
         }
+        if (perWorker < 0) {
+            throw new IllegalArgumentException("leases ahead per worker cannot be negative, got " + perWorker);
+        }
         this.workers = workers;
-    }
-
-    /** The most leases ever held ahead of {@code workers} workers. */
-    public static int most(int workers) {
-        return workers * MOST_PER_WORKER;
+        this.most = workers * perWorker;
     }
 
     /** The most this pool ever holds ahead. */
     public int most() {
-        return most(workers);
+        return most;
     }
 
     @Override
@@ -61,11 +64,11 @@ public final class LeasesAhead implements AttemptRunner.Pace {
 
     /** How many leases to hold ahead of the workers now: between none and {@link #most()}. */
     public synchronized int count() {
-        if (Double.isNaN(workNanos)) {
+        if (Double.isNaN(workNanos) || workNanos >= storeNanos) {
             return 0;
         }
         double finishedDuringAStore = workers * storeNanos / workNanos;
-        return (int) Math.min(most(), Math.floor(finishedDuringAStore));
+        return (int) Math.min(most, Math.floor(finishedDuringAStore));
     }
 
     private static double averaged(double average, double latest) {

@@ -13,7 +13,12 @@ import java.util.Optional;
  */
 public record PoolSettings(String owner, int workers, Duration invokeTimeout, int maxAttempts, Duration baseBackoff,
                            Duration leaseDuration, Duration pollInterval, boolean listen, Duration shutdownGrace,
-                           long attemptTrackerSize) {
+                           long attemptTrackerSize, int leasesAheadPerWorker) {
+
+    /** At most this many leases per worker are held ahead of the workers by default (ADR 0077). */
+    public static final int DEFAULT_LEASES_AHEAD_PER_WORKER = 3;
+    /** The most {@code synthesis.leasesAheadPerWorker} accepts. */
+    static final int MOST_LEASES_AHEAD_PER_WORKER = 16;
 
     /** The least time a lease must leave beyond the invoke timeout. */
     static final Duration MINIMUM_MARGIN = Duration.ofSeconds(1);
@@ -25,6 +30,9 @@ public record PoolSettings(String owner, int workers, Duration invokeTimeout, in
         require(positive(baseBackoff), "synthesis.baseBackoff must be positive, got " + baseBackoff);
         require(positive(pollInterval), "synthesis.pollInterval must be positive, got " + pollInterval);
         require(attemptTrackerSize >= 1, "synthesis.attemptTrackerSize must be at least 1, got " + attemptTrackerSize);
+        require(leasesAheadPerWorker >= 0 && leasesAheadPerWorker <= MOST_LEASES_AHEAD_PER_WORKER,
+                "synthesis.leasesAheadPerWorker must be between 0 (one lease per worker) and "
+                        + MOST_LEASES_AHEAD_PER_WORKER + ", got " + leasesAheadPerWorker);
         leaseProblem(leaseDuration, invokeTimeout).ifPresent(problem -> {
             throw new IllegalArgumentException(problem);
         });

@@ -48,6 +48,21 @@ class ConfigRefusalTest {
         assertThat(settings.maxAttempts()).isEqualTo(3);
         assertThat(settings.baseBackoff()).isEqualTo(java.time.Duration.ofSeconds(1));
         assertThat(settings.listen()).isTrue();
+        assertThat(settings.leasesAheadPerWorker()).isEqualTo(3);
+    }
+
+    @Test
+    void leasesAheadPerWorkerOutsideZeroToSixteenIsRefusedNamingTheSetting() {
+        SynthesisFactory factory = new SynthesisFactory();
+        for (int refused : new int[] {-1, 17}) {
+            factory.setLeasesAheadPerWorker(refused);
+            assertThatThrownBy(() -> factory.settings("r"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("synthesis.leasesAheadPerWorker must be between 0 (one lease per worker) "
+                            + "and 16, got " + refused);
+        }
+        factory.setLeasesAheadPerWorker(0);
+        assertThat(factory.settings("r").leasesAheadPerWorker()).isZero();
     }
 
     @Test

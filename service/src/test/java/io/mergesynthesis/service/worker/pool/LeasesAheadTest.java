@@ -13,35 +13,47 @@ class LeasesAheadTest {
 
     @Test
     void noneAreHeldAheadBeforeTheFirstMerge() {
-        assertThat(new LeasesAhead(4).count()).isZero();
+        assertThat(new LeasesAhead(4, 3).count()).isZero();
     }
 
     @Test
     void asManyAreHeldAheadAsTheWorkersFinishWhileAStoreWaits() {
-        LeasesAhead ahead = new LeasesAhead(4);
-        // Each merge holds its worker 1 ms and waits 0.5 ms for its store: four workers finish two in that time.
-        ahead.merged(MILLI, MILLI / 2, false);
-        assertThat(ahead.count()).isEqualTo(2);
+        LeasesAhead ahead = new LeasesAhead(4, 3);
+        // Each merge holds its worker 0.5 ms and waits 1.25 ms for its store: four workers finish ten meanwhile.
+        ahead.merged(MILLI / 2, MILLI + MILLI / 4, false);
+        assertThat(ahead.count()).isEqualTo(10);
     }
 
     @Test
     void mergesThatTakeLongerThanTheirStoreAreNotHeldAhead() {
-        LeasesAhead ahead = new LeasesAhead(4);
-        // A provider's round trip of 800 ms against a store of 2 ms: four workers finish none meanwhile.
+        LeasesAhead ahead = new LeasesAhead(4, 3);
+        // 50 ms against a store of 13 ms: four workers would finish one meanwhile, but each is busy most of the
+        // time already.
+        ahead.merged(50 * MILLI, 13 * MILLI, false);
+        assertThat(ahead.count()).isZero();
+        // A provider's round trip of 800 ms against a store of 2 ms.
         ahead.merged(800 * MILLI, 2 * MILLI, false);
         assertThat(ahead.count()).isZero();
     }
 
     @Test
-    void mergesOfMicrosecondsAreHeldAheadUpToTheMost() {
-        LeasesAhead ahead = new LeasesAhead(4);
+    void noneAreHeldAheadWhenTheSettingSaysNone() {
+        LeasesAhead ahead = new LeasesAhead(4, 0);
         ahead.merged(50 * MICRO, 2 * MILLI, false);
-        assertThat(ahead.count()).isEqualTo(ahead.most()).isEqualTo(4 * LeasesAhead.MOST_PER_WORKER);
+        assertThat(ahead.most()).isZero();
+        assertThat(ahead.count()).isZero();
+    }
+
+    @Test
+    void mergesOfMicrosecondsAreHeldAheadUpToTheMost() {
+        LeasesAhead ahead = new LeasesAhead(4, 3);
+        ahead.merged(50 * MICRO, 2 * MILLI, false);
+        assertThat(ahead.count()).isEqualTo(ahead.most()).isEqualTo(12);
     }
 
     @Test
     void aPaidMergeEndsTheLeasesAheadUntilFreeMergesAreTimedAgain() {
-        LeasesAhead ahead = new LeasesAhead(2);
+        LeasesAhead ahead = new LeasesAhead(2, 3);
         ahead.merged(50 * MICRO, 2 * MILLI, false);
         assertThat(ahead.count()).isEqualTo(ahead.most());
 
@@ -54,36 +66,40 @@ class LeasesAheadTest {
 
     @Test
     void oneSlowMergeDoesNotSwingTheCount() {
-        LeasesAhead ahead = new LeasesAhead(8);
+        LeasesAhead ahead = new LeasesAhead(4, 3);
         for (int i = 0; i < 20; i++) {
-            ahead.merged(100 * MICRO, MILLI, false);
+            ahead.merged(100 * MICRO, 10 * MILLI, false);
         }
         assertThat(ahead.count()).isEqualTo(ahead.most());
-        // A pause of the collector makes one merge take 20 ms: the average rises to about 4 ms, and eight
-        // workers of that pace still finish one during a store; the average comes back as merges do.
-        ahead.merged(20 * MILLI, MILLI, false);
-        assertThat(ahead.count()).isEqualTo(1);
+        // A pause of the collector makes one merge take 20 ms: the average rises to about 4 ms, still less than
+        // a store, and four workers of that pace finish nine during one; the average comes back as merges do.
+        ahead.merged(20 * MILLI, 10 * MILLI, false);
+        assertThat(ahead.count()).isEqualTo(9);
         for (int i = 0; i < 30; i++) {
-            ahead.merged(100 * MICRO, MILLI, false);
+            ahead.merged(100 * MICRO, 10 * MILLI, false);
         }
         assertThat(ahead.count()).isEqualTo(ahead.most());
     }
 
     @Test
-    void theCountStaysBetweenNoneAndTheMostAndIsNoneAfterEveryPaidMerge() {
+    void theCountStaysBetweenNoneAndTheMostAndIsNoneAfterAPaidMergeOrWhileMergesOutlastTheirStores() {
         Random random = new Random(77);
         for (int run = 0; run < 200; run++) {
             int workers = 1 + random.nextInt(64);
-            LeasesAhead ahead = new LeasesAhead(workers);
+            int perWorker = random.nextInt(17);
+            LeasesAhead ahead = new LeasesAhead(workers, perWorker);
+            // Whether every merge timed since the last paid one (or the start) took at least its store.
+            boolean eachOutlastedItsStore = true;
             for (int merge = 0; merge < 50; merge++) {
                 long work = random.nextInt(3) == 0 ? 0 : (long) (Math.pow(10, random.nextDouble() * 10));
                 long store = (long) (Math.pow(10, random.nextDouble() * 10)) - 1;
                 boolean paid = random.nextInt(5) == 0;
                 ahead.merged(work, store, paid);
+                eachOutlastedItsStore = paid || eachOutlastedItsStore && work >= store;
                 int count = ahead.count();
-                assertThat(count).isBetween(0, workers * LeasesAhead.MOST_PER_WORKER);
-                if (paid) {
-                    assertThat(count).isZero();
+                assertThat(count).isBetween(0, workers * perWorker);
+                if (paid || eachOutlastedItsStore) {
+                    assertThat(count).as("run %d, merge %d", run, merge).isZero();
                 }
             }
         }
@@ -91,7 +107,7 @@ class LeasesAheadTest {
 
     @Test
     void aPoolHasAtLeastOneWorker() {
-        assertThatThrownBy(() -> new LeasesAhead(0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LeasesAhead(0, 3)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at least one worker");
     }
 }

@@ -8,6 +8,8 @@ import io.prometheus.client.Gauge;
 import io.prometheus.client.Histogram;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.DoubleSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -60,13 +62,25 @@ public final class SynthesisMetrics {
      * per process should register this; it is left out of the constructor so tests can build many pools.
      */
     public static void registerWaiting(CollectorRegistry registry, LongSupplier waiting) {
-        Gauge gauge = Gauge.build("synthesis_pending_conflicts",
-                        "Conflicts pending or in progress in the database (counted up to a cap).")
-                .register(registry);
-        gauge.setChild(new Gauge.Child() {
+        registerAsked(registry, "synthesis_pending_conflicts",
+                "Conflicts pending or in progress in the database (counted up to a cap).", waiting::getAsLong);
+    }
+
+    /**
+     * Reports how many leases the pool holds ahead of its workers, waiting for a free one, asking {@code ahead} on
+     * each scrape (ADR 0077). Registered once per process, as {@link #registerWaiting} is.
+     */
+    public static void registerLeasesAhead(CollectorRegistry registry, IntSupplier ahead) {
+        registerAsked(registry, "synthesis_leases_ahead", "Leases this replica holds ahead of its workers, waiting "
+                + "for a free one (only while merges cost nothing and take less than their store).", ahead::getAsInt);
+    }
+
+    /** A gauge without labels whose value is asked of {@code value} on each scrape. */
+    private static void registerAsked(CollectorRegistry registry, String name, String help, DoubleSupplier value) {
+        Gauge.build(name, help).register(registry).setChild(new Gauge.Child() {
             @Override
             public double get() {
-                return waiting.getAsLong();
+                return value.getAsDouble();
             }
         });
     }

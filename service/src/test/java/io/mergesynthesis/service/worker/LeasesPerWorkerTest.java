@@ -71,6 +71,7 @@ class LeasesPerWorkerTest {
             long mostLeases;
             try (StoresHeldBack held = new StoresHeldBack(fixture)) {
                 mostLeases = mostLeasesOverTenRounds(fixture, replica, "free-merges");
+                assertThat(replica.pool().leasesHeldAhead()).as("what the gauge shows").isPositive();
             }
 
             assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)

@@ -32,6 +32,7 @@ class MetricsTest {
         CollectorRegistry registry = new CollectorRegistry(true);
         new SynthesisMetrics(registry);
         SynthesisMetrics.registerWaiting(registry, () -> 7);
+        SynthesisMetrics.registerLeasesAhead(registry, () -> 5);
         List<Sample> samples = samples(registry);
 
         assertThat(valuesOf(samples, "synthesis_attempts_total", "outcome"))
@@ -67,6 +68,7 @@ class MetricsTest {
         assertThat(labelled).isEqualTo(12 + MergeFinding.Code.values().length);
         assertThat(registry.getSampleValue("synthesis_pending_conflicts")).isEqualTo(7.0);
         assertThat(registry.getSampleValue("synthesis_in_flight")).isZero();
+        assertThat(registry.getSampleValue("synthesis_leases_ahead")).isEqualTo(5.0);
         assertThat(registry.getSampleValue("synthesis_lease_recoveries_total")).isZero();
     }
 

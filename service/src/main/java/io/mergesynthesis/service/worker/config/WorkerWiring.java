@@ -130,6 +130,7 @@ public final class WorkerWiring {
                         + "(DATABASE_LISTEN_URL): new conflicts are found by polling every {}",
                         config.getPollInterval()));
         SynthesisPool pool = builder.build();
+        SynthesisMetrics.registerLeasesAhead(service.registry(), pool::leasesHeldAhead);
 
         environment.healthChecks().register(SynthesizerHealthCheck.NAME, new SynthesizerHealthCheck(synthesizer));
         if (orgModels != OrgModelCheck.NONE) {

@@ -215,9 +215,14 @@ public final class SynthesisPool implements Managed {
         return Math.min(settings.workers(), leasesHeld());
     }
 
-    /** How many leases the pool holds ahead of its workers now, at most ({@link LeasesAhead}). */
+    /** How many leases the pool would hold ahead of its workers now, at most ({@link LeasesAhead}). */
     public int leasesAhead() {
         return ahead.count();
+    }
+
+    /** How many leases this pool holds ahead of its workers now, read without a lock: for the metrics. */
+    public int leasesHeldAhead() {
+        return Math.max(0, leasesHeld() - settings.workers());
     }
 
     /** How many leases this pool holds now, those waiting ahead of the workers included. */

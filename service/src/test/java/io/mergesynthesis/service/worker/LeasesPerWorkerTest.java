@@ -6,11 +6,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mergesynthesis.service.worker.WorkerFixture.Replica;
 import io.mergesynthesis.service.worker.pool.PoolSettings;
+import io.mergesynthesis.synthesis.ConflictSnapshot;
+import io.mergesynthesis.synthesis.MergeSynthesizer;
 import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.ProviderCall.Pass;
+import io.mergesynthesis.synthesis.ResolvedModel;
+import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
@@ -28,6 +35,8 @@ class LeasesPerWorkerTest {
     private static final int CONFLICTS = 20;
     /** Enough that the drain is still going when the test has seen what it waits for. */
     private static final int BACKLOG = 3_000;
+    /** Calls answered at once before a synthesizer slows down. */
+    private static final int FAST_CALLS = 100;
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -105,6 +114,59 @@ class LeasesPerWorkerTest {
             assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
                     .isEqualTo(WORKERS);
         }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void leasesHeldAheadAreGivenBackUnstartedOnceMergesSlowDown() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            fixture.insertConflicts(BACKLOG, "jira.create_issue");
+            // The first hundred calls answer at once, every later one only when the test lets it.
+            Semaphore answers = new Semaphore(0);
+            AtomicInteger started = new AtomicInteger();
+            MergeSynthesizer stub = WorkerFixture.stub();
+            MergeSynthesizer gated = new MergeSynthesizer() {
+                @Override
+                public String name() {
+                    return "gated";
+                }
+
+                @Override
+                public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+                        throws SynthesisException, InterruptedException {
+                    if (started.incrementAndGet() > FAST_CALLS) {
+                        answers.acquire();
+                    }
+                    return stub.synthesize(conflict, model);
+                }
+            };
+            Replica replica = fixture.replica(WorkerFixture.settings("slowing").workers(WORKERS), gated);
+            replica.pool().start();
+            Wait.until("a call per worker waiting, with leases held ahead of them", Duration.ofSeconds(30),
+                    () -> started.get() == FAST_CALLS + WORKERS && heldBy(fixture, "slowing") > WORKERS);
+
+            // The waiting calls go on for three rounds of the claim loop, a poll interval each: merges far slower
+            // than their store. Once they are stored, nothing is wanted ahead, and the leases queued ahead are
+            // given back as workers reach them, uncalled; the workers go on to calls that wait again.
+            long rounds = replica.pool().claimRounds();
+            Wait.until("three more rounds of the claim loop", Duration.ofSeconds(20),
+                    () -> replica.pool().claimRounds() >= rounds + 3);
+            answers.release(WORKERS);
+            Wait.until("leases held no more than workers", Duration.ofSeconds(20),
+                    () -> started.get() == FAST_CALLS + 2 * WORKERS && heldBy(fixture, "slowing") == WORKERS);
+            assertThat(replica.pool().leasesAhead()).isZero();
+            assertThat(started.get()).as("calls made: the leases given back were not called")
+                    .isEqualTo(FAST_CALLS + 2 * WORKERS);
+
+            answers.release(BACKLOG);
+            Wait.until("every conflict done", Duration.ofSeconds(40),
+                    () -> fixture.count("synthesis_state = 'done'") == BACKLOG);
+            assertThat(started.get()).as("one call per conflict, none thrown away").isEqualTo(BACKLOG);
+        }
+    }
+
+    private static long heldBy(WorkerFixture fixture, String owner) {
+        return fixture.count("lease_owner = '" + owner + "' AND synthesis_state = 'in_progress'");
     }
 
     /**

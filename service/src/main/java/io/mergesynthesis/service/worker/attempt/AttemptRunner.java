@@ -48,14 +48,19 @@ public final class AttemptRunner {
         void pauseClaims(String provider, boolean defaultRoute, Duration retryAfter);
     }
 
-    /** What the runner tells of each merge it stored: how long it held its worker and then waited for its store. */
+    /**
+     * What the runner tells of each merge: how long it held its worker, told as it is handed in to be stored
+     * (before the worker takes its next lease), and how long it then waited for its store, told once stored.
+     */
     public interface Pace {
         /**
-         * @param workNanos  from the worker taking the lease to its merge handed in to be stored
-         * @param storeNanos from then until the store committed
-         * @param paid       whether the merge cost provider calls
+         * @param workNanos from the worker taking the lease to its merge made
+         * @param paid      whether the merge cost provider calls
          */
-        void merged(long workNanos, long storeNanos, boolean paid);
+        void made(long workNanos, boolean paid);
+
+        /** @param storeNanos from a merge handed in until its store committed */
+        void stored(long storeNanos);
     }
 
     private final ScopedTransactions transactions;
@@ -105,13 +110,14 @@ public final class AttemptRunner {
         long began = ticker.nanos();
         metrics.started();
         CompletableFuture<Outcome> attempted;
-        boolean paid;
         long handedIn;
         try {
             AttemptResult result = spans.around(lease, () -> attempt(lease, scopeOrg, readAhead));
-            paid = !result.calls().isEmpty();
-            attempted = finish(result);
             handedIn = ticker.nanos();
+            if (result instanceof AttemptResult.Stored) {
+                pace.made(handedIn - began, !result.calls().isEmpty());
+            }
+            attempted = finish(result);
         } catch (RuntimeException | Error e) {
             metrics.finished();
             throw e;
@@ -122,7 +128,7 @@ public final class AttemptRunner {
                 metrics.attempted(outcome, Duration.between(started, clock.instant()));
             }
             if (outcome == Outcome.SUCCESS) {
-                pace.merged(handedIn - began, ticker.nanos() - handedIn, paid);
+                pace.stored(ticker.nanos() - handedIn);
             }
         }).thenApply(Optional::ofNullable);
     }

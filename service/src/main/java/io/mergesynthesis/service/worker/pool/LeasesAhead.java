@@ -51,20 +51,30 @@ public final class LeasesAhead implements AttemptRunner.Pace {
         return most;
     }
 
+    /**
+     * Told as a merge is handed in, before its worker takes the next lease: a merge much slower than the last
+     * ones, or a paid one, ends the lead at once, and that worker gives back the lease it would have started.
+     */
     @Override
-    public synchronized void merged(long workNanos, long storeNanos, boolean paid) {
+    public synchronized void made(long workNanos, boolean paid) {
         if (paid) {
             this.workNanos = Double.NaN;
             this.storeNanos = Double.NaN;
             return;
         }
         this.workNanos = averaged(this.workNanos, Math.max(LEAST_WORK_NANOS, workNanos));
-        this.storeNanos = averaged(this.storeNanos, Math.max(0, storeNanos));
+    }
+
+    @Override
+    public synchronized void stored(long storeNanos) {
+        if (!Double.isNaN(workNanos)) {
+            this.storeNanos = averaged(this.storeNanos, Math.max(0, storeNanos));
+        }
     }
 
     /** How many leases to hold ahead of the workers now: between none and {@link #most()}. */
     public synchronized int count() {
-        if (Double.isNaN(workNanos) || workNanos >= storeNanos) {
+        if (Double.isNaN(workNanos) || Double.isNaN(storeNanos) || workNanos >= storeNanos) {
             return 0;
         }
         double finishedDuringAStore = workers * storeNanos / workNanos;

@@ -85,6 +85,8 @@ public final class SynthesisPool implements Managed {
     private final LeasesAhead ahead;
     private final FailureStreak claimFailures;
     private final AtomicInteger lostWorkers = new AtomicInteger();
+    /** Leases held ahead that are being given back, unstarted, because none are wanted ahead any more. */
+    private final AtomicInteger givingBack = new AtomicInteger();
     /** Permits that finished workers hand straight on to the leases their store claimed, instead of releasing. */
     private final AtomicInteger handedOver = new AtomicInteger();
     /** Rounds of the claim loop so far, for {@link #claimRounds()}. */
@@ -362,6 +364,10 @@ public final class SynthesisPool implements Managed {
 
     private void runOnWorker(Lease lease, LeaseReader.ReadAhead readAhead) {
         workers.execute(() -> {
+            if (noLongerWantedAhead()) {
+                giveBackAhead(lease);
+                return;
+            }
             CompletableFuture<Optional<Outcome>> attempt;
             try {
                 attempt = runner.run(lease, readAhead);
@@ -380,6 +386,31 @@ public final class SynthesisPool implements Managed {
                 }
                 freeWorker();
             });
+        });
+    }
+
+    /**
+     * Whether the lease a worker is about to start is one more than the pool now holds ahead of its workers: they
+     * hold none ahead any more (the merges slowed down, or were paid for), and more leases are held than workers,
+     * less those already on their way back. Only when none are held ahead, so that a count that moves between
+     * busy moments costs no lease its place.
+     */
+    private boolean noLongerWantedAhead() {
+        return ahead.count() == 0 && leasesHeld() - givingBack.get() > settings.workers();
+    }
+
+    /**
+     * Gives back a lease held ahead that is no longer wanted, unstarted and uncounted, so that the next claim puts
+     * the fair order first again: a conflict reported meanwhile by an org with nothing else waiting comes before
+     * the leases taken while merges were fast.
+     */
+    private void giveBackAhead(Lease lease) {
+        givingBack.incrementAndGet();
+        runner.handBack(lease).whenComplete((outcome, error) -> {
+            // Its place first: between the two, the lease counts neither as held nor as on its way back, and a
+            // worker starting then keeps its lease rather than giving one back too many.
+            freeWorker();
+            givingBack.decrementAndGet();
         });
     }
 

@@ -20,7 +20,7 @@ class LeasesAheadTest {
     void asManyAreHeldAheadAsTheWorkersFinishWhileAStoreWaits() {
         LeasesAhead ahead = new LeasesAhead(4, 3);
         // Each merge holds its worker 0.5 ms and waits 1.25 ms for its store: four workers finish ten meanwhile.
-        ahead.merged(MILLI / 2, MILLI + MILLI / 4, false);
+        merged(ahead, MILLI / 2, MILLI + MILLI / 4, false);
         assertThat(ahead.count()).isEqualTo(10);
     }
 
@@ -29,17 +29,17 @@ class LeasesAheadTest {
         LeasesAhead ahead = new LeasesAhead(4, 3);
         // 50 ms against a store of 13 ms: four workers would finish one meanwhile, but each is busy most of the
         // time already.
-        ahead.merged(50 * MILLI, 13 * MILLI, false);
+        merged(ahead, 50 * MILLI, 13 * MILLI, false);
         assertThat(ahead.count()).isZero();
         // A provider's round trip of 800 ms against a store of 2 ms.
-        ahead.merged(800 * MILLI, 2 * MILLI, false);
+        merged(ahead, 800 * MILLI, 2 * MILLI, false);
         assertThat(ahead.count()).isZero();
     }
 
     @Test
     void noneAreHeldAheadWhenTheSettingSaysNone() {
         LeasesAhead ahead = new LeasesAhead(4, 0);
-        ahead.merged(50 * MICRO, 2 * MILLI, false);
+        merged(ahead, 50 * MICRO, 2 * MILLI, false);
         assertThat(ahead.most()).isZero();
         assertThat(ahead.count()).isZero();
     }
@@ -47,20 +47,20 @@ class LeasesAheadTest {
     @Test
     void mergesOfMicrosecondsAreHeldAheadUpToTheMost() {
         LeasesAhead ahead = new LeasesAhead(4, 3);
-        ahead.merged(50 * MICRO, 2 * MILLI, false);
+        merged(ahead, 50 * MICRO, 2 * MILLI, false);
         assertThat(ahead.count()).isEqualTo(ahead.most()).isEqualTo(12);
     }
 
     @Test
     void aPaidMergeEndsTheLeasesAheadUntilFreeMergesAreTimedAgain() {
         LeasesAhead ahead = new LeasesAhead(2, 3);
-        ahead.merged(50 * MICRO, 2 * MILLI, false);
+        merged(ahead, 50 * MICRO, 2 * MILLI, false);
         assertThat(ahead.count()).isEqualTo(ahead.most());
 
-        ahead.merged(50 * MICRO, 2 * MILLI, true);
+        merged(ahead, 50 * MICRO, 2 * MILLI, true);
         assertThat(ahead.count()).as("after a paid merge, however fast").isZero();
 
-        ahead.merged(50 * MICRO, 2 * MILLI, false);
+        merged(ahead, 50 * MICRO, 2 * MILLI, false);
         assertThat(ahead.count()).isEqualTo(ahead.most());
     }
 
@@ -68,15 +68,15 @@ class LeasesAheadTest {
     void oneSlowMergeDoesNotSwingTheCount() {
         LeasesAhead ahead = new LeasesAhead(4, 3);
         for (int i = 0; i < 20; i++) {
-            ahead.merged(100 * MICRO, 10 * MILLI, false);
+            merged(ahead, 100 * MICRO, 10 * MILLI, false);
         }
         assertThat(ahead.count()).isEqualTo(ahead.most());
         // A pause of the collector makes one merge take 20 ms: the average rises to about 4 ms, still less than
         // a store, and four workers of that pace finish nine during one; the average comes back as merges do.
-        ahead.merged(20 * MILLI, 10 * MILLI, false);
+        merged(ahead, 20 * MILLI, 10 * MILLI, false);
         assertThat(ahead.count()).isEqualTo(9);
         for (int i = 0; i < 30; i++) {
-            ahead.merged(100 * MICRO, 10 * MILLI, false);
+            merged(ahead, 100 * MICRO, 10 * MILLI, false);
         }
         assertThat(ahead.count()).isEqualTo(ahead.most());
     }
@@ -94,7 +94,7 @@ class LeasesAheadTest {
                 long work = random.nextInt(3) == 0 ? 0 : (long) (Math.pow(10, random.nextDouble() * 10));
                 long store = (long) (Math.pow(10, random.nextDouble() * 10)) - 1;
                 boolean paid = random.nextInt(5) == 0;
-                ahead.merged(work, store, paid);
+                merged(ahead, work, store, paid);
                 eachOutlastedItsStore = paid || eachOutlastedItsStore && work >= store;
                 int count = ahead.count();
                 assertThat(count).isBetween(0, workers * perWorker);
@@ -106,8 +106,26 @@ class LeasesAheadTest {
     }
 
     @Test
+    void aMergeFarSlowerThanTheLastEndsTheLeadAsItIsMadeBeforeItsStore() {
+        LeasesAhead ahead = new LeasesAhead(4, 3);
+        for (int i = 0; i < 10; i++) {
+            merged(ahead, 50 * MICRO, MILLI, false);
+        }
+        assertThat(ahead.count()).isEqualTo(ahead.most());
+        // A merge that waited 200 ms: told as it is handed in, its store not yet begun.
+        ahead.made(200 * MILLI, false);
+        assertThat(ahead.count()).isZero();
+    }
+
+    @Test
     void aPoolHasAtLeastOneWorker() {
         assertThatThrownBy(() -> new LeasesAhead(0, 3)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at least one worker");
+    }
+
+    /** A merge as the runner tells of it: made and handed in, then stored. */
+    private static void merged(LeasesAhead ahead, long workNanos, long storeNanos, boolean paid) {
+        ahead.made(workNanos, paid);
+        ahead.stored(storeNanos);
     }
 }

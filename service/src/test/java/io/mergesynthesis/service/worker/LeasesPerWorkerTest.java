@@ -12,9 +12,11 @@ import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.ProviderCall.Pass;
 import io.mergesynthesis.synthesis.ResolvedModel;
 import io.mergesynthesis.synthesis.SuggestedMerge;
+import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.SynthesisException;
 import io.mergesynthesis.testsupport.Wait;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -113,6 +115,36 @@ class LeasesPerWorkerTest {
 
             assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
                     .isEqualTo(WORKERS);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void paidFailuresEndTheLeadAsPaidMergesDo() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            fixture.insertConflicts(BACKLOG, "jira.create_issue");
+            AtomicInteger asked = new AtomicInteger();
+            // Free merges at first, then every call paid for and its answer refused.
+            PayingSynthesizer paying = new PayingSynthesizer(merge -> {
+                if (asked.incrementAndGet() <= FAST_CALLS) {
+                    return Synthesis.free(merge);
+                }
+                throw new SynthesisException("the answer was not a merge", null,
+                        List.of(call(Pass.PRIMARY, "small", 100, 20, "0.000400", Disposition.ANSWER)));
+            });
+            Replica replica = fixture.replica(WorkerFixture.settings("paid-failures").workers(WORKERS), paying);
+            replica.pool().start();
+            Wait.until("paid failures after the free merges", Duration.ofSeconds(30),
+                    () -> asked.get() > FAST_CALLS + 10 * WORKERS);
+
+            long mostLeases;
+            try (StoresHeldBack held = new StoresHeldBack(fixture)) {
+                // Failures write no event, so they go on while the merges' stores are held back.
+                mostLeases = mostLeasesOverTenRounds(fixture, replica, "paid-failures");
+            }
+            assertThat(replica.pool().leasesAhead()).isZero();
+            assertThat(mostLeases).as("leases held at once by a replica of %d workers making paid calls", WORKERS)
+                    .isLessThanOrEqualTo(WORKERS);
         }
     }
 

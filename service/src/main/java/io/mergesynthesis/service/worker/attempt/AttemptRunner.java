@@ -54,8 +54,10 @@ public final class AttemptRunner {
      */
     public interface Pace {
         /**
-         * @param workNanos from the worker taking the lease to its merge made
-         * @param paid      whether the merge cost provider calls
+         * Told of every merge made, and of every attempt that paid for provider calls, merge or not.
+         *
+         * @param workNanos from the worker taking the lease to the attempt's end handed in
+         * @param paid      whether the attempt cost provider calls
          */
         void made(long workNanos, boolean paid);
 
@@ -114,8 +116,9 @@ public final class AttemptRunner {
         try {
             AttemptResult result = spans.around(lease, () -> attempt(lease, scopeOrg, readAhead));
             handedIn = ticker.nanos();
-            if (result instanceof AttemptResult.Stored) {
-                pace.made(handedIn - began, !result.calls().isEmpty());
+            boolean paid = !result.calls().isEmpty();
+            if (paid || result instanceof AttemptResult.Stored) {
+                pace.made(handedIn - began, paid);
             }
             attempted = finish(result);
         } catch (RuntimeException | Error e) {

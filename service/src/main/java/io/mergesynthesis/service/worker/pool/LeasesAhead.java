@@ -11,13 +11,16 @@ import io.mergesynthesis.service.worker.attempt.AttemptRunner;
  * would carry only the few results of the workers' own count. A merge that takes longer than its store keeps
  * its worker busy most of the time anyway, and is not worth a lease that a crash would leave to expire.
  *
- * <p>Only merges that cost nothing count. A merge paid for at a provider puts the count back to none until the
- * merges are free again: a replica never has more paid calls in hand than workers, so that a crash while stores
- * are slow loses no more than that (ADR 0077). A paid call also takes a provider's round trip, far longer than a
- * store, so the rule would give next to nothing there anyway. Before the first merge, none are held ahead.
+ * <p>Only merges that cost nothing count. An attempt paid for at a provider, merge or failure, puts the count
+ * back to none until the merges are free again: a replica never has more paid calls in hand than workers, so
+ * that a crash while stores are slow loses no more than that (ADR 0077). A paid call also takes a provider's
+ * round trip, far longer than a store, so the rule would give next to nothing there anyway. Before the first
+ * merge, none are held ahead.
  *
  * <p>The two times are averaged over the last merges, a recent one weighing {@link #WEIGHT}, so that one slow
- * commit or one merge delayed by the garbage collector does not swing the count.
+ * commit does not swing the count much. One merge a hundred times slower than the last ones (a pause of the
+ * garbage collector) can end the lead for the few merges the average takes to come back; the leases then queued
+ * ahead are given back, as they are whenever merges slow down.
  */
 public final class LeasesAhead implements AttemptRunner.Pace {
 

@@ -407,8 +407,8 @@ public final class SynthesisPool implements Managed {
     private void giveBackAhead(Lease lease) {
         givingBack.incrementAndGet();
         runner.handBack(lease).whenComplete((outcome, error) -> {
-            // Its place first: between the two, the lease counts neither as held nor as on its way back, and a
-            // worker starting then keeps its lease rather than giving one back too many.
+            // Its place first: between the two it still counts as on its way back, though no longer held, and a
+            // worker starting then may keep a lease it could have given back, never give back one too many.
             freeWorker();
             givingBack.decrementAndGet();
         });

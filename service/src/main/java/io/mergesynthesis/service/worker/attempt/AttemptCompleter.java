@@ -99,12 +99,10 @@ public final class AttemptCompleter {
             return sizeNow.getAsInt();
         }
 
-        /** The pool's: each writer's share of the workers, gathered for at most {@link #POOL_WAIT}. */
-        public static Gathering forPool(int workers, int writers) {
-            return forPool(() -> workers, writers);
-        }
-
-        /** As above, for a pool that holds {@code leases} now: its workers and the leases held ahead of them. */
+        /**
+         * The pool's: each writer's share of the leases the pool holds now ({@code leases}: its workers and those
+         * held ahead of them), gathered for at most {@link #POOL_WAIT}.
+         */
         public static Gathering forPool(IntSupplier leases, int writers) {
             return new Gathering(() -> Math.max(1, (leases.getAsInt() + writers - 1) / writers), POOL_WAIT);
         }

@@ -209,11 +209,11 @@ class AttemptCompleterTest {
 
     @Test
     void thePoolGathersEachWritersShareOfTheWorkersForHalfAMillisecondAtMost() {
-        AttemptCompleter.Gathering four = AttemptCompleter.Gathering.forPool(4, 2);
+        AttemptCompleter.Gathering four = AttemptCompleter.Gathering.forPool(() -> 4, 2);
         assertThat(four.size()).isEqualTo(2);
         assertThat(four.atMost()).isEqualTo(Duration.ofNanos(500_000));
-        assertThat(AttemptCompleter.Gathering.forPool(5, 2).size()).isEqualTo(3);
-        assertThat(AttemptCompleter.Gathering.forPool(1, 2).size()).isEqualTo(1);
+        assertThat(AttemptCompleter.Gathering.forPool(() -> 5, 2).size()).isEqualTo(3);
+        assertThat(AttemptCompleter.Gathering.forPool(() -> 1, 2).size()).isEqualTo(1);
     }
 
     @Test

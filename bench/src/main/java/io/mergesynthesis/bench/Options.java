@@ -15,7 +15,7 @@ record Options(
         boolean tokenCache,
         boolean providerBound,
         boolean providerTokens,
-        String tokenRow,
+        TokenRow tokenRow,
         boolean fairShares,
         boolean workerScaling,
         boolean latency,
@@ -136,16 +136,31 @@ record Options(
             directory), DATABASE_USER, DATABASE_PASSWORD. A DATABASE_URL database is emptied between
             measurements: give the benchmark a database of its own.""";
 
-    /** A {@code --token-row} names one of the token rows, and if it names replicas, 1 or 3, as they are measured. */
-    private static void checkTokenRow(String row) {
-        String[] parts = row.split(":", 2);
-        if (java.util.Arrays.stream(TokenScenario.values()).noneMatch(s -> s.key.equals(parts[0]))) {
-            throw new UsageException("--token-row " + row + ": no such row; the rows are input_tier1, output_tier1, "
-                    + "input_tier4 and output_tier4");
+    /**
+     * The one token row a {@code --token-row} asks for, as given, and the replicas it names (1 or 3, as they are
+     * measured; 0 for both).
+     */
+    record TokenRow(String asGiven, String key, int replicas) {
+
+        static TokenRow parse(String row) {
+            String[] parts = row.split(":", 2);
+            if (java.util.Arrays.stream(TokenScenario.values()).noneMatch(s -> s.key.equals(parts[0]))) {
+                throw new UsageException("--token-row " + row + ": no such row; the rows are input_tier1, "
+                        + "output_tier1, input_tier4 and output_tier4");
+            }
+            if (parts.length == 2 && !parts[1].equals("1") && !parts[1].equals("3")) {
+                throw new UsageException("--token-row " + row + ": the rows are measured with 1 or 3 replicas, not "
+                        + parts[1]);
+            }
+            return new TokenRow(row, parts[0], parts.length == 2 ? Integer.parseInt(parts[1]) : 0);
         }
-        if (parts.length == 2 && !parts[1].equals("1") && !parts[1].equals("3")) {
-            throw new UsageException("--token-row " + row + ": the rows are measured with 1 or 3 replicas, not "
-                    + parts[1]);
+
+        boolean measures(TokenScenario scenario) {
+            return scenario.key.equals(key);
+        }
+
+        boolean measures(int replicaCount) {
+            return replicas == 0 || replicas == replicaCount;
         }
     }
 
@@ -156,7 +171,7 @@ record Options(
         boolean tokenCache = false;
         boolean providerBound = false;
         boolean providerTokens = false;
-        String tokenRow = null;
+        TokenRow tokenRow = null;
         boolean fairShares = false;
         Integer providerWarmUp = null;
         Integer providerWindow = null;
@@ -183,7 +198,7 @@ record Options(
                 case "--provider-bound" -> providerBound = true;
                 case "--provider-tokens" -> providerTokens = true;
                 case "--token-row" -> {
-                    tokenRow = value(args, ++i, "--token-row");
+                    tokenRow = TokenRow.parse(value(args, ++i, "--token-row"));
                     providerTokens = true;
                 }
                 case "--fair-shares" -> fairShares = true;
@@ -209,9 +224,6 @@ record Options(
                 case "--help", "-h" -> throw new UsageException(USAGE);
                 default -> throw new UsageException("unknown argument " + args[i] + "\n" + USAGE);
             }
-        }
-        if (tokenRow != null) {
-            checkTokenRow(tokenRow);
         }
         if (peerLead < 1 || peerLead > 8) {
             throw new UsageException("--peer-lead " + peerLead + ": db-scheduler picks 1 to 8 tasks per thread");

@@ -53,19 +53,18 @@ final class TokenBound {
                 + "settings at their defaults; each figure measured from the first call"
                 + (options.quick() ? ", over " + TokenScenario.QUICK_WINDOW.toSeconds() + " s (--quick: a smoke "
                         + "run, the figures mean little)" : ", over the scenario's window"));
-        String row = options.tokenRow();
-        String only = row == null ? null : row.split(":", 2)[0];
-        int onlyReplicas = row == null || !row.contains(":") ? 0 : Integer.parseInt(row.split(":", 2)[1]);
+        Options.TokenRow row = options.tokenRow();
         for (TokenScenario scenario : TokenScenario.values()) {
-            if (only != null && !scenario.key.equals(only)) {
-                results.skipRemaining("--token-row " + row + " measures only that row", Metric.tokens(scenario, 1));
-                results.skipRemaining("--token-row " + row + " measures only that row", Metric.tokens(scenario, 3));
+            if (row != null && !row.measures(scenario)) {
+                String why = "--token-row " + row.asGiven() + " measures only that row";
+                results.skipRemaining(why, Metric.tokens(scenario, 1));
+                results.skipRemaining(why, Metric.tokens(scenario, 3));
                 continue;
             }
             for (int replicas : new int[] {1, 3}) {
-                if (onlyReplicas != 0 && replicas != onlyReplicas) {
-                    results.skipRemaining("--token-row " + row + " measures only " + onlyReplicas + " replica(s)",
-                            Metric.tokens(scenario, replicas));
+                if (row != null && !row.measures(replicas)) {
+                    results.skipRemaining("--token-row " + row.asGiven() + " measures only " + row.replicas()
+                            + " replica(s)", Metric.tokens(scenario, replicas));
                     continue;
                 }
                 scenario(scenario, replicas);

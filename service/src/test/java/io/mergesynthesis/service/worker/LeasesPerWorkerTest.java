@@ -108,10 +108,7 @@ class LeasesPerWorkerTest {
                     () -> replica.attempts(Outcome.SUCCESS) >= 100);
             assertThat(replica.pool().leasesAhead()).isZero();
 
-            long mostLeases;
-            try (StoresHeldBack held = new StoresHeldBack(fixture)) {
-                mostLeases = mostLeasesOverTenRounds(fixture, replica, "paid-merges");
-            }
+            long mostLeases = mostLeasesWhileStoresWait(fixture, replica, "paid-merges");
 
             assertThat(mostLeases).as("leases held at once by a replica of %d workers", WORKERS)
                     .isEqualTo(WORKERS);
@@ -137,11 +134,8 @@ class LeasesPerWorkerTest {
             Wait.until("paid failures after the free merges", Duration.ofSeconds(30),
                     () -> asked.get() > FAST_CALLS + 10 * WORKERS);
 
-            long mostLeases;
-            try (StoresHeldBack held = new StoresHeldBack(fixture)) {
-                // Failures write no event, so they go on while the merges' stores are held back.
-                mostLeases = mostLeasesOverTenRounds(fixture, replica, "paid-failures");
-            }
+            // Failures write no event, so they go on while the merges' stores are held back.
+            long mostLeases = mostLeasesWhileStoresWait(fixture, replica, "paid-failures");
             assertThat(replica.pool().leasesAhead()).isZero();
             assertThat(mostLeases).as("leases held at once by a replica of %d workers making paid calls", WORKERS)
                     .isLessThanOrEqualTo(WORKERS);
@@ -218,6 +212,13 @@ class LeasesPerWorkerTest {
         public void close() {
             blocker.rollback();
             blocker.close();
+        }
+    }
+
+    /** {@link #mostLeasesOverTenRounds} with every store held back meanwhile. */
+    private static long mostLeasesWhileStoresWait(WorkerFixture fixture, Replica replica, String owner) {
+        try (StoresHeldBack held = new StoresHeldBack(fixture)) {
+            return mostLeasesOverTenRounds(fixture, replica, owner);
         }
     }
 

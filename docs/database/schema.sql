@@ -581,7 +581,7 @@ REVOKE EXECUTE ON FUNCTION shared_token_counted(p_provider text, p_model text) F
 GRANT EXECUTE ON FUNCTION shared_token_counted(p_provider text, p_model text) TO merge_synthesis_runtime;
 GRANT EXECUTE ON FUNCTION shared_token_counted(p_provider text, p_model text) TO merge_synthesis_sweep;
 
-CREATE OR REPLACE FUNCTION public.shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_at timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_holder uuid, p_hold_seconds double precision, p_at timestamp with time zone)
  RETURNS TABLE(kind text, granted boolean, wait_seconds double precision, level_after double precision, version bigint, in_flight_before double precision, reserved_through double precision)
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -593,6 +593,7 @@ DECLARE
     v_row  record;
     v_lvl  double precision;
     v_need double precision;
+    v_live double precision;
 BEGIN
     -- A limit never seen is one whose first call has not gone yet.
     INSERT INTO shared_token_buckets AS b (provider, model, kind, level_at, probe_until)
@@ -620,7 +621,10 @@ BEGIN
                 + v_row.per_second * greatest(0, extract(epoch FROM v_now - v_row.level_at)::float8));
             IF v_lvl < least(v_row.held, v_row.stated_limit) THEN
                 v_need := (least(v_row.held, v_row.stated_limit) - v_lvl) / v_row.per_second;
-                IF v_lvl + (v_row.reserved_total - v_row.settled_total) >= least(v_row.held, v_row.stated_limit) THEN
+                SELECT coalesce(sum(h.held), 0) INTO v_live
+                  FROM shared_token_holds h
+                 WHERE h.provider = p_provider AND h.model = p_model AND h.kind = v_row.kind AND h.live_until > v_now;
+                IF v_lvl + v_live >= least(v_row.held, v_row.stated_limit) THEN
                     -- Calls in flight hold enough to let this one go, and give back what they held beyond their
                     -- cost as they end, which may be long before the refill alone brings it: ask again shortly.
                     v_need := least(v_need, 0.05);
@@ -635,6 +639,10 @@ BEGIN
         RETURN;
     END IF;
 
+    -- Holds whose calls are surely over (their replica died, or lost its settle) count no more.
+    DELETE FROM shared_token_holds h
+     WHERE h.provider = p_provider AND h.model = p_model AND h.live_until <= v_now;
+
     FOR v_row IN
         UPDATE shared_token_buckets b
            SET probe_until = CASE WHEN b.stated_limit IS NULL AND b.probe_until IS NOT NULL
@@ -648,24 +656,35 @@ BEGIN
           FROM unnest(p_kinds, p_held) AS a(kind, held)
          WHERE b.provider = p_provider AND b.model = p_model AND b.kind = a.kind
         RETURNING b.kind AS k, b.stated_limit AS lim, b.level AS lvl, b.version AS ver, a.held AS held,
-                  b.reserved_total AS reserved, b.settled_total AS settled
+                  b.reserved_total AS reserved
     LOOP
+        v_live := 0;
+        IF v_row.lim IS NOT NULL THEN
+            SELECT coalesce(sum(h.held), 0) INTO v_live
+              FROM shared_token_holds h
+             WHERE h.provider = p_provider AND h.model = p_model AND h.kind = v_row.k;
+            INSERT INTO shared_token_holds AS h (provider, model, kind, holder, held, live_until)
+            VALUES (p_provider, p_model, v_row.k, p_holder, v_row.held,
+                    v_now + p_hold_seconds * interval '1 second')
+            ON CONFLICT ON CONSTRAINT shared_token_holds_pkey DO UPDATE
+               SET held = h.held + excluded.held, live_until = greatest(h.live_until, excluded.live_until);
+        END IF;
         kind := v_row.k;
         granted := true;
         wait_seconds := 0;
         level_after := CASE WHEN v_row.lim IS NULL THEN NULL ELSE v_row.lvl END;
         version := v_row.ver;
-        in_flight_before := CASE WHEN v_row.lim IS NULL THEN 0 ELSE v_row.reserved - v_row.held - v_row.settled END;
+        in_flight_before := v_live;
         reserved_through := CASE WHEN v_row.lim IS NULL THEN 0 ELSE v_row.reserved END;
         RETURN NEXT;
     END LOOP;
 END
 $function$;
-REVOKE EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_at timestamp with time zone) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_at timestamp with time zone) TO merge_synthesis_runtime;
-GRANT EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_at timestamp with time zone) TO merge_synthesis_sweep;
+REVOKE EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_holder uuid, p_hold_seconds double precision, p_at timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_holder uuid, p_hold_seconds double precision, p_at timestamp with time zone) TO merge_synthesis_runtime;
+GRANT EXECUTE ON FUNCTION shared_token_reserve(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_holder uuid, p_hold_seconds double precision, p_at timestamp with time zone) TO merge_synthesis_sweep;
 
-CREATE OR REPLACE FUNCTION public.shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_at timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_holder uuid, p_at timestamp with time zone)
  RETURNS void
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -705,6 +724,10 @@ BEGIN
             SELECT * INTO v_row FROM shared_token_buckets b
              WHERE b.provider = p_provider AND b.model = p_model AND b.kind = v_end.kind
                FOR UPDATE;
+        END IF;
+        IF v_end.level_after IS NOT NULL THEN
+            UPDATE shared_token_holds h SET held = greatest(0, h.held - v_end.held)
+             WHERE h.provider = p_provider AND h.model = p_model AND h.kind = v_end.kind AND h.holder = p_holder;
         END IF;
         IF p_answered AND v_end.held - v_end.unseen > 0 THEN
             UPDATE shared_token_buckets b SET counted_per_call = v_end.held - v_end.unseen
@@ -758,15 +781,14 @@ BEGIN
             v_level := least(v_row.stated_limit, v_level + v_end.returned);
         END IF;
         UPDATE shared_token_buckets b
-           SET level = v_level, level_at = v_now, version = v_version,
-               settled_total = b.settled_total + CASE WHEN v_end.level_after IS NULL THEN 0 ELSE v_end.held END
+           SET level = v_level, level_at = v_now, version = v_version
          WHERE b.provider = p_provider AND b.model = p_model AND b.kind = v_end.kind;
     END LOOP;
 END
 $function$;
-REVOKE EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_at timestamp with time zone) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_at timestamp with time zone) TO merge_synthesis_runtime;
-GRANT EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_at timestamp with time zone) TO merge_synthesis_sweep;
+REVOKE EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_holder uuid, p_at timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_holder uuid, p_at timestamp with time zone) TO merge_synthesis_runtime;
+GRANT EXECUTE ON FUNCTION shared_token_settle(p_provider text, p_model text, p_kinds text[], p_held double precision[], p_returned double precision[], p_unseen double precision[], p_limits bigint[], p_remaining bigint[], p_levels_after double precision[], p_versions bigint[], p_in_flight_before double precision[], p_reserved_through double precision[], p_answered boolean, p_holder uuid, p_at timestamp with time zone) TO merge_synthesis_sweep;
 
 CREATE OR REPLACE FUNCTION public.use_web_session(session_hash bytea, at_time timestamp with time zone, idle_since timestamp with time zone)
  RETURNS TABLE(token_id uuid, token_label text, role text, org_id uuid, viewing_org_id uuid, expires_at timestamp with time zone, person_subject text, person_email text, person_name text)
@@ -1178,14 +1200,26 @@ CREATE TABLE shared_token_buckets (
     version bigint DEFAULT 0 NOT NULL,
     probe_until timestamp with time zone,
     reserved_total double precision DEFAULT 0 NOT NULL,
-    settled_total double precision DEFAULT 0 NOT NULL,
     counted_per_call double precision
 );
+COMMENT ON COLUMN shared_token_buckets.reserved_total IS 'Everything ever reserved from the bucket: a call carries the total through itself, and its answer is read against the calls reserved after it.';
 COMMENT ON COLUMN shared_token_buckets.counted_per_call IS 'What the last call the provider took was counted at its start under this limit: its input as counted, its max_tokens as held; null until a call was taken.';
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_counted_check CHECK ((counted_per_call > (0)::double precision));
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_kind_check CHECK ((kind = ANY (ARRAY['input_tokens'::text, 'output_tokens'::text, 'tokens'::text])));
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_limit_check CHECK ((stated_limit > 0));
 ALTER TABLE shared_token_buckets ADD CONSTRAINT shared_token_buckets_pkey PRIMARY KEY (provider, model, kind);
+
+CREATE TABLE shared_token_holds (
+    provider text NOT NULL,
+    model text NOT NULL,
+    kind text NOT NULL,
+    holder uuid NOT NULL,
+    held double precision NOT NULL,
+    live_until timestamp with time zone NOT NULL
+);
+ALTER TABLE shared_token_holds ADD CONSTRAINT shared_token_holds_held_check CHECK ((held >= (0)::double precision));
+ALTER TABLE shared_token_holds ADD CONSTRAINT shared_token_holds_pkey PRIMARY KEY (provider, model, kind, holder);
+ALTER TABLE shared_token_holds ADD CONSTRAINT shared_token_holds_provider_model_kind_fkey FOREIGN KEY (provider, model, kind) REFERENCES shared_token_buckets(provider, model, kind) ON DELETE CASCADE;
 
 CREATE TABLE synthesis_attempt_history (
     id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,

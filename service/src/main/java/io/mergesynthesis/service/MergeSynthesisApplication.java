@@ -277,7 +277,8 @@ public class MergeSynthesisApplication extends Application<MergeSynthesisConfigu
                         Clock.systemUTC(), Ticker.SYSTEM, traces.telemetry()),
                 new LlmSynthesizerProvider(config.getLlm(), metrics,
                         config.getSynthesis().getInvokeTimeout().toJavaDuration(), Ticker.SYSTEM, traces.telemetry(),
-                        new SharedTokenBuckets(transactions.jdbi())),
+                        new SharedTokenBuckets(transactions.jdbi(),
+                                config.getSynthesis().getInvokeTimeout().toJavaDuration())),
                 router, orgModels, config.getLlm());
         environment.lifecycle().manage(new PartitionUpkeepSchedule(PartitionUpkeep.of(transactions,
                 config.getRetention()), config.getRetention().getUpkeepInterval().toJavaDuration()));

@@ -11,13 +11,15 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The token limits of the providers' models kept in {@code shared_token_buckets} for every replica of the
- * deployment (schema 30): a call's start reserves in one round trip, its end settles in one more. Each statement
+ * deployment (schema 30): a call's start reserves in one round trip, its end settles in one more. What the calls
+ * in flight hold is kept per replica, and ends with the replica's calls (schema 34). Each statement
  * is one call of a function that runs as its owner, on a plain connection of the pool in auto-commit mode.
  *
  * <p>A store that fails must not stop the calls: the failing call goes unshared, the store steps aside for
@@ -34,18 +36,30 @@ public final class SharedTokenBuckets implements SharedLimits {
     static final Duration STEP_ASIDE = Duration.ofSeconds(10);
 
     private final Jdbi jdbi;
+    private final double holdSeconds;
     private final Clock clock; // null: the database's clock
     private final Clock local;
+    // This replica's row of holds: a process that starts again is a new holder, and its old holds age out.
+    private final UUID holder = UUID.randomUUID();
     private volatile Instant asideUntil = Instant.MIN;
 
-    /** Buckets on the database's clock, the one clock every replica shares. */
-    public SharedTokenBuckets(Jdbi jdbi) {
-        this(jdbi, null);
+    /**
+     * Buckets on the database's clock, the one clock every replica shares.
+     *
+     * @param invokeTimeout how long the worker gives an attempt: every call this replica reserved for has ended
+     *                      within twice that, so a replica that stopped reserving holds nothing after it
+     */
+    public SharedTokenBuckets(Jdbi jdbi, Duration invokeTimeout) {
+        this(jdbi, invokeTimeout, null);
     }
 
     /** Buckets on {@code clock} instead of the database's: for tests that move time by hand. */
-    public SharedTokenBuckets(Jdbi jdbi, Clock clock) {
+    public SharedTokenBuckets(Jdbi jdbi, Duration invokeTimeout, Clock clock) {
+        if (invokeTimeout.isNegative() || invokeTimeout.isZero()) {
+            throw new IllegalArgumentException("the invoke timeout must be positive, was " + invokeTimeout);
+        }
         this.jdbi = jdbi;
+        this.holdSeconds = 2 * invokeTimeout.toNanos() / 1e9;
         this.clock = clock;
         this.local = clock == null ? Clock.systemUTC() : clock;
     }
@@ -61,6 +75,8 @@ public final class SharedTokenBuckets implements SharedLimits {
                     .bind("model", key.model())
                     .bind("kinds", labels)
                     .bind("heldTokens", amounts)
+                    .bind("holder", holder)
+                    .bind("holdSeconds", holdSeconds)
                     .bind("now", now())
                     .map((rs, ctx) -> new Row(rs.getString("kind"), rs.getBoolean("granted"),
                             rs.getDouble("wait_seconds"), (Double) rs.getObject("level_after"),
@@ -133,6 +149,7 @@ public final class SharedTokenBuckets implements SharedLimits {
                     .bind("inFlightBefore", inFlightBefore)
                     .bind("reservedThrough", reservedThrough)
                     .bind("answered", anyAnswered)
+                    .bind("holder", holder)
                     .bind("now", now())
                     .mapToMap()
                     .list());

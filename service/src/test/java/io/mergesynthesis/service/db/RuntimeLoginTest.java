@@ -124,7 +124,7 @@ class RuntimeLoginTest {
 
     @Test
     void theRuntimeLoginKeepsTheSharedTokenBucketsOnlyThroughTheirFunctions() {
-        SharedTokenBuckets store = new SharedTokenBuckets(LOGINS.jdbiAs(LOGINS.runtime()));
+        SharedTokenBuckets store = new SharedTokenBuckets(LOGINS.jdbiAs(LOGINS.runtime()), Duration.ofSeconds(30));
         SharedLimits.Key key = new SharedLimits.Key("anthropic", "runtime-login");
 
         SharedLimits.Reservation first = store.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0));
@@ -136,9 +136,11 @@ class RuntimeLoginTest {
         assertThat(store.available()).as("the settle went through").isTrue();
         assertThat(store.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0)).held().get(Kind.INPUT_TOKENS).drawn())
                 .as("the first answer set the level").isTrue();
-        assertThatThrownBy(() -> LOGINS.jdbiAs(LOGINS.runtime()).withHandle(h -> h.createQuery(
-                "SELECT count(*) FROM shared_token_buckets").mapTo(Long.class).one()))
-                .hasMessageContaining("permission denied");
+        for (String table : List.of("shared_token_buckets", "shared_token_holds")) {
+            assertThatThrownBy(() -> LOGINS.jdbiAs(LOGINS.runtime()).withHandle(h -> h.createQuery(
+                    "SELECT count(*) FROM " + table).mapTo(Long.class).one()))
+                    .as(table).hasMessageContaining("permission denied");
+        }
     }
 
     private static String ownerOf(String table) {

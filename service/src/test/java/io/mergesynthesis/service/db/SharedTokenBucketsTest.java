@@ -47,6 +47,7 @@ class SharedTokenBucketsTest {
     private static final double INPUT = 2000;
     private static final double MAX_TOKENS = 1024;
     private static final double WRITTEN = 180;
+    private static final Duration INVOKE_TIMEOUT = Duration.ofSeconds(30);
 
     private static ManagedDataSource pool;
     private static Jdbi jdbi;
@@ -158,7 +159,7 @@ class SharedTokenBucketsTest {
         List<Instant> nextAsk = new ArrayList<>();
         List<Integer> order = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
-            stores.add(new SharedTokenBuckets(jdbi, clock));
+            stores.add(new SharedTokenBuckets(jdbi, INVOKE_TIMEOUT, clock));
             nextAsk.add(Instant.MIN);
             order.add(i);
         }
@@ -260,8 +261,8 @@ class SharedTokenBucketsTest {
     @Test
     void theFirstCallGoesAloneAndAStatementThatSaysLessThanTheRowsCorrectsThem() {
         HandClock clock = new HandClock();
-        SharedLimits one = new SharedTokenBuckets(jdbi, clock);
-        SharedLimits two = new SharedTokenBuckets(jdbi, clock);
+        SharedLimits one = new SharedTokenBuckets(jdbi, INVOKE_TIMEOUT, clock);
+        SharedLimits two = new SharedTokenBuckets(jdbi, INVOKE_TIMEOUT, clock);
         Key key = new Key("anthropic", "first-call");
 
         Reservation first = one.reserve(key, Map.of(Kind.INPUT_TOKENS, 2000.0));
@@ -291,8 +292,8 @@ class SharedTokenBucketsTest {
     @Test
     void aCallThatWasTakenLeavesWhatItWasCountedForTheReplicasThatHaveNoCountOfTheirOwn() {
         HandClock clock = new HandClock();
-        SharedLimits one = new SharedTokenBuckets(jdbi, clock);
-        SharedLimits two = new SharedTokenBuckets(jdbi, clock);
+        SharedLimits one = new SharedTokenBuckets(jdbi, INVOKE_TIMEOUT, clock);
+        SharedLimits two = new SharedTokenBuckets(jdbi, INVOKE_TIMEOUT, clock);
         Key key = new Key("anthropic", "counted");
         assertThat(two.lastCounted(key)).as("no call taken yet").isEmpty();
 
@@ -324,7 +325,7 @@ class SharedTokenBucketsTest {
     @Test
     void aCallThatFindsTooLittleWhileCallsInFlightHoldEnoughIsAskedBackShortlyNotAfterTheRefill() {
         HandClock clock = new HandClock();
-        SharedLimits one = new SharedTokenBuckets(jdbi, clock);
+        SharedLimits one = new SharedTokenBuckets(jdbi, INVOKE_TIMEOUT, clock);
         Key key = new Key("anthropic", "in-flight");
         Reservation first = one.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
         // 8,000 a minute; 150 left once the first call's 1,024 were held, and 874 of them back as it ended.
@@ -344,5 +345,36 @@ class SharedTokenBucketsTest {
         Reservation larger = one.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 2000.0));
         assertThat(larger.until()).as("nothing in flight: 1,126 missing at 133 a second")
                 .isBetween(Duration.ofMillis(8400), Duration.ofMillis(8500));
+    }
+
+    @Test
+    void theHoldsOfAReplicaThatDiedEndOnceItsCallsSurelyHave() {
+        HandClock clock = new HandClock();
+        Duration timeout = Duration.ofSeconds(5);
+        SharedLimits died = new SharedTokenBuckets(jdbi, timeout, clock);
+        SharedLimits alive = new SharedTokenBuckets(jdbi, timeout, clock);
+        Key key = new Key("anthropic", "died-holding");
+        Reservation first = alive.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
+        // 8,000 a minute; 1,000 left (rounded: 500 at least) once the first call's 1,024 were held, 874 back.
+        Stated stated = new Stated(OptionalLong.of(8000), 1000, clock.instant().plusSeconds(60));
+        alive.settle(key, Map.of(Kind.OUTPUT_TOKENS, new Ending(1024, 874, 0, Optional.of(stated), true,
+                first.held().get(Kind.OUTPUT_TOKENS))));
+        // Another replica reserves a call and dies before it ends: 350 left.
+        assertThat(died.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0)).granted()).isTrue();
+
+        Reservation meanwhile = alive.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
+        assertThat(meanwhile.granted()).isFalse();
+        assertThat(meanwhile.until()).as("its call may still end and give back most of what it holds")
+                .isLessThanOrEqualTo(Duration.ofMillis(50));
+
+        // Twice the invoke timeout later every call it reserved has ended, answered or not; 1,685 in the bucket.
+        clock.advance(timeout.multipliedBy(2).plusMillis(10));
+        Reservation larger = alive.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 2000.0));
+        assertThat(larger.granted()).isFalse();
+        assertThat(larger.until()).as("the dead replica's hold no longer counts: 315 missing at 133 a second")
+                .isBetween(Duration.ofMillis(2300), Duration.ofMillis(2400));
+        Reservation next = alive.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
+        assertThat(next.granted()).isTrue();
+        assertThat(next.held().get(Kind.OUTPUT_TOKENS).inFlightBefore()).as("nothing in flight").isZero();
     }
 }

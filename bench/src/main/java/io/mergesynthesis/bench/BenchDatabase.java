@@ -210,9 +210,10 @@ final class BenchDatabase implements AutoCloseable {
             }
             s.execute("DROP TABLE IF EXISTS scheduled_tasks");
             // The token buckets the replicas share describe the last stand-in's key: each scenario starts a fresh
-            // one, whose buckets its first answer states (schema 30; absent on an older schema).
+            // one, whose buckets its first answer states (schema 30; absent on an older schema), and the holds of
+            // the replicas that called it go with them (schema 34).
             s.execute("DO $$ BEGIN IF to_regclass('shared_token_buckets') IS NOT NULL THEN "
-                    + "TRUNCATE shared_token_buckets; END IF; END $$");
+                    + "TRUNCATE shared_token_buckets CASCADE; END IF; END $$");
         }
         settle();
     }

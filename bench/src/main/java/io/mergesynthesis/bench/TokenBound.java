@@ -130,9 +130,11 @@ final class TokenBound {
         progress(scenario.describe() + ", " + n + " replica(s): " + backlog(scenario) + " conflicts claimable, a "
                 + window.toSeconds() + " s window from the first call");
         DrainRelease.releaseAll(db);
+        double handBacksBefore = ProviderBound.sum(replicas, "synthesis_deferrals_total", null);
         long firstCall = awaitFirstCall(standIn);
         ProviderBound.sleepUntil(firstCall + window.toNanos());
         Stats.Snapshot at = standIn.stats();
+        long handBacks = Math.round(ProviderBound.sum(replicas, "synthesis_deferrals_total", null) - handBacksBefore);
         long merged = seeder.count("done");
         long left = seeder.count("pending");
         if (left == 0) {
@@ -168,7 +170,8 @@ final class TokenBound {
                         + rateLimited + " of them 429, " + at.inputLetIn() + " input and " + at.outputLetIn()
                         + " output tokens let in; longest gap between calls " + ReportTable.format(longestGap)
                         + " s (one call's refill " + ReportTable.format(scenario.oneCallsRefill().toMillis() / 1000.0)
-                        + " s); whole scenario: " + account.describe());
+                        + " s); " + handBacks + " conflicts handed back uncounted (no turn or slot in time, or a "
+                        + "429); whole scenario: " + account.describe());
         progress(scenario.describe() + ", " + n + " replica(s): " + ReportTable.format(used * 100)
                 + "% of what the limit allowed, " + rateLimited + " of " + answered + " requests answered 429, "
                 + account.lost() + " attempts lost, longest gap " + ReportTable.format(longestGap) + " s");

@@ -1,6 +1,7 @@
 package io.mergesynthesis.bench;
 
 import io.mergesynthesis.service.db.OneTripBatch;
+import io.mergesynthesis.service.worker.store.ClaimRoutes;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.WaitingOrgs;
@@ -124,7 +125,7 @@ final class CeilingLoop {
                 }
                 int asked = leased.size();
                 OneTripBatch.Result<Map<Lease, Double>> next = ConflictLeases.claim(store.crossTenantFromHere(),
-                        owner, asked, LEASE, Ticker.SYSTEM, ConflictLeases.NO_ROUTE_HELD, picture);
+                        owner, asked, LEASE, Ticker.SYSTEM, ClaimRoutes.NONE, picture);
                 store.run(c);
                 for (OneTripBatch.Result<Integer> count : stored) {
                     finalized.addAndGet(count.get());
@@ -150,7 +151,7 @@ final class CeilingLoop {
         }
         OneTripBatch claimTrip = OneTripBatch.crossTenant().withoutWaitingForDisk();
         OneTripBatch.Result<Map<Lease, Double>> claimed = ConflictLeases.claim(claimTrip, owner, limit, LEASE,
-                Ticker.SYSTEM, ConflictLeases.NO_ROUTE_HELD, picture);
+                Ticker.SYSTEM, ClaimRoutes.NONE, picture);
         ConflictLeases.nextLeaseEndsIn(claimTrip);
         claimTrip.run(c);
         picture.claimed(claimed.get(), limit);

@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -26,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Claims follow the providers' pauses route by route: a provider that asks the replica to wait holds back the
  * conflicts of the orgs it serves, and the conflicts of every other provider's orgs are claimed and merged as
- * usual meanwhile.
+ * usual meanwhile; once a hold ends, the route's conflicts are claimed one at a time for a while.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ClaimsPerRouteTest {
@@ -132,6 +133,66 @@ class ClaimsPerRouteTest {
             Wait.until("five more rounds of the claim loop", Duration.ofSeconds(20),
                     () -> replica.pool().claimRounds() >= rounds + 5);
             assertThat(synthesizer.asked("anthropic")).as("still held back").isEqualTo(2);
+        }
+    }
+
+    /** Every call has no turn before long: handed back with a short hold, and the leases held seen at each call. */
+    private static final class NoTurnSoon implements MergeSynthesizer {
+
+        private final WorkerFixture fixture;
+        private final AtomicInteger calls = new AtomicInteger();
+        private final AtomicInteger mostHeldAfterTheFirstRounds = new AtomicInteger();
+
+        NoTurnSoon(WorkerFixture fixture) {
+            this.fixture = fixture;
+        }
+
+        @Override
+        public String name() {
+            return "no-turn-soon";
+        }
+
+        @Override
+        public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
+                throws SynthesisException, InterruptedException {
+            return synthesizeWithCalls(conflict, model).merge();
+        }
+
+        @Override
+        public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
+                throws SynthesisException {
+            if (calls.incrementAndGet() > 2 * WORKERS) {
+                long held = fixture.count("synthesis_state = 'in_progress'");
+                mostHeldAfterTheFirstRounds.accumulateAndGet((int) held, Math::max);
+            }
+            throw new SynthesisDeferred(SynthesisDeferred.Cause.AT_CONCURRENCY_LIMIT, "anthropic",
+                    Duration.ofMillis(100), "anthropic: no turn within the slot wait", List.of());
+        }
+    }
+
+    private static final int WORKERS = 8;
+
+    /**
+     * A provider that paces its calls lets one start only now and then; every conflict claimed beyond the next turn
+     * is handed straight back. Once a hold ends, the pool claims the route's conflicts one at a time, not a batch for
+     * every free worker (which it did before: eight held at each end of a hold).
+     */
+    @Test
+    void aRouteWhoseHoldEndedIsClaimedOneConflictAtATime() throws Exception {
+        try (WorkerFixture fixture = new WorkerFixture()) {
+            setModel(fixture, "org-anthropic", "anthropic/claude-large");
+            for (int i = 0; i < 40; i++) {
+                fixture.insertConflict("jira.p" + i, "org-anthropic");
+            }
+            NoTurnSoon synthesizer = new NoTurnSoon(fixture);
+            WorkerFixture.Replica replica = fixture.replica(WorkerFixture.settings("paced").workers(WORKERS),
+                    synthesizer, ROUTER);
+            replica.pool().start();
+
+            Wait.until("five more holds after the first rounds", Duration.ofSeconds(30),
+                    () -> synthesizer.calls.get() >= 2 * WORKERS + 5);
+            assertThat(synthesizer.mostHeldAfterTheFirstRounds.get())
+                    .as("conflicts held at once while the route is paced").isLessThanOrEqualTo(2);
         }
     }
 }

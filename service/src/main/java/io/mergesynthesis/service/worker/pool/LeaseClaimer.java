@@ -3,6 +3,7 @@ package io.mergesynthesis.service.worker.pool;
 import io.mergesynthesis.service.db.OneTripBatch;
 import io.mergesynthesis.service.db.ScopedTransactions;
 import io.mergesynthesis.service.worker.SynthesisMetrics;
+import io.mergesynthesis.service.worker.store.ClaimRoutes;
 import io.mergesynthesis.service.worker.store.ConflictLeases;
 import io.mergesynthesis.service.worker.store.Lease;
 import io.mergesynthesis.service.worker.store.WaitingOrgs;
@@ -55,16 +56,17 @@ public final class LeaseClaimer {
     /**
      * Up to {@code limit} leases; fewer (or none) when fewer conflicts are claimable.
      *
-     * @param heldRoutes the routes whose pending conflicts are left for later ({@link ClaimHold#heldRoutes})
+     * @param routes the routes whose pending conflicts are left for later, and those paced ({@link ClaimHold#routes})
      */
-    Claim claim(int limit, String heldRoutes) {
+    Claim claim(int limit, ClaimRoutes routes) {
         boolean walked = walkIfDue();
-        Claim claim = claimOnce(limit, heldRoutes);
-        if (claim.leases().size() < limit && !walked) {
+        Claim claim = claimOnce(limit, routes);
+        if (claim.leases().size() < limit && !walked && routes.paced().isEmpty()) {
             // Short on a picture walked a while ago: the orgs it offered may have had nothing left while others
-            // wait. Walk now and claim once more, rather than idle with work waiting.
+            // wait. Walk now and claim once more, rather than idle with work waiting. Not while a route is paced:
+            // its one conflict a claim leaves every claim short, and a second claim would take a second.
             walkIfDue();
-            Claim more = claimOnce(limit - claim.leases().size(), heldRoutes);
+            Claim more = claimOnce(limit - claim.leases().size(), routes);
             List<Lease> all = new ArrayList<>(claim.leases());
             all.addAll(more.leases());
             claim = new Claim(all, more.nextDueIn());
@@ -81,12 +83,12 @@ public final class LeaseClaimer {
     }
 
     /** One claim in one round trip, with when the next lease held now ends. */
-    private Claim claimOnce(int limit, String heldRoutes) {
+    private Claim claimOnce(int limit, ClaimRoutes routes) {
         // The claim and the look at when the next lease ends go in one round trip; the second matters only when
         // the claim came back short, and costs one index probe when it did not.
         OneTripBatch batch = OneTripBatch.crossTenant().withoutWaitingForDisk();
         OneTripBatch.Result<Map<Lease, Double>> leases = ConflictLeases.claim(batch, owner, limit, leaseDuration,
-                ticker, heldRoutes, waiting);
+                ticker, routes, waiting);
         OneTripBatch.Result<Optional<Duration>> nextDue = ConflictLeases.nextLeaseEndsIn(batch);
         batch.run(transactions);
         List<Lease> got = noted(leases.get(), limit);
@@ -122,9 +124,9 @@ public final class LeaseClaimer {
      * whose workers all refill from their stores claims in no other way, and must still see orgs that have just
      * reported work. This claim goes on the picture as it was, the next one on the new one.
      */
-    OneTripBatch.Result<Map<Lease, Double>> claimInto(OneTripBatch trip, int limit, String heldRoutes) {
+    OneTripBatch.Result<Map<Lease, Double>> claimInto(OneTripBatch trip, int limit, ClaimRoutes routes) {
         OneTripBatch.Result<Map<Lease, Double>> claim = ConflictLeases.claim(trip, owner, limit, leaseDuration,
-                ticker, heldRoutes, waiting);
+                ticker, routes, waiting);
         if (waiting.takeWalk()) {
             waiting.walkInto(trip);
         }

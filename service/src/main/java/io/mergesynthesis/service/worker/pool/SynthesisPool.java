@@ -276,7 +276,7 @@ public final class SynthesisPool implements Managed {
                 }
                 // The routes of a provider that asked to wait are left out: a claim of theirs would only be
                 // handed straight back.
-                LeaseClaimer.Claim claim = claimer.claim(free, hold.heldRoutes());
+                LeaseClaimer.Claim claim = claimer.claim(free, hold.routes());
                 if (claimFailures.succeeded()) {
                     // The database is back, perhaps on another server: the listener reconnects now.
                     listener.ifPresent(PendingListener::databaseBack);
@@ -447,7 +447,7 @@ public final class SynthesisPool implements Managed {
 
         @Override
         public OneTripBatch.Result<List<Lease>> claim(OneTripBatch trip, int limit) {
-            return claimer.claimInto(trip, limit, hold.heldRoutes()).map(claimed -> claimer.noted(claimed, limit));
+            return claimer.claimInto(trip, limit, hold.routes()).map(claimed -> claimer.noted(claimed, limit));
         }
 
         @Override

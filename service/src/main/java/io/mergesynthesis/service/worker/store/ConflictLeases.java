@@ -83,7 +83,7 @@ public final class ConflictLeases {
         // Reckoned before the statement is sent, so it cannot fall after the expiry the database writes.
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
         return handle.createQuery(CLAIM)
-                .bindMap(claimParams(owner, limit, leaseDuration, NO_ROUTE_HELD))
+                .bindMap(claimParams(owner, limit, leaseDuration, ClaimRoutes.NONE))
                 .map((rs, ctx) -> lease(rs, owner, heldUntil))
                 .list();
     }
@@ -91,34 +91,29 @@ public final class ConflictLeases {
     /** {@link #claim(Handle, String, int, Duration, Ticker)} as one statement of a cross-tenant batch. */
     public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
                                                          Duration leaseDuration, Ticker ticker) {
-        return claim(batch, owner, limit, leaseDuration, ticker, NO_ROUTE_HELD);
+        return claim(batch, owner, limit, leaseDuration, ticker, ClaimRoutes.NONE);
     }
 
-    /**
-     * As above, leaving pending rows of the held routes for later.
-     *
-     * @param heldRoutes provider names between commas ({@code ,anthropic,*,}), {@code *} standing for the route of
-     *                   orgs without a model of their own; empty when no route is held
-     */
+    /** As above, leaving the pending rows of the held routes for later and taking at most one of each paced route. */
     public static OneTripBatch.Result<List<Lease>> claim(OneTripBatch batch, String owner, int limit,
-                                                         Duration leaseDuration, Ticker ticker, String heldRoutes) {
+                                                         Duration leaseDuration, Ticker ticker, ClaimRoutes routes) {
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
-        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, heldRoutes),
+        return batch.query(CLAIM, claimParams(owner, limit, leaseDuration, routes),
                 rs -> List.copyOf(tagged(rs, owner, heldUntil).keySet()));
     }
 
     /**
-     * As above, looking only at the orgs a pool's picture of the fair order puts first ({@link WaitingOrgs}; all
-     * of them when {@code picture} is null, or before its first walk); each lease with the tag it was given (null
-     * for a recovered one), in the order the claim returned them.
+     * As above ({@link ClaimRoutes}), looking only at the orgs a pool's picture of the fair order puts first
+     * ({@link WaitingOrgs}; all of them when {@code picture} is null, or before its first walk); each lease with
+     * the tag it was given (null for a recovered one), in the order the claim returned them.
      */
     public static OneTripBatch.Result<Map<Lease, Double>> claim(OneTripBatch batch, String owner, int limit,
                                                                 Duration leaseDuration, Ticker ticker,
-                                                                String heldRoutes, WaitingOrgs picture) {
+                                                                ClaimRoutes routes, WaitingOrgs picture) {
         Deadline heldUntil = Deadline.in(leaseDuration, ticker);
-        Map<String, Object> params = new HashMap<>(claimParams(owner, limit, leaseDuration, heldRoutes));
+        Map<String, Object> params = new HashMap<>(claimParams(owner, limit, leaseDuration, routes));
         if (picture != null) {
-            params.put("candidates", picture.candidates(limit, heldRoutes));
+            params.put("candidates", picture.candidates(limit, routes.held()));
             params.put("level", picture.level());
         }
         return batch.query(CLAIM, params, rs -> tagged(rs, owner, heldUntil));
@@ -143,13 +138,14 @@ public final class ConflictLeases {
 
     /** The values of {@link #CLAIM}'s parameters: the benchmark shows the claim's plan with them. */
     public static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration) {
-        return claimParams(owner, limit, leaseDuration, NO_ROUTE_HELD);
+        return claimParams(owner, limit, leaseDuration, ClaimRoutes.NONE);
     }
 
     private static Map<String, Object> claimParams(String owner, int limit, Duration leaseDuration,
-                                                   String heldRoutes) {
+                                                   ClaimRoutes routes) {
         return Map.of("limit", limit, "reach", reach(limit), "owner", owner, "leaseMicros", micros(leaseDuration),
-                "heldRoutes", heldRoutes, "candidates", EVERY_WAITING_ORG, "level", 0.0);
+                "heldRoutes", routes.held(), "pacedRoutes", routes.paced(), "candidates", EVERY_WAITING_ORG,
+                "level", 0.0);
     }
 
     /**
@@ -166,7 +162,7 @@ public final class ConflictLeases {
         return limit + SPARE;
     }
 
-    /** The {@code heldRoutes} of a claim that holds no route back. */
+    /** A list of routes ({@link ClaimRoutes}) that names none. */
     public static final String NO_ROUTE_HELD = "";
 
     /** The {@code candidates} of a claim that walks every waiting org itself. */

@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * every claim the conflicts each org was given, divided by its weight, differ between any two orgs by no more than
  * one conflict's worth of each; and each org's conflicts are claimed oldest first. A failure names its seed. An org
  * whose route is held is passed over and the claims go to the orgs that can be served; once free, it is served at
- * once, level with the others. The share is read from the conflicts alone, so conflicts loaded with the triggers
- * off are claimed like any others.
+ * once, level with the others. A claim takes at most one conflict of a paced route. The share is read from the
+ * conflicts alone, so conflicts loaded with the triggers off are claimed like any others.
  */
 class ClaimSharePropertiesTest {
 
@@ -124,7 +124,7 @@ class ClaimSharePropertiesTest {
         for (int round = 0; round < 10; round++) {
             OneTripBatch batch = OneTripBatch.crossTenant();
             OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, "claims", 4,
-                    Duration.ofSeconds(60), Ticker.SYSTEM, ",anthropic,");
+                    Duration.ofSeconds(60), Ticker.SYSTEM, new ClaimRoutes(",anthropic,", ""));
             batch.run(transactions);
             assertThat(leases.get()).as("round %d: a full batch from the orgs that can be served", round)
                     .hasSize(4);
@@ -140,6 +140,50 @@ class ClaimSharePropertiesTest {
         // its conflicts being the oldest, the tie for the next.
         assertThat(resumed).as("once its route is free, the held org is served at once").hasSize(4)
                 .filteredOn(lease -> lease.orgId().equals(paused)).hasSize(2);
+    }
+
+    @Test
+    void aClaimTakesAtMostOneConflictOfEachPacedRouteAndFillsTheRestFromTheOthers() {
+        fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
+        fixture.admin.useHandle(h -> h.execute("DELETE FROM org_synthesis_settings"));
+        UUID pacedOne = UUID.randomUUID();
+        UUID pacedTwo = UUID.randomUUID();
+        UUID free = UUID.randomUUID();
+        for (UUID org : List.of(pacedOne, pacedTwo)) {
+            fixture.admin.useHandle(h -> h.createUpdate(
+                            "INSERT INTO org_synthesis_settings (org_id, model) VALUES (:org, 'anthropic/claude')")
+                    .bind("org", org).execute());
+        }
+        // The paced orgs' backlogs are the oldest: without the rule a claim would take them first.
+        backlog(pacedOne, 50, 3_000);
+        backlog(pacedTwo, 50, 2_500);
+        backlog(free, 50, 1_000);
+        ClaimRoutes anthropicPaced = new ClaimRoutes(ConflictLeases.NO_ROUTE_HELD, ",anthropic,");
+
+        for (int round = 0; round < 5; round++) {
+            List<Lease> leases = claim(8, anthropicPaced);
+            assertThat(leases).as("round %d: a full batch", round).hasSize(8);
+            assertThat(leases).as("round %d: one of the paced route, whichever of its orgs starts first", round)
+                    .filteredOn(lease -> !lease.orgId().equals(free)).hasSize(1);
+        }
+        assertThat(claim(8, new ClaimRoutes(ConflictLeases.NO_ROUTE_HELD, ",*,")))
+                .as("the route of orgs without a model of their own paced: one of theirs, the rest of the others")
+                .hasSize(8).filteredOn(lease -> lease.orgId().equals(free)).hasSize(1);
+        assertThat(claim(8, ClaimRoutes.NONE)).as("no route paced: the paced orgs take their fair share again")
+                .filteredOn(lease -> !lease.orgId().equals(free)).hasSizeGreaterThan(1);
+
+        fixture.admin.useHandle(h -> h.createUpdate("DELETE FROM policy_conflicts WHERE org_id = :org")
+                .bind("org", free).execute());
+        assertThat(claim(8, anthropicPaced)).as("only the paced route has work: one conflict, not a batch")
+                .hasSize(1);
+    }
+
+    private static List<Lease> claim(int limit, ClaimRoutes routes) {
+        OneTripBatch batch = OneTripBatch.crossTenant();
+        OneTripBatch.Result<List<Lease>> leases = ConflictLeases.claim(batch, "claims", limit,
+                Duration.ofSeconds(60), Ticker.SYSTEM, routes);
+        batch.run(transactions);
+        return leases.get();
     }
 
     @Test

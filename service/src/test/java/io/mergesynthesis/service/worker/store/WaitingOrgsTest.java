@@ -136,7 +136,7 @@ class WaitingOrgsTest {
     private static List<Lease> claim(WaitingOrgs picture, int limit) {
         OneTripBatch trip = OneTripBatch.crossTenant();
         OneTripBatch.Result<Map<Lease, Double>> claimed = ConflictLeases.claim(trip, "picture", limit,
-                Duration.ofSeconds(60), Ticker.SYSTEM, ConflictLeases.NO_ROUTE_HELD, picture);
+                Duration.ofSeconds(60), Ticker.SYSTEM, ClaimRoutes.NONE, picture);
         trip.run(transactions);
         picture.claimed(claimed.get(), limit);
         return List.copyOf(claimed.get().keySet());

@@ -42,6 +42,11 @@
 -- over. An org whose conflicts wait for its budget has none pending and is not seen at all. An expired lease is
 -- taken whatever its route, to be handed back at once if it must wait, and keeps its tag.
 --
+-- A route whose hold ended lately is paced (:pacedRoutes, in the same form): the provider lets this replica start
+-- its calls only now and then, and every conflict of the route claimed beyond the next turn is handed straight
+-- back. A claim takes at most one pending conflict of each paced route, the one that starts first; the pool asks
+-- again as its workers free up.
+--
 -- The batch lane's conflicts are not this claim's (schema 28): an org whose lane is batch is passed over, and so is
 -- a conflict reported with lane batch; the batch worker takes them (the statements of worker/batch).
 --
@@ -75,7 +80,7 @@ candidate_orgs AS (
     UNION ALL
     SELECT CAST(org AS uuid), NULL FROM unnest(string_to_array(nullif(:candidates, ''), ',')) AS org),
 due AS (
-    SELECT c.org_id, c.oldest, coalesce(s.weight, 1) AS weight,
+    SELECT c.org_id, c.oldest, coalesce(s.weight, 1) AS weight, coalesce(split_part(s.model, '/', 1), '*') AS route,
            (SELECT f.claim_tag FROM policy_conflicts f
             WHERE f.org_id = c.org_id AND f.synthesis_state IN ('in_progress', 'done')
             ORDER BY f.claim_tag DESC
@@ -84,12 +89,12 @@ due AS (
     WHERE (:heldRoutes = '' OR strpos(:heldRoutes, ',' || coalesce(split_part(s.model, '/', 1), '*') || ',') = 0)
       AND s.lane IS DISTINCT FROM 'batch'),
 shares AS (
-    SELECT org_id, oldest, weight, greatest(last_tag + 1.0 / weight, level) AS starts
+    SELECT org_id, oldest, weight, route, greatest(last_tag + 1.0 / weight, level) AS starts
     FROM due CROSS JOIN (SELECT greatest(coalesce(max(last_tag), 0), :level) AS level FROM due) l
     ORDER BY starts, oldest NULLS LAST
     LIMIT :reach),
 offered AS (
-    SELECT o.ctid, o.not_before,
+    SELECT o.ctid, o.not_before, sh.route,
            sh.starts + (row_number() OVER (PARTITION BY sh.org_id ORDER BY o.not_before, o.ctid) - 1)::float8
                / sh.weight AS tag
     FROM shares sh
@@ -101,9 +106,14 @@ offered AS (
           AND p.lane IS DISTINCT FROM 'batch'
         ORDER BY p.not_before
         LIMIT :limit + (:reach - :limit + k.orgs - 1) / k.orgs) o),
+paced AS (
+    SELECT ctid, not_before, tag
+    FROM (SELECT offered.*, row_number() OVER (PARTITION BY route ORDER BY tag, not_before) AS nth
+          FROM offered) r
+    WHERE nth = 1 OR :pacedRoutes = '' OR strpos(:pacedRoutes, ',' || route || ',') = 0),
 fresh AS (
     SELECT p.id, false AS recovered, false AS cut_by_restart, offered.tag
-    FROM offered JOIN policy_conflicts p ON p.ctid = offered.ctid
+    FROM paced offered JOIN policy_conflicts p ON p.ctid = offered.ctid
     WHERE p.synthesis_state = 'pending' AND p.not_before <= now() AND p.lane IS DISTINCT FROM 'batch'
     ORDER BY offered.tag, offered.not_before
     LIMIT :limit

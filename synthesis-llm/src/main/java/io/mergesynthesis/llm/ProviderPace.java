@@ -281,7 +281,10 @@ final class ProviderPace implements Pace {
                 return 0;
             }
             double seconds = Duration.between(from, reset).toNanos() / 1e9;
-            return seconds <= 0 ? Double.POSITIVE_INFINITY : share() * left / seconds;
+            // Spaced so that the last call of what is left starts half a spacing before the reset, not at it: a
+            // call that reaches the provider at the reset is counted in the next period, and every period would
+            // lose one.
+            return seconds <= 0 ? Double.POSITIVE_INFINITY : share() * (left + lastExpected / 2) / seconds;
         }
         OptionalLong limit = latest.stated().limit();
         if (limit.isEmpty() || period.isZero()) {

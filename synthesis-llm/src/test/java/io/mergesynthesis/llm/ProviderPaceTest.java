@@ -45,14 +45,15 @@ class ProviderPaceTest {
     void whatIsLeftIsSpreadOverTheTimeLeft() {
         answer(send(), 20, 19, Duration.ofSeconds(1));
 
-        assertThat(pace.perSecond()).isCloseTo(19, within(0.01));
-        assertThat(waitMillis()).as("1 s / 19").isEqualTo(52);
+        // 19 left over 1 s, the last of them half a spacing before the reset: 19.5 a second.
+        assertThat(pace.perSecond()).isCloseTo(19.5, within(0.01));
+        assertThat(waitMillis()).as("1 s / 19.5").isEqualTo(51);
 
         clock.advance(Duration.ofMillis(500));
         assertThat(pace.untilNextStart()).as("the turn has come").isZero();
         send();
         // 18 left over 0.5 s: the pace rises to use the period up rather than leave requests unused.
-        assertThat(pace.perSecond()).isCloseTo(36, within(0.01));
+        assertThat(pace.perSecond()).isCloseTo(37, within(0.01));
         assertThat(waitMillis()).isEqualTo(27);
     }
 
@@ -104,17 +105,18 @@ class ProviderPaceTest {
         }
 
         assertThat(pace.share()).isCloseTo(1 / 3.0, within(0.001));
-        // 14 left over 0.5 s is 28 a second for the three of us: a third of it is ours.
-        assertThat(pace.perSecond()).isCloseTo(28 / 3.0, within(0.01));
-        assertThat(waitMillis()).isEqualTo(107);
+        // 14 left over 0.5 s, the last half a spacing before the reset, is 29 a second for the three of us: a
+        // third of it is ours.
+        assertThat(pace.perSecond()).isCloseTo(29 / 3.0, within(0.01));
+        assertThat(waitMillis()).isEqualTo(103);
 
         send();
         assertThat(pace.perSecond()).as("our call since the answer is no longer left")
-                .isCloseTo((14 - 1) / 3.0 / 0.5, within(0.01));
+                .isCloseTo((14 - 1 + 0.5) / 3.0 / 0.5, within(0.01));
 
         clock.advance(Duration.ofMillis(100));
         assertThat(pace.perSecond()).as("the spread counts from our last start until something new is known")
-                .isCloseTo((14 - 1) / 3.0 / 0.5, within(0.01));
+                .isCloseTo((14 - 1 + 0.5) / 3.0 / 0.5, within(0.01));
         // By now the others have presumably spent their two thirds of 14 over 0.5 s for 0.1 s: 13 - 1.87 left.
         assertThat(pace.untilNextStart()).isPositive();
         clock.advance(Duration.ofMillis(260));
@@ -131,8 +133,9 @@ class ProviderPaceTest {
         answer(sent[2], 20, 19, Duration.ofSeconds(1));
 
         assertThat(pace.share()).isEqualTo(1);
-        // 16 are left; the two calls sent after the one that said so count as not yet counted: 14.
-        assertThat(pace.perSecond()).isCloseTo(14, within(0.01));
+        // 16 are left; the two calls sent after the one that said so count as not yet counted: 14, over the second
+        // to the reset with the last half a spacing before it.
+        assertThat(pace.perSecond()).isCloseTo(14.5, within(0.01));
     }
 
     @Test
@@ -141,7 +144,7 @@ class ProviderPaceTest {
         answer(send(), 20, 8, Duration.ofSeconds(1));
         answer(send(), 20, 1, Duration.ofSeconds(1));
         assertThat(pace.share()).isCloseTo(2 / 9.0, within(0.001));
-        assertThat(pace.perSecond()).isCloseTo(2 / 9.0, within(0.001));
+        assertThat(pace.perSecond()).as("a share of 2/9 of the one left and a half").isCloseTo(1 / 3.0, within(0.001));
 
         assertThat(waitMillis()).as("not 4.5 s, but the reset and its guard").isEqualTo(1010);
     }

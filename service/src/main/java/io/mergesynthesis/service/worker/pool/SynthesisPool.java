@@ -274,8 +274,8 @@ public final class SynthesisPool implements Managed {
                     waiter.await(settings.pollInterval());
                     continue;
                 }
-                // The routes of a provider that asked to wait are left out: a claim of theirs would only be
-                // handed straight back.
+                // The routes of a provider that asked to wait are left out, and those whose hold ended lately give
+                // one conflict a claim: more of theirs would only be handed straight back.
                 LeaseClaimer.Claim claim = claimer.claim(free, hold.routes());
                 if (claimFailures.succeeded()) {
                     // The database is back, perhaps on another server: the listener reconnects now.

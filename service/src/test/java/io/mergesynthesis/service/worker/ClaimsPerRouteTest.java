@@ -153,14 +153,7 @@ class ClaimsPerRouteTest {
         }
 
         @Override
-        public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model)
-                throws SynthesisException, InterruptedException {
-            return synthesizeWithCalls(conflict, model).merge();
-        }
-
-        @Override
-        public Synthesis synthesizeWithCalls(ConflictSnapshot conflict, ResolvedModel model)
-                throws SynthesisException {
+        public SuggestedMerge synthesize(ConflictSnapshot conflict, ResolvedModel model) throws SynthesisException {
             if (calls.incrementAndGet() > 2 * WORKERS) {
                 long held = fixture.count("synthesis_state = 'in_progress'");
                 mostHeldAfterTheFirstRounds.accumulateAndGet((int) held, Math::max);

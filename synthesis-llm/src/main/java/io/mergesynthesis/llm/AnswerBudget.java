@@ -9,12 +9,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * the answers this model has actually given: the most tokens it spent per rule over its last {@link #WINDOW}
  * accepted answers, times the conflict's rules plus the answer's fixed part, with {@link #HEADROOM}. Until it
  * has seen {@link #LEARNT_AFTER} answers it gives the configured {@code maxOutputTokens}, more for a large
- * conflict. A call cut at its budget is asked once more with {@link #retry twice as much}. Never more than the
- * provider's {@code maxAnswerBytes}: an answer longer than that fails the answer check anyway, and a token is at
- * least a byte.
+ * conflict. A call cut at its budget is asked once more with {@link #retry twice as much}, and no less than the
+ * configured budget. Never more than the provider's {@code maxAnswerBytes}: an answer longer than that fails the
+ * answer check anyway, and a token is at least a byte.
  *
  * <p>The budget matters beyond the answer itself: Anthropic charges a call's whole {@code max_tokens} against the
- * output-token limit while the call runs. Thread-safe.
+ * output-token limit while the call runs, and refuses a call whose budget the bucket cannot hold. Until the model
+ * has answered this replica, nothing is known of how much of its limits someone else sharing the key has left: a
+ * first call asks for the prior guess alone, sized to the conflict, rather than the configured budget, which a
+ * small tier's partly spent bucket may not hold (8,000 output tokens a minute at Anthropic's first tier, a tenth
+ * of it left, against a configured 1,024). Thread-safe.
  */
 final class AnswerBudget {
 
@@ -46,12 +50,18 @@ final class AnswerBudget {
         this.most = Math.max(1, most);
     }
 
-    /** The budget of a first call to {@code model} for a conflict of {@code rules} rules. */
-    int first(String model, int rules) {
+    /**
+     * The budget of a first call to {@code model} for a conflict of {@code rules} rules.
+     *
+     * @param heard whether the model has answered this replica or stated its limits
+     */
+    int first(String model, int rules, boolean heard) {
         long weight = (long) rules + FIXED_PART_IN_RULES;
         Window window = byModel.get(model);
         long budget;
-        if (window == null || window.size() < LEARNT_AFTER) {
+        if (!heard) {
+            budget = PRIOR_TOKENS_PER_RULE * weight;
+        } else if (window == null || window.size() < LEARNT_AFTER) {
             budget = Math.max(configured, PRIOR_TOKENS_PER_RULE * weight);
         } else {
             budget = Math.max(FLOOR, (long) Math.ceil(window.most() * weight * HEADROOM));
@@ -59,9 +69,12 @@ final class AnswerBudget {
         return (int) Math.min(budget, most);
     }
 
-    /** The budget of the one call made again after an answer was cut at {@code cutAt} tokens. */
+    /**
+     * The budget of the one call made again after an answer was cut at {@code cutAt} tokens: an answer the
+     * configured budget would have held is not cut twice for a first budget made smaller.
+     */
     int retry(int cutAt) {
-        return (int) Math.min(2L * cutAt, most);
+        return (int) Math.min(Math.max(2L * cutAt, configured), most);
     }
 
     /** An answer {@code model} gave to a conflict of {@code rules} rules that passed the answer check. */

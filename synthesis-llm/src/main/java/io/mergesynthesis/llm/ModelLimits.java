@@ -341,6 +341,14 @@ final class ModelLimits {
         return paces.get(kind).perSecond();
     }
 
+    /**
+     * Whether the model has answered this replica or stated its limits: until then nothing is known of how much
+     * of them is left.
+     */
+    synchronized boolean heardFrom() {
+        return statesLimits || taken > 0;
+    }
+
     /** Whether the provider states a limit of {@code kind} for this model. */
     boolean paced(Kind kind) {
         return paces.get(kind).pacing();

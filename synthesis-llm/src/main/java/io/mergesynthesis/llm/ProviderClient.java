@@ -119,9 +119,10 @@ final class ProviderClient {
                                 + " calls in flight from this replica", calls);
             }
             try {
-                RequestPlan plan = new RequestPlan(budget.first(model, conflict.rules().size()), price.cacheFromTokens());
-                Duration wait = Duration.ofNanos(Math.max(0, deadline - ticker.nanos()));
                 ModelLimits limits = gate.model(model);
+                RequestPlan plan = new RequestPlan(budget.first(model, conflict.rules().size(), limits.heardFrom()),
+                        price.cacheFromTokens());
+                Duration wait = Duration.ofNanos(Math.max(0, deadline - ticker.nanos()));
                 for (boolean lastTry = false; ; lastTry = true) {
                     // Built before the turn: what the call is charged against the token limits depends on it.
                     HttpRequest request = protocol.request(settings, model, prompt, conflict, repair, plan);

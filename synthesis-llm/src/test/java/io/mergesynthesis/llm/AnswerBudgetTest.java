@@ -38,7 +38,7 @@ class AnswerBudgetTest {
                     continue;
                 }
                 for (long[] seen : window) {
-                    int given = budget.first("m", (int) seen[0]);
+                    int given = budget.first("m", (int) seen[0], true);
                     assertThat(given).as("run %d answer %d: %d rules, %d tokens", run, i, seen[0], seen[1])
                             .isGreaterThanOrEqualTo((int) Math.min(MOST, Math.ceil(seen[1] * AnswerBudget.HEADROOM)));
                 }
@@ -53,9 +53,9 @@ class AnswerBudgetTest {
             budget.answered("m", 3, 100);
         }
 
-        assertThat(budget.first("m", 3)).isEqualTo(CONFIGURED);
-        assertThat(budget.first("m", 100)).isEqualTo(AnswerBudget.PRIOR_TOKENS_PER_RULE * 103);
-        assertThat(budget.first("another model", 3)).isEqualTo(CONFIGURED);
+        assertThat(budget.first("m", 3, true)).isEqualTo(CONFIGURED);
+        assertThat(budget.first("m", 100, true)).isEqualTo(AnswerBudget.PRIOR_TOKENS_PER_RULE * 103);
+        assertThat(budget.first("another model", 3, true)).isEqualTo(CONFIGURED);
     }
 
     @Test
@@ -66,13 +66,13 @@ class AnswerBudgetTest {
         }
 
         // 400 tokens over 5 + 3 weighted rules is 50 a rule: 50 x 8 x 1.5.
-        assertThat(budget.first("m", 5)).isEqualTo(600);
-        assertThat(budget.first("m", 1)).isEqualTo(300);
+        assertThat(budget.first("m", 5, true)).isEqualTo(600);
+        assertThat(budget.first("m", 1, true)).isEqualTo(300);
         budget.answered("tiny", 1, 1);
         for (int i = 0; i < AnswerBudget.LEARNT_AFTER; i++) {
             budget.answered("tiny", 1, 10);
         }
-        assertThat(budget.first("tiny", 1)).isEqualTo(AnswerBudget.FLOOR);
+        assertThat(budget.first("tiny", 1, true)).isEqualTo(AnswerBudget.FLOOR);
     }
 
     @Test
@@ -82,14 +82,34 @@ class AnswerBudgetTest {
             budget.answered("m", 3, 0);
         }
 
-        assertThat(budget.first("m", 3)).isEqualTo(CONFIGURED);
+        assertThat(budget.first("m", 3, true)).isEqualTo(CONFIGURED);
+    }
+
+    @Test
+    void beforeTheModelHasBeenHeardFromAFirstCallAsksForThePriorSizedToTheConflictAlone() {
+        AnswerBudget budget = new AnswerBudget(CONFIGURED, MOST);
+
+        // 64 tokens for each of 2 rules and the answer's fixed part of 3: within the 800 a small tier's bucket,
+        // a tenth full, holds, where the configured 1,024 is not.
+        assertThat(budget.first("m", 2, false)).isEqualTo(320);
+        assertThat(budget.first("m", 100, false)).isEqualTo(AnswerBudget.PRIOR_TOKENS_PER_RULE * 103);
+        assertThat(budget.first("m", 2, true)).isEqualTo(CONFIGURED);
+    }
+
+    @Test
+    void anAnswerCutAtASmallBudgetIsAskedAgainWithNoLessThanTheConfiguredBudget() {
+        AnswerBudget budget = new AnswerBudget(CONFIGURED, MOST);
+
+        assertThat(budget.retry(320)).as("an answer the configured budget holds is not cut twice").isEqualTo(CONFIGURED);
+        assertThat(budget.retry(CONFIGURED)).isEqualTo(2 * CONFIGURED);
     }
 
     @Test
     void noBudgetExceedsTheLargestAnswerTheCheckAccepts() {
         AnswerBudget budget = new AnswerBudget(CONFIGURED, 2000);
 
-        assertThat(budget.first("m", 1000)).isEqualTo(2000);
+        assertThat(budget.first("m", 1000, true)).isEqualTo(2000);
+        assertThat(budget.first("m", 1000, false)).isEqualTo(2000);
         assertThat(budget.retry(1500)).isEqualTo(2000);
         assertThat(budget.retry(600)).isEqualTo(1200);
     }

@@ -16,6 +16,7 @@ import io.prometheus.client.CollectorRegistry;
 import java.math.BigDecimal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,18 +47,22 @@ class AnswerCostTest {
         return Fixtures.settings(standIn.anthropicBaseUrl(), standIn.openAiBaseUrl(), AnswerMode.TOOL);
     }
 
-    /** Before anything is learnt, a three-rule conflict gets the larger of maxOutputTokens and the prior guess. */
-    private static int firstBudget(LlmSettings settings, String provider) {
-        return Math.max(settings.getProviders().get(provider).getMaxOutputTokens(),
-                AnswerBudget.PRIOR_TOKENS_PER_RULE * (3 + AnswerBudget.FIXED_PART_IN_RULES));
+    /** Before the model has answered, a three-rule conflict gets the prior guess alone. */
+    private static int firstBudget() {
+        return AnswerBudget.PRIOR_TOKENS_PER_RULE * (3 + AnswerBudget.FIXED_PART_IN_RULES);
+    }
+
+    /** A cut first call is asked again with twice its budget, and no less than maxOutputTokens. */
+    private static int retryBudget(LlmSettings settings, String provider) {
+        return Math.max(2 * firstBudget(), settings.getProviders().get(provider).getMaxOutputTokens());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"anthropic", "openai"})
     void anAnswerCutAtItsBudgetIsAskedOnceMoreWithTwiceAsMuchAndBothCallsArePaid(String provider) throws Exception {
         LlmSettings settings = settings();
-        int first = firstBudget(settings, provider);
-        // Longer than the first budget, shorter than twice it.
+        int first = firstBudget();
+        // Longer than the first budget, shorter than the retry's.
         standIn.behaviour().cutAtMaxTokens(true).usage(1000, first + first / 2, 0, 0);
 
         Synthesis synthesis = synthesizer(settings).synthesizeWithCalls(conflict(), model(provider, "test-model"));
@@ -76,8 +81,9 @@ class AnswerCostTest {
     @ValueSource(strings = {"anthropic", "openai"})
     void aSecondCutFailsTheAttemptAndKeepsBothCalls(String provider) throws Exception {
         LlmSettings settings = settings();
-        int first = firstBudget(settings, provider);
-        standIn.behaviour().cutAtMaxTokens(true).usage(1000, 3L * first, 0, 0);
+        int first = firstBudget();
+        int retry = retryBudget(settings, provider);
+        standIn.behaviour().cutAtMaxTokens(true).usage(1000, retry + 1, 0, 0);
 
         InvalidAnswerException e = catchThrowableOfType(
                 () -> synthesizer(settings).synthesizeWithCalls(conflict(), model(provider, "test-model")),
@@ -85,7 +91,7 @@ class AnswerCostTest {
 
         assertThat(e.calls()).extracting(ProviderCall::disposition)
                 .containsExactly(Disposition.FAILED, Disposition.FAILED);
-        assertThat(e.calls()).extracting(ProviderCall::outputTokens).containsExactly((long) first, 2L * first);
+        assertThat(e.calls()).extracting(ProviderCall::outputTokens).containsExactly((long) first, (long) retry);
         assertThat(e.summary()).contains("cut short");
         assertThat(standIn.stats().requests()).isEqualTo(2);
     }
@@ -98,6 +104,19 @@ class AnswerCostTest {
         Synthesis synthesis = synthesizer(settings()).synthesizeWithCalls(conflict(), model(provider, "test-model"));
 
         assertThat(synthesis.calls()).extracting(ProviderCall::disposition).containsExactly(Disposition.ANSWER);
+    }
+
+    @Test
+    void aFirstCallFitsWhatASmallTiersBucketHoldsWhenSomeoneElseHasSpentMostOfIt() throws Exception {
+        // Anthropic's first tier, 8,000 output tokens a minute, a tenth left and stated rounded: 800 tokens, less
+        // than the configured budget of 1,024, which the provider would refuse.
+        standIn.behaviour().tier(1).tokenStartLevels(1, 0.1, 1).roundsRemaining(true).usage(1000, 150, 0, 0);
+
+        Synthesis synthesis = synthesizer(settings()).synthesizeWithCalls(conflict(), model("anthropic", "test-model"));
+
+        assertThat(synthesis.calls()).extracting(ProviderCall::disposition).containsExactly(Disposition.ANSWER);
+        assertThat(synthesis.calls().get(0).outputTokens()).isEqualTo(150);
+        assertThat(standIn.stats().status(429)).isZero();
     }
 
     @ParameterizedTest

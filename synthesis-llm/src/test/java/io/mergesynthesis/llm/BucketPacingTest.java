@@ -30,8 +30,12 @@ class BucketPacingTest {
     private static final long INPUT = 2000;
     private static final long WRITTEN = 180;
     private static final long MAX_TOKENS = 1024;
+    /** The conflicts' rules: before a replica has heard from the model, its calls ask the prior budget for them. */
+    private static final int RULES = 2;
 
     private final TestClock clock = new TestClock();
+    /** The calls' max_tokens, as the synthesizer chooses it: nothing is learnt in these runs. */
+    private final AnswerBudget budget = new AnswerBudget((int) MAX_TOKENS, 65_536);
     private final ModelLimits limits = new ModelLimits(clock, Ticker.SYSTEM);
 
     /** A call sent by a replica: what the provider said when it counted it, and whether it let it in. */
@@ -84,7 +88,7 @@ class BucketPacingTest {
                 it.remove();
                 if (sent.admitted()) {
                     if (kind == Kind.OUTPUT_TOKENS) {
-                        bucket.giveBack(MAX_TOKENS - WRITTEN);
+                        bucket.giveBack((long) sent.turn().charges().get(Kind.OUTPUT_TOKENS).held() - WRITTEN);
                     }
                     sent.replica().answered(sent.turn(), sent.at(), Map.of(kind, sent.stated()),
                             new Usage(INPUT, WRITTEN, 0, 0), true);
@@ -94,8 +98,9 @@ class BucketPacingTest {
             }
             for (ModelLimits replica : replicas) {
                 while (inFlight.stream().filter(sent -> sent.replica() == replica).count() < WORKERS) {
+                    long maxTokens = budget.first("sonnet", RULES, replica.heardFrom());
                     Optional<ModelLimits.Turn> turn = replica.awaitStart(Duration.ZERO,
-                            replica.charges(MAX_TOKENS, INPUT * 4));
+                            replica.charges(maxTokens, INPUT * 4));
                     if (turn.isEmpty()) {
                         break;
                     }
@@ -104,7 +109,7 @@ class BucketPacingTest {
                     }
                     lastStart = clock.instant();
                     calls++;
-                    boolean admitted = bucket.take(kind == Kind.OUTPUT_TOKENS ? MAX_TOKENS : INPUT);
+                    boolean admitted = bucket.take(kind == Kind.OUTPUT_TOKENS ? maxTokens : INPUT);
                     if (admitted) {
                         used += kind == Kind.OUTPUT_TOKENS ? WRITTEN : INPUT;
                     } else {
@@ -143,7 +148,7 @@ class BucketPacingTest {
         Duration oneCallsRefill = Duration.ofNanos((long) (MAX_TOKENS / bucket.perSecond() * 1e9));
         assertThat(run.longestPause()).isLessThanOrEqualTo(oneCallsRefill.plus(STEP));
         assertThat(run.share()).isGreaterThanOrEqualTo(0.95);
-        assertThat(run.refused()).isLessThanOrEqualTo(Math.max(1, run.calls() / 100));
+        assertThat(run.refused()).as("the first call asks what a tenth of the bucket holds").isZero();
     }
 
     @Test

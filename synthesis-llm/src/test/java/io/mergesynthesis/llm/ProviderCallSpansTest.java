@@ -81,9 +81,9 @@ class ProviderCallSpansTest {
         assertThat(attribute(span, "gen_ai.provider.name")).isEqualTo("anthropic");
         assertThat(attribute(span, "gen_ai.request.model")).isEqualTo("test-model");
         assertThat(attribute(span, "gen_ai.response.model")).isEqualTo("test-model");
-        // A first call to a model of which nothing is learnt asks for the configured maxOutputTokens.
+        // A first call to a model not yet heard from asks for the prior guess for its three rules.
         assertThat(number(span, "gen_ai.request.max_tokens"))
-                .isEqualTo((long) settings.getProviders().get("anthropic").getMaxOutputTokens());
+                .isEqualTo((long) AnswerBudget.PRIOR_TOKENS_PER_RULE * (3 + AnswerBudget.FIXED_PART_IN_RULES));
         assertThat(attribute(span, "gen_ai.response.id")).isEqualTo(synthesis.calls().get(0).requestId())
                 .startsWith("req_standin_");
         // The conventions count cache reads and writes inside the input tokens, and apart as well.

@@ -47,6 +47,19 @@ class ModelLimitsTest {
     }
 
     @Test
+    void aCallTheSharedBucketsSentAwaySleepsTheirWaitLessTheRefusalsRoundTrip() {
+        // The store looked halfway through a 6 ms round trip and found the tokens 3 s away: asked again 6 ms early,
+        // the next reservation reaches it as they come in.
+        assertThat(ModelLimits.napBeforeAskingAgain(Duration.ofMillis(3000), 6_000_000L))
+                .isEqualTo(Duration.ofMillis(2994).toNanos());
+        assertThat(ModelLimits.napBeforeAskingAgain(Duration.ofMillis(3000), 0))
+                .as("a wait of this replica's own limits, no round trip").isEqualTo(Duration.ofMillis(3000).toNanos());
+        assertThat(ModelLimits.napBeforeAskingAgain(Duration.ofMillis(2), 5_000_000L))
+                .as("a round trip longer than the wait: still a nap, not a spin on the store")
+                .isEqualTo(Duration.ofMillis(1).toNanos());
+    }
+
+    @Test
     void beforeAnyAnswerAcallIsChargedAQuarterTokenPerByteAndItsMaxTokens() {
         Map<Kind, Charge> charges = limits.charges(MAX_TOKENS, 8000);
 

@@ -90,6 +90,9 @@ final class TokenBound {
                 // Every answer reports the scenario's tokens, whatever the conflict: the calls' size is the
                 // scenario's, not the seeded conflicts'.
                 .countsTokens(false).usage(scenario.inputPerCall, scenario.outputPerCall, 0, 0)
+                // An answer longer than its budget stops there, as the providers' do: a first call's budget cut
+                // short is a paid call of its own, not a longer answer the output limit was charged less for.
+                .cutAtMaxTokens(true)
                 .tokenPeriod(TokenScenario.PERIOD)
                 .tokenLimits(scenario.inputLimit(), scenario.outputLimit(), 0)
                 .tokenStartLevels(scenario.inputStartLevel(), scenario.outputStartLevel(), 1)

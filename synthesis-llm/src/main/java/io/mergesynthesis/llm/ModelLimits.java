@@ -50,6 +50,11 @@ final class ModelLimits {
      * shared with the other replicas.
      */
     record Turn(Map<Kind, Long> calls, Map<Kind, Charge> charges, SharedLimits.Reservation reservation) {
+
+        /** The {@code max_tokens} the call was charged with: what its request must ask for. */
+        int maxTokens() {
+            return (int) charges.get(Kind.OUTPUT_TOKENS).held();
+        }
     }
 
     /** The limits of one model, each kept by this replica alone. */

@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,13 +121,21 @@ final class ProviderClient {
             }
             try {
                 ModelLimits limits = gate.model(model);
-                RequestPlan plan = new RequestPlan(budget.first(model, conflict.rules().size(), limits.heardFrom()),
-                        price.cacheFromTokens());
+                int rules = conflict.rules().size();
+                // Chosen again each time the call looks at its turn: one that waited through the model's first
+                // answer asks what an answered model's calls ask, not the budget of a call sent before it.
+                IntSupplier firstBudget = () -> budget.first(model, rules, limits.heardFrom());
+                RequestPlan plan = new RequestPlan(firstBudget.getAsInt(), price.cacheFromTokens());
                 Duration wait = Duration.ofNanos(Math.max(0, deadline - ticker.nanos()));
                 for (boolean lastTry = false; ; lastTry = true) {
                     // Built before the turn: what the call is charged against the token limits depends on it.
                     HttpRequest request = protocol.request(settings, model, prompt, conflict, repair, plan);
-                    ModelLimits.Turn turn = awaitPace(model, limits, request, plan.maxTokens(), wait, calls);
+                    ModelLimits.Turn turn = awaitPace(model, limits, request,
+                            lastTry ? plan::maxTokens : firstBudget, wait, calls);
+                    if (turn.maxTokens() != plan.maxTokens()) {
+                        plan = new RequestPlan(turn.maxTokens(), plan.cacheFromTokens());
+                        request = protocol.request(settings, model, prompt, conflict, repair, plan);
+                    }
                     try {
                         // Again: a call that waited for its slot or its turn may have waited into a pause another
                         // call started.
@@ -219,12 +228,13 @@ final class ProviderClient {
      * for it, for what is left of the slot wait. A longer wait hands the conflict back at once, uncounted, like a
      * call that found no slot: the worker is better used on a conflict of another provider than asleep here.
      */
-    private ModelLimits.Turn awaitPace(String model, ModelLimits limits, HttpRequest request, int maxTokens,
+    private ModelLimits.Turn awaitPace(String model, ModelLimits limits, HttpRequest request, IntSupplier maxTokens,
                                        Duration wait, List<ProviderCall> calls)
             throws SynthesisDeferred, InterruptedException {
         long requestBytes = request.bodyPublisher().map(HttpRequest.BodyPublisher::contentLength).orElse(0L);
         long bytes = Math.max(0, requestBytes);
-        Optional<ModelLimits.Turn> turn = limits.awaitStart(wait, () -> limits.charges(maxTokens, bytes));
+        Optional<ModelLimits.Turn> turn = limits.awaitStart(wait,
+                () -> limits.charges(maxTokens.getAsInt(), bytes));
         if (turn.isPresent()) {
             return turn.get();
         }

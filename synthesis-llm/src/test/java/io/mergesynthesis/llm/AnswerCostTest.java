@@ -12,8 +12,11 @@ import io.mergesynthesis.synthesis.ProviderCall;
 import io.mergesynthesis.synthesis.ProviderCall.Disposition;
 import io.mergesynthesis.synthesis.Synthesis;
 import io.mergesynthesis.synthesis.Ticker;
+import io.mergesynthesis.testsupport.Wait;
 import io.prometheus.client.CollectorRegistry;
 import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -117,6 +120,33 @@ class AnswerCostTest {
         assertThat(synthesis.calls()).extracting(ProviderCall::disposition).containsExactly(Disposition.ANSWER);
         assertThat(synthesis.calls().get(0).outputTokens()).isEqualTo(150);
         assertThat(standIn.stats().status(429)).isZero();
+    }
+
+    @Test
+    void aCallThatWaitedThroughTheModelsFirstAnswerAsksWhatAnAnsweredModelsCallsAsk() throws Exception {
+        LlmSettings settings = settings();
+        // Longer than the first budget, within the configured one.
+        standIn.behaviour().cutAtMaxTokens(true).usage(1000, firstBudget() + 100, 0, 0)
+                .latency(Duration.ofMillis(500));
+        LlmSynthesizer synthesizer = synthesizer(settings);
+        CompletableFuture<Synthesis> first = CompletableFuture.supplyAsync(() -> synthesize(synthesizer));
+        Wait.until("the first call sent", Duration.ofSeconds(10), () -> standIn.stats().requests() == 1);
+
+        // Made while the first call is on its way: it waits for that answer, and then asks as a heard model's do.
+        Synthesis second = synthesize(synthesizer);
+
+        assertThat(first.get().calls()).extracting(ProviderCall::disposition)
+                .as("the first call asked the prior, was cut, and was asked again")
+                .containsExactly(Disposition.FAILED, Disposition.ANSWER);
+        assertThat(second.calls()).extracting(ProviderCall::disposition).containsExactly(Disposition.ANSWER);
+    }
+
+    private static Synthesis synthesize(LlmSynthesizer synthesizer) {
+        try {
+            return synthesizer.synthesizeWithCalls(conflict(), model("anthropic", "test-model"));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @ParameterizedTest

@@ -173,7 +173,9 @@ final class TokenBound {
                         + rateLimited + " of them 429, " + at.inputLetIn() + " input and " + at.outputLetIn()
                         + " output tokens let in; longest gap between calls " + ReportTable.format(longestGap)
                         + " s (one call's refill " + ReportTable.format(scenario.oneCallsRefill().toMillis() / 1000.0)
-                        + " s); " + handBacks + " conflicts handed back uncounted (no turn or slot in time, or a "
+                        + " s); the first gap, while the first call's answer was awaited, "
+                        + ReportTable.format(at.firstGap() / 1e9) + " s, the longest after it "
+                        + ReportTable.format(at.longestLaterGap() / 1e9) + " s; " + handBacks + " conflicts handed back uncounted (no turn or slot in time, or a "
                         + "429); whole scenario: " + account.describe());
         progress(scenario.describe() + ", " + n + " replica(s): " + ReportTable.format(used * 100)
                 + "% of what the limit allowed, " + rateLimited + " of " + answered + " requests answered 429, "

@@ -40,6 +40,9 @@ public final class Stats {
      * @param sinceFirstCall nanoseconds from the first call to a model until this snapshot; -1 before it
      * @param longestGap   the longest time in nanoseconds between two calls to a model, or from the last call
      *                     until this snapshot when that is longer; 0 before the first call
+     * @param firstGap     nanoseconds between the first call to a model and the second: for a client that sends
+     *                     its first call alone, the wait for its answer; -1 before the second call
+     * @param longestLaterGap as {@code longestGap}, leaving out the first gap; 0 before the second call
      * @param batches      batches created, either protocol
      * @param batchBilled  requests in batches answered and billed, each once, when its batch was processed
      * @param batchesByProtocol     batches created, by protocol ({@code anthropic}, {@code openai})
@@ -49,7 +52,7 @@ public final class Stats {
     public record Snapshot(long requests, Map<String, Long> byPath, Map<Integer, Long> byStatus,
                            Map<String, Long> byModel, long repairs, long inputTokens, long outputTokens,
                            long inputLetIn, long outputLetIn, long sinceFirstCall, long longestGap,
-                           long batches, long batchBilled, Map<String, Long> batchesByProtocol,
+                           long firstGap, long longestLaterGap, long batches, long batchBilled, Map<String, Long> batchesByProtocol,
                            Map<String, Long> batchBilledByProtocol, Map<String, Long> billedByCustomId) {
 
         public long batches(String protocol) {
@@ -149,7 +152,7 @@ public final class Stats {
         long now = System.nanoTime();
         return new Snapshot(requests.sum(), copy(byPath), copy(byStatus), copy(byModel), repairs.sum(),
                 inputTokens.sum(), outputTokens.sum(), inputLetIn.sum(), outputLetIn.sum(), gaps.sinceFirst(now),
-                gaps.longest(now), batches.sum(), batchBilled.sum(), copy(batchesByProtocol),
+                gaps.longest(now), gaps.first(), gaps.longestLater(now), batches.sum(), batchBilled.sum(), copy(batchesByProtocol),
                 copy(batchBilledByProtocol), copy(billedByCustomId));
     }
 
@@ -159,31 +162,47 @@ public final class Stats {
         return out;
     }
 
-    /** When calls arrived: the first, the last, and the longest time between two of them. */
-    private static final class Gaps {
+    /** When calls arrived: the first, the last, the time between the first two, and the longest between two. */
+    static final class Gaps {
 
-        private boolean any; // guarded by this
+        private long calls; // guarded by this
         private long first; // guarded by this
         private long last; // guarded by this
+        private long firstGap = -1; // guarded by this
         private long longest; // guarded by this
+        private long longestLater; // guarded by this; leaving out the first gap
 
         synchronized void call(long nanos) {
-            if (!any) {
-                any = true;
+            if (calls == 0) {
                 first = nanos;
             } else {
-                longest = Math.max(longest, nanos - last);
+                long gap = nanos - last;
+                longest = Math.max(longest, gap);
+                if (calls == 1) {
+                    firstGap = gap;
+                } else {
+                    longestLater = Math.max(longestLater, gap);
+                }
             }
             last = nanos;
+            calls++;
+        }
+
+        synchronized long first() {
+            return firstGap;
+        }
+
+        synchronized long longestLater(long now) {
+            return calls > 1 ? Math.max(longestLater, now - last) : 0;
         }
 
         synchronized long sinceFirst(long now) {
-            return any ? now - first : -1;
+            return calls > 0 ? now - first : -1;
         }
 
         /** The gap still open counts too: a provider nobody calls any more is a gap that has not ended. */
         synchronized long longest(long now) {
-            return any ? Math.max(longest, now - last) : 0;
+            return calls > 0 ? Math.max(longest, now - last) : 0;
         }
     }
 }

@@ -1,0 +1,30 @@
+package io.mergesynthesis.standin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The gaps between calls the stand-in reports, on arrival times given by hand. */
+class CallGapsTest {
+
+    @Test
+    void theFirstGapIsToldApartFromTheLongestOfTheLaterOnes() {
+        Stats.Gaps gaps = new Stats.Gaps();
+        assertThat(gaps.first()).isEqualTo(-1);
+        assertThat(gaps.longest(10)).isZero();
+
+        gaps.call(0);
+        gaps.call(300);
+        assertThat(gaps.first()).isEqualTo(300);
+        assertThat(gaps.longestLater(300)).as("no later gap yet").isZero();
+
+        gaps.call(450);
+        gaps.call(500);
+
+        assertThat(gaps.first()).isEqualTo(300);
+        assertThat(gaps.longest(500)).isEqualTo(300);
+        assertThat(gaps.longestLater(500)).isEqualTo(150);
+        assertThat(gaps.longestLater(800)).as("the gap still open counts").isEqualTo(300);
+        assertThat(gaps.sinceFirst(800)).isEqualTo(800);
+    }
+}

@@ -175,7 +175,8 @@ final class TokenBound {
                         + " s (one call's refill " + ReportTable.format(scenario.oneCallsRefill().toMillis() / 1000.0)
                         + " s); the first gap, while the first call's answer was awaited, "
                         + ReportTable.format(at.firstGap() / 1e9) + " s, the longest after it "
-                        + ReportTable.format(at.longestLaterGap() / 1e9) + " s; " + handBacks + " conflicts handed back uncounted (no turn or slot in time, or a "
+                        + ReportTable.format(at.longestLaterGap() / 1e9) + " s, ending "
+                        + ReportTable.format(at.longestLaterGapEnd() / 1e9) + " s after the first call; " + handBacks + " conflicts handed back uncounted (no turn or slot in time, or a "
                         + "429); whole scenario: " + account.describe());
         progress(scenario.describe() + ", " + n + " replica(s): " + ReportTable.format(used * 100)
                 + "% of what the limit allowed, " + rateLimited + " of " + answered + " requests answered 429, "

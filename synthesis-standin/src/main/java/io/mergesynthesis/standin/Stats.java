@@ -43,6 +43,8 @@ public final class Stats {
      * @param firstGap     nanoseconds between the first call to a model and the second: for a client that sends
      *                     its first call alone, the wait for its answer; -1 before the second call
      * @param longestLaterGap as {@code longestGap}, leaving out the first gap; 0 before the second call
+     * @param longestLaterGapEnd nanoseconds from the first call to the end of that gap (to this snapshot when it is
+     *                     still open); -1 before the second call
      * @param batches      batches created, either protocol
      * @param batchBilled  requests in batches answered and billed, each once, when its batch was processed
      * @param batchesByProtocol     batches created, by protocol ({@code anthropic}, {@code openai})
@@ -52,7 +54,7 @@ public final class Stats {
     public record Snapshot(long requests, Map<String, Long> byPath, Map<Integer, Long> byStatus,
                            Map<String, Long> byModel, long repairs, long inputTokens, long outputTokens,
                            long inputLetIn, long outputLetIn, long sinceFirstCall, long longestGap,
-                           long firstGap, long longestLaterGap, long batches, long batchBilled, Map<String, Long> batchesByProtocol,
+                           long firstGap, long longestLaterGap, long longestLaterGapEnd, long batches, long batchBilled, Map<String, Long> batchesByProtocol,
                            Map<String, Long> batchBilledByProtocol, Map<String, Long> billedByCustomId) {
 
         public long batches(String protocol) {
@@ -152,7 +154,7 @@ public final class Stats {
         long now = System.nanoTime();
         return new Snapshot(requests.sum(), copy(byPath), copy(byStatus), copy(byModel), repairs.sum(),
                 inputTokens.sum(), outputTokens.sum(), inputLetIn.sum(), outputLetIn.sum(), gaps.sinceFirst(now),
-                gaps.longest(now), gaps.first(), gaps.longestLater(now), batches.sum(), batchBilled.sum(), copy(batchesByProtocol),
+                gaps.longest(now), gaps.first(), gaps.longestLater(now), gaps.longestLaterEnd(now), batches.sum(), batchBilled.sum(), copy(batchesByProtocol),
                 copy(batchBilledByProtocol), copy(billedByCustomId));
     }
 
@@ -171,6 +173,7 @@ public final class Stats {
         private long firstGap = -1; // guarded by this
         private long longest; // guarded by this
         private long longestLater; // guarded by this; leaving out the first gap
+        private long longestLaterEnd = -1; // guarded by this; when it ended, from the first call
 
         synchronized void call(long nanos) {
             if (calls == 0) {
@@ -180,8 +183,9 @@ public final class Stats {
                 longest = Math.max(longest, gap);
                 if (calls == 1) {
                     firstGap = gap;
-                } else {
-                    longestLater = Math.max(longestLater, gap);
+                } else if (gap > longestLater) {
+                    longestLater = gap;
+                    longestLaterEnd = nanos - first;
                 }
             }
             last = nanos;
@@ -194,6 +198,13 @@ public final class Stats {
 
         synchronized long longestLater(long now) {
             return calls > 1 ? Math.max(longestLater, now - last) : 0;
+        }
+
+        synchronized long longestLaterEnd(long now) {
+            if (calls <= 1) {
+                return -1;
+            }
+            return now - last > longestLater ? now - first : longestLaterEnd;
         }
 
         synchronized long sinceFirst(long now) {

@@ -17,6 +17,7 @@ class CallGapsTest {
         gaps.call(300);
         assertThat(gaps.first()).isEqualTo(300);
         assertThat(gaps.longestLater(300)).as("no later gap yet").isZero();
+        assertThat(gaps.longestLaterEnd(300)).isEqualTo(-1);
 
         gaps.call(450);
         gaps.call(500);
@@ -24,7 +25,9 @@ class CallGapsTest {
         assertThat(gaps.first()).isEqualTo(300);
         assertThat(gaps.longest(500)).isEqualTo(300);
         assertThat(gaps.longestLater(500)).isEqualTo(150);
+        assertThat(gaps.longestLaterEnd(500)).as("it ended with the third call").isEqualTo(450);
         assertThat(gaps.longestLater(800)).as("the gap still open counts").isEqualTo(300);
+        assertThat(gaps.longestLaterEnd(800)).isEqualTo(800);
         assertThat(gaps.sinceFirst(800)).isEqualTo(800);
     }
 }

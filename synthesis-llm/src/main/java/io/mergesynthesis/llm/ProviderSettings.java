@@ -123,7 +123,10 @@ public final class ProviderSettings {
         this.maxConcurrency = maxConcurrency;
     }
 
-    /** The {@code max_tokens} of a model's calls until its budget is learnt from its answers ({@link AnswerBudget}). */
+    /**
+     * The {@code max_tokens} of a model's calls from its first answer until its budget is learnt from its answers,
+     * and the least a cut answer is asked again with ({@link AnswerBudget}).
+     */
     public int getMaxOutputTokens() {
         return maxOutputTokens;
     }

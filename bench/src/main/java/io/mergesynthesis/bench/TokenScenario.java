@@ -32,7 +32,10 @@ enum TokenScenario {
     static final int OUT_OF_REACH = 10;
     static final int WORKERS = 16;
     static final Duration LATENCY = Duration.ofMillis(200);
-    /** What a call holds of the output limit before its model's answers have taught the budget: maxOutputTokens. */
+    /**
+     * What a call holds of the output limit from a replica's first answer until the model's answers have taught
+     * the budget: maxOutputTokens (the first call asks less, ADR 0080).
+     */
     static final long FIRST_MAX_TOKENS = 1024;
     /** The answer budget's headroom over what the answers wrote (AnswerBudget). */
     static final double BUDGET_HEADROOM = 1.5;

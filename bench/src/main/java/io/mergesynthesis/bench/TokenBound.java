@@ -176,8 +176,9 @@ final class TokenBound {
                         + " s); the first gap, while the first call's answer was awaited, "
                         + ReportTable.format(at.firstGap() / 1e9) + " s, the longest after it "
                         + ReportTable.format(at.longestLaterGap() / 1e9) + " s, ending "
-                        + ReportTable.format(at.longestLaterGapEnd() / 1e9) + " s after the first call; " + handBacks + " conflicts handed back uncounted (no turn or slot in time, or a "
-                        + "429); whole scenario: " + account.describe());
+                        + ReportTable.format(at.longestLaterGapEnd() / 1e9) + " s after the first call; "
+                        + handBacks + " conflicts handed back uncounted (no turn or slot in time, or a 429); "
+                        + "whole scenario: " + account.describe());
         progress(scenario.describe() + ", " + n + " replica(s): " + ReportTable.format(used * 100)
                 + "% of what the limit allowed, " + rateLimited + " of " + answered + " requests answered 429, "
                 + account.lost() + " attempts lost, longest gap " + ReportTable.format(longestGap) + " s");

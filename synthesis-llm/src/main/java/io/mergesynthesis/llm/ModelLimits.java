@@ -160,7 +160,7 @@ final class ModelLimits {
                     return Optional.empty();
                 }
                 // A newer answer may shorten the wait, a call ahead leaving end it; both wake us. A call behind
-                // others with no wait of their own waits for them to leave, which wakes it too: it looks again only
+                // others with no wait of its own waits for them to leave, which wakes it too: it looks again only
                 // now and then, not every millisecond.
                 long nap = wait.isZero() ? Math.min(BEHIND_NAP_NANOS, deadline - ticker.nanos())
                         : napBeforeAskingAgain(wait, roundTrip);

@@ -100,7 +100,8 @@ class AnswerBudgetTest {
     void anAnswerCutAtASmallBudgetIsAskedAgainWithNoLessThanTheConfiguredBudget() {
         AnswerBudget budget = new AnswerBudget(CONFIGURED, MOST);
 
-        assertThat(budget.retry(320)).as("an answer the configured budget holds is not cut twice").isEqualTo(CONFIGURED);
+        assertThat(budget.retry(320)).as("an answer the configured budget holds is not cut twice")
+                .isEqualTo(CONFIGURED);
         assertThat(budget.retry(CONFIGURED)).isEqualTo(2 * CONFIGURED);
     }
 

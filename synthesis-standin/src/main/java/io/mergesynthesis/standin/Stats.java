@@ -54,7 +54,8 @@ public final class Stats {
     public record Snapshot(long requests, Map<String, Long> byPath, Map<Integer, Long> byStatus,
                            Map<String, Long> byModel, long repairs, long inputTokens, long outputTokens,
                            long inputLetIn, long outputLetIn, long sinceFirstCall, long longestGap,
-                           long firstGap, long longestLaterGap, long longestLaterGapEnd, long batches, long batchBilled, Map<String, Long> batchesByProtocol,
+                           long firstGap, long longestLaterGap, long longestLaterGapEnd,
+                           long batches, long batchBilled, Map<String, Long> batchesByProtocol,
                            Map<String, Long> batchBilledByProtocol, Map<String, Long> billedByCustomId) {
 
         public long batches(String protocol) {
@@ -154,8 +155,9 @@ public final class Stats {
         long now = System.nanoTime();
         return new Snapshot(requests.sum(), copy(byPath), copy(byStatus), copy(byModel), repairs.sum(),
                 inputTokens.sum(), outputTokens.sum(), inputLetIn.sum(), outputLetIn.sum(), gaps.sinceFirst(now),
-                gaps.longest(now), gaps.first(), gaps.longestLater(now), gaps.longestLaterEnd(now), batches.sum(), batchBilled.sum(), copy(batchesByProtocol),
-                copy(batchBilledByProtocol), copy(billedByCustomId));
+                gaps.longest(now), gaps.firstGap(), gaps.longestLater(now), gaps.longestLaterEnd(now),
+                batches.sum(), batchBilled.sum(), copy(batchesByProtocol), copy(batchBilledByProtocol),
+                copy(billedByCustomId));
     }
 
     private static <K> Map<K, Long> copy(Map<K, LongAdder> counters) {
@@ -192,7 +194,7 @@ public final class Stats {
             calls++;
         }
 
-        synchronized long first() {
+        synchronized long firstGap() {
             return firstGap;
         }
 

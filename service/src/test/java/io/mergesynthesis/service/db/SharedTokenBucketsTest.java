@@ -220,6 +220,17 @@ class SharedTokenBucketsTest {
      * again, whichever comes first, and at least {@link #STEP}. Nothing happens in between, so the moments when
      * every replica waits cost the simulation no round trips.
      */
+    /**
+     * A first call to {@code key} holding 1,024 output tokens, answered having written 150 of them, under a limit
+     * of 8,000 a minute that states {@code remaining} left once the call's tokens were held.
+     */
+    private static void firstCallAnswered(SharedLimits replica, Key key, long remaining, HandClock clock) {
+        Reservation first = replica.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
+        Stated stated = new Stated(OptionalLong.of(8000), remaining, clock.instant().plusSeconds(60));
+        replica.settle(key, Map.of(Kind.OUTPUT_TOKENS, new Ending(1024, 874, 0, Optional.of(stated), true,
+                first.held().get(Kind.OUTPUT_TOKENS))));
+    }
+
     private static Duration untilNextEvent(Instant now, List<Sent> inFlight, List<Instant> nextAsk) {
         Instant next = now.plus(Duration.ofHours(1));
         for (Sent sent : inFlight) {
@@ -327,11 +338,8 @@ class SharedTokenBucketsTest {
         HandClock clock = new HandClock();
         SharedLimits one = new SharedTokenBuckets(jdbi, INVOKE_TIMEOUT, clock);
         Key key = new Key("anthropic", "in-flight");
-        Reservation first = one.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
         // 8,000 a minute; 150 left once the first call's 1,024 were held, and 874 of them back as it ended.
-        Stated stated = new Stated(OptionalLong.of(8000), 150, clock.instant().plusSeconds(60));
-        one.settle(key, Map.of(Kind.OUTPUT_TOKENS, new Ending(1024, 874, 0, Optional.of(stated), true,
-                first.held().get(Kind.OUTPUT_TOKENS))));
+        firstCallAnswered(one, key, 150, clock);
         Reservation second = one.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
         assertThat(second.granted()).as("the 1,024 in the bucket").isTrue();
 
@@ -354,11 +362,8 @@ class SharedTokenBucketsTest {
         SharedLimits died = new SharedTokenBuckets(jdbi, timeout, clock);
         SharedLimits alive = new SharedTokenBuckets(jdbi, timeout, clock);
         Key key = new Key("anthropic", "died-holding");
-        Reservation first = alive.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0));
         // 8,000 a minute; 1,000 left (rounded: 500 at least) once the first call's 1,024 were held, 874 back.
-        Stated stated = new Stated(OptionalLong.of(8000), 1000, clock.instant().plusSeconds(60));
-        alive.settle(key, Map.of(Kind.OUTPUT_TOKENS, new Ending(1024, 874, 0, Optional.of(stated), true,
-                first.held().get(Kind.OUTPUT_TOKENS))));
+        firstCallAnswered(alive, key, 1000, clock);
         // Another replica reserves a call and dies before it ends: 350 left.
         assertThat(died.reserve(key, Map.of(Kind.OUTPUT_TOKENS, 1024.0)).granted()).isTrue();
 

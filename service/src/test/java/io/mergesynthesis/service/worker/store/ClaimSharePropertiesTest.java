@@ -112,9 +112,7 @@ class ClaimSharePropertiesTest {
         UUID paused = UUID.randomUUID();
         UUID first = UUID.randomUUID();
         UUID second = UUID.randomUUID();
-        fixture.admin.useHandle(h -> h.createUpdate(
-                        "INSERT INTO org_synthesis_settings (org_id, model) VALUES (:org, 'anthropic/claude')")
-                .bind("org", paused).execute());
+        onAnthropic(paused);
         // The held org's backlog is the oldest: oldest first, it would be all a claim takes.
         backlog(paused, 100, 3_000);
         backlog(first, 100, 2_000);
@@ -149,11 +147,8 @@ class ClaimSharePropertiesTest {
         UUID pacedOne = UUID.randomUUID();
         UUID pacedTwo = UUID.randomUUID();
         UUID free = UUID.randomUUID();
-        for (UUID org : List.of(pacedOne, pacedTwo)) {
-            fixture.admin.useHandle(h -> h.createUpdate(
-                            "INSERT INTO org_synthesis_settings (org_id, model) VALUES (:org, 'anthropic/claude')")
-                    .bind("org", org).execute());
-        }
+        onAnthropic(pacedOne);
+        onAnthropic(pacedTwo);
         // The paced orgs' backlogs are the oldest: without the rule a claim would take them first.
         backlog(pacedOne, 50, 3_000);
         backlog(pacedTwo, 50, 2_500);
@@ -232,6 +227,13 @@ class ClaimSharePropertiesTest {
             });
         }
         assertThat(taken).as("the four oldest, in order").containsExactlyElementsOf(oldestFirst.subList(0, 4));
+    }
+
+    /** Sets {@code org}'s own model to one of Anthropic's, which puts its conflicts on the route {@code anthropic}. */
+    private static void onAnthropic(UUID org) {
+        fixture.admin.useHandle(h -> h.createUpdate(
+                        "INSERT INTO org_synthesis_settings (org_id, model) VALUES (:org, 'anthropic/claude')")
+                .bind("org", org).execute());
     }
 
     private static List<UUID> backlog(UUID org, int count, int ageSeconds) {

@@ -60,8 +60,7 @@ class ClaimSharePropertiesTest {
     @MethodSource("seeds")
     void everyWaitingOrgGetsItsWeightedShareOldestFirst(long seed) {
         Random random = new Random(seed);
-        fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
-        fixture.admin.useHandle(h -> h.execute("DELETE FROM org_synthesis_settings"));
+        emptyTables();
         int orgCount = 2 + random.nextInt(5);
         Map<UUID, Integer> weights = new HashMap<>();
         Map<UUID, List<UUID>> oldestFirst = new HashMap<>();
@@ -107,8 +106,7 @@ class ClaimSharePropertiesTest {
 
     @Test
     void anOrgOnAHeldRouteIsPassedOverWithoutEatingTheShareOfTheOthers() {
-        fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
-        fixture.admin.useHandle(h -> h.execute("DELETE FROM org_synthesis_settings"));
+        emptyTables();
         UUID paused = UUID.randomUUID();
         UUID first = UUID.randomUUID();
         UUID second = UUID.randomUUID();
@@ -142,8 +140,7 @@ class ClaimSharePropertiesTest {
 
     @Test
     void aClaimTakesAtMostOneConflictOfEachPacedRouteAndFillsTheRestFromTheOthers() {
-        fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
-        fixture.admin.useHandle(h -> h.execute("DELETE FROM org_synthesis_settings"));
+        emptyTables();
         UUID pacedOne = UUID.randomUUID();
         UUID pacedTwo = UUID.randomUUID();
         UUID free = UUID.randomUUID();
@@ -227,6 +224,12 @@ class ClaimSharePropertiesTest {
             });
         }
         assertThat(taken).as("the four oldest, in order").containsExactlyElementsOf(oldestFirst.subList(0, 4));
+    }
+
+    /** No conflict and no org's settings: each case starts from nothing. */
+    private static void emptyTables() {
+        fixture.admin.useHandle(h -> h.execute("TRUNCATE policy_conflicts CASCADE"));
+        fixture.admin.useHandle(h -> h.execute("DELETE FROM org_synthesis_settings"));
     }
 
     /** Sets {@code org}'s own model to one of Anthropic's, which puts its conflicts on the route {@code anthropic}. */
